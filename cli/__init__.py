@@ -1,0 +1,1 @@
+"""The `seqspectral` command line (installed as the subpackage seqspectral.cli)."""

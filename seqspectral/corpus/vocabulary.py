@@ -1,0 +1,101 @@
+"""Symbol <-> int32 id mapping with reserved ids for unknown and end-of-sequence."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+
+UNK = "<unk>"
+EOS = "</s>"
+
+
+class Vocabulary:
+    """A bijection between symbols (strings) and int32 ids.
+
+    Id ``UNK_ID`` (0) is the unknown symbol and ``EOS_ID`` (1) the end-of-sequence
+    marker; real symbols start at ``N_RESERVED`` (2), in the order they were added.
+    """
+
+    UNK_ID = 0
+    EOS_ID = 1
+    N_RESERVED = 2
+
+    def __init__(self, symbols: Iterable[str] = ()):
+        self._symbols: list[str] = [UNK, EOS]
+        self._index: dict[str, int] = {UNK: self.UNK_ID, EOS: self.EOS_ID}
+        for s in symbols:
+            self.add(s)
+
+    @classmethod
+    def from_counts(cls, counts: Counter | dict, min_count: int = 1) -> "Vocabulary":
+        """Symbols seen at least ``min_count`` times, most frequent first (ties by name)."""
+        kept = [s for s, c in counts.items() if c >= min_count and s not in (UNK, EOS)]
+        kept.sort(key=lambda s: (-counts[s], s))
+        return cls(kept)
+
+    def add(self, symbol: str) -> int:
+        idx = self._index.get(symbol)
+        if idx is None:
+            idx = len(self._symbols)
+            self._symbols.append(symbol)
+            self._index[symbol] = idx
+        return idx
+
+    def __len__(self) -> int:
+        return len(self._symbols)
+
+    def __contains__(self, symbol: str) -> bool:
+        return symbol in self._index
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Vocabulary) and self._symbols == other._symbols
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({len(self) - self.N_RESERVED} symbols)"
+
+    @property
+    def symbols(self) -> list[str]:
+        """All symbols in id order, reserved ones included."""
+        return list(self._symbols)
+
+    def id(self, symbol: str) -> int:
+        """The id of ``symbol``; ``UNK_ID`` when it is not in the vocabulary."""
+        return self._index.get(symbol, self.UNK_ID)
+
+    def symbol(self, idx: int) -> str:
+        return self._symbols[idx]
+
+    def encode(self, symbols: Iterable[str]) -> np.ndarray:
+        get = self._index.get
+        return np.fromiter((get(s, 0) for s in symbols), dtype=np.int32)
+
+    def decode(self, ids: Iterable[int]) -> list[str]:
+        return [self._symbols[i] for i in ids]
+
+    def to_json(self) -> dict:
+        return {"symbols": self._symbols[self.N_RESERVED:]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Vocabulary":
+        symbols = data.get("symbols") if isinstance(data, dict) else None
+        if not isinstance(symbols, list) or not all(isinstance(s, str) for s in symbols):
+            raise ValueError("vocabulary JSON must be an object with a list of strings 'symbols'")
+        if len(set(symbols)) != len(symbols) or UNK in symbols or EOS in symbols:
+            raise ValueError("vocabulary JSON has repeated or reserved symbols")
+        return cls(symbols)
+
+    def save(self, path: str | Path) -> None:
+        from seqspectral.io import atomic_write_text
+
+        atomic_write_text(path, json.dumps(self.to_json(), ensure_ascii=False))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Vocabulary":
+        try:
+            return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ValueError(f"{path}: not a vocabulary file ({e})") from None
