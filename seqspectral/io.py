@@ -15,6 +15,7 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     binary = "b" in mode
     fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; give what open() would
         with os.fdopen(fd, mode, encoding=None if binary else encoding) as f:
             yield f
         os.replace(tmp, path)
@@ -24,6 +25,12 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         except FileNotFoundError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:

@@ -1,15 +1,16 @@
-"""Dependency trees as head arrays: validation and projectivity."""
+"""Dependency trees as head arrays: validation (one tree or a whole treebank) and projectivity."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def head_errors(heads) -> str | None:
-    """Why ``heads`` is not a dependency tree, or None when it is one.
+def head_problem(heads) -> tuple[int, str] | None:
+    """``(word, reason)`` for the first defect of ``heads`` as a tree, or None when it is one.
 
-    ``heads[i]`` is the head of word ``i + 1`` (1-based), 0 for the root. A tree has
-    exactly one root, every head in ``0..n`` and no word its own head, and no cycle.
+    ``heads[i]`` is the head of word ``i + 1`` (1-based), 0 for the root. A tree has every
+    head in ``0..n``, exactly one root, no word its own head, and no cycle. ``word`` is the
+    1-based position the defect is found at.
     """
     heads = np.asarray(heads)
     n = len(heads)
@@ -17,15 +18,16 @@ def head_errors(heads) -> str | None:
         return None
     bad = np.flatnonzero((heads < 0) | (heads > n))
     if len(bad):
-        return f"head {int(heads[bad[0]])} of word {bad[0] + 1} is out of range 0..{n}"
+        return int(bad[0]) + 1, f"head {int(heads[bad[0]])} of word {bad[0] + 1} is out of range 0..{n}"
     roots = np.flatnonzero(heads == 0)
-    if len(roots) != 1:
-        return f"{len(roots)} roots (words {', '.join(str(r + 1) for r in roots[:5])})" if len(roots) else "no root"
+    if len(roots) == 0:
+        return 1, "no root (no word has head 0)"
+    if len(roots) > 1:
+        return int(roots[1]) + 1, f"{len(roots)} roots (words {', '.join(str(r + 1) for r in roots[:5])})"
     self_loops = np.flatnonzero(heads == np.arange(1, n + 1))
     if len(self_loops):
-        return f"word {self_loops[0] + 1} is its own head"
-    # every word must reach the root within n steps
-    state = np.zeros(n + 1, dtype=np.int8)  # 0 unseen, 1 on the current path, 2 reaches root
+        return int(self_loops[0]) + 1, f"word {self_loops[0] + 1} is its own head"
+    state = np.zeros(n + 1, dtype=np.int8)  # 0 unseen, 1 on the current path, 2 reaches the root
     state[0] = 2
     for start in range(1, n + 1):
         path = []
@@ -35,21 +37,56 @@ def head_errors(heads) -> str | None:
             path.append(w)
             w = int(heads[w - 1])
         if state[w] == 1:
-            return f"cycle through word {w}"
+            return w, f"cycle through word {w}"
         for p in path:
             state[p] = 2
     return None
 
 
+def head_errors(heads) -> str | None:
+    """Why ``heads`` is not a dependency tree, or None when it is one."""
+    problem = head_problem(heads)
+    return None if problem is None else problem[1]
+
+
+def invalid_trees(heads, offsets) -> np.ndarray:
+    """Indices of the sentences of a flat treebank whose heads do not form a tree.
+
+    Vectorised over the whole treebank (range and root checks by sentence, cycles by
+    pointer doubling: after ceil(log2(max length)) + 1 squarings of the head map, every
+    word whose chain reaches the root sits on it).
+    """
+    heads = np.asarray(heads, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    n_sent = len(lengths)
+    if len(heads) == 0:
+        return np.zeros(0, dtype=np.int64)
+    sent = np.repeat(np.arange(n_sent), lengths)
+    own_length = lengths[sent]
+    bad = np.zeros(n_sent, dtype=bool)
+    out_of_range = (heads < 0) | (heads > own_length)
+    bad[sent[out_of_range]] = True
+    n_roots = np.bincount(sent[heads == 0], minlength=n_sent)
+    bad |= (n_roots != 1) & (lengths > 0)
+    # global parent index; the root (and any out-of-range head) points at a sink
+    sink = len(heads)
+    parent = np.where(out_of_range | (heads == 0), sink, offsets[sent] + heads - 1)
+    parent = np.append(parent, sink)
+    for _ in range(int(np.ceil(np.log2(max(int(lengths.max()), 1)))) + 1):
+        parent = parent[parent]
+    bad[sent[parent[:-1] != sink]] = True
+    return np.flatnonzero(bad)
+
+
 def is_projective(heads) -> bool:
     """True when no two arcs cross (the root arc counted from position 0)."""
-    heads = np.asarray(heads)
-    arcs = [(min(h, d), max(h, d)) for d, h in enumerate(heads.tolist(), start=1)]
-    for i, (a, b) in enumerate(arcs):
-        for c, d in arcs[i + 1:]:
-            if a < c < b < d or c < a < d < b:
-                return False
-    return True
+    heads = np.asarray(heads, dtype=np.int64)
+    dependents = np.arange(1, len(heads) + 1)
+    left, right = np.minimum(heads, dependents), np.maximum(heads, dependents)
+    a, b = left[:, None], right[:, None]
+    c, d = left[None, :], right[None, :]
+    return not np.any((a < c) & (c < b) & (b < d))
 
 
 class DependencyTree:

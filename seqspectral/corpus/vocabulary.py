@@ -37,6 +37,27 @@ class Vocabulary:
         kept.sort(key=lambda s: (-counts[s], s))
         return cls(kept)
 
+    @classmethod
+    def encode_codes(
+        cls, raw: list[str], codes: np.ndarray, vocabulary: "Vocabulary | None" = None, mapping: dict | None = None
+    ) -> tuple[np.ndarray, "Vocabulary"]:
+        """Final ids for provisional ``codes`` (indices into the distinct symbols ``raw``).
+
+        Readers give each distinct symbol a provisional code on first sight; this maps
+        them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
+        from the counts (most frequent first) when none is given.
+        """
+        mapping = mapping or {}
+        mapped = [mapping.get(s, s) for s in raw]
+        codes = np.asarray(codes, dtype=np.int64)
+        if vocabulary is None:
+            totals: Counter = Counter()
+            for s, c in zip(mapped, np.bincount(codes, minlength=len(raw)).tolist()):
+                totals[s] += c
+            vocabulary = cls.from_counts(totals)
+        table = np.array([vocabulary.id(s) for s in mapped], dtype=np.int32)
+        return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
+
     def add(self, symbol: str) -> int:
         idx = self._index.get(symbol)
         if idx is None:

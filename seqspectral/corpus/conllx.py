@@ -1,0 +1,61 @@
+"""CoNLL-X (10 columns) and Malt-TAB (word, tag, head[, relation]; NLTK's dependency_treebank)."""
+
+from __future__ import annotations
+
+from .sentence import Sentence
+from .sequences import Corpus
+from .tabular import BadLine, Layout, read_encoded, read_sentences
+from .vocabulary import Vocabulary
+
+_CONLLX_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "phead", "pdeprel")
+
+
+def _split_conllx(line: str) -> dict:
+    parts = line.split("\t")
+    if len(parts) != 10:
+        raise BadLine(f"{len(parts)} tab-separated columns where CoNLL-X has 10")
+    row = dict(zip(_CONLLX_COLUMNS, parts))
+    if not parts[0].isdigit():
+        raise BadLine(f"non-integer id {parts[0]!r}")
+    row["id"] = int(parts[0])
+    return row
+
+
+def _split_malttab(line: str) -> dict:
+    parts = line.split("\t") if "\t" in line else line.split()
+    if len(parts) not in (3, 4):
+        raise BadLine(f"{len(parts)} columns where Malt-TAB has 3 or 4 (word, tag, head[, relation])")
+    return {
+        "form": parts[0],
+        "lemma": "_",
+        "upos": parts[1],
+        "xpos": parts[1],
+        "head": parts[2],
+        "deprel": parts[3] if len(parts) == 4 else "_",
+    }
+
+
+CONLLX = Layout("conllx", _split_conllx, comments=True)
+MALTTAB = Layout("malttab", _split_malttab, comments=False)
+
+
+def read_conllx(path, errors: str = "raise") -> list[Sentence]:
+    """CoNLL-X sentences: CPOSTAG goes to ``upos``, POSTAG to ``xpos``."""
+    return read_sentences(path, CONLLX, errors)
+
+
+def read_malttab(path, errors: str = "raise") -> list[Sentence]:
+    """Malt-TAB sentences: the one tag column fills both ``upos`` and ``xpos``."""
+    return read_sentences(path, MALTTAB, errors)
+
+
+def read_conllx_corpus(
+    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise"
+) -> Corpus:
+    return read_encoded(path, CONLLX, field, tagset, vocabulary, errors)
+
+
+def read_malttab_corpus(
+    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise"
+) -> Corpus:
+    return read_encoded(path, MALTTAB, field, tagset, vocabulary, errors)

@@ -1,0 +1,75 @@
+"""N-best lists as CoNLL-U (DESIGN.md): each candidate is a full sentence block carrying
+``# sent_id``, ``# nbest_rank = r`` (1 = the parser's best) and ``# nbest_score = s``;
+the candidates of one sentence are consecutive, ranks 1, 2, ... in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from seqspectral.io import atomic_open
+
+from .conllu_format import format_conllu, read_conllu
+from .errors import ErrorPolicy
+from .sentence import Sentence
+
+_KEYS = ("sent_id", "nbest_rank", "nbest_score")
+
+
+@dataclass
+class NBestList:
+    """The candidate parses of one sentence, best first, with the parser's scores."""
+
+    sent_id: str
+    candidates: list[Sentence]
+    scores: np.ndarray
+
+    def __post_init__(self):
+        self.scores = np.asarray(self.scores, dtype=np.float64)
+        if len(self.scores) != len(self.candidates):
+            raise ValueError(f"{len(self.candidates)} candidates but {len(self.scores)} scores")
+
+    def __len__(self) -> int:
+        return len(self.candidates)
+
+
+def read_nbest(path, errors: str = "raise") -> list[NBestList]:
+    """The n-best lists of ``path``, in file order."""
+    policy = ErrorPolicy(path, errors)
+    lists: list[NBestList] = []
+    for s in read_conllu(path, errors):
+        missing = [k for k in _KEYS if s.metadata.get(k) is None]
+        if missing:
+            policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")
+            continue
+        try:
+            rank, score = int(s.metadata["nbest_rank"]), float(s.metadata["nbest_score"])
+        except ValueError:
+            policy.bad(s.line, f"nbest_rank must be an integer and nbest_score a number, not "
+                               f"{s.metadata['nbest_rank']!r} and {s.metadata['nbest_score']!r}")
+            continue
+        candidate = replace(s, metadata={k: v for k, v in s.metadata.items() if k not in _KEYS})
+        current = lists[-1] if lists else None
+        if rank == 1:
+            lists.append(NBestList(s.metadata["sent_id"], [candidate], [score]))
+        elif current is None or current.sent_id != s.metadata["sent_id"] or len(current) + 1 != rank:
+            expected = 1 if current is None or current.sent_id != s.metadata["sent_id"] else len(current) + 1
+            policy.bad(s.line, f"nbest_rank {rank} where {expected} was expected")
+        else:
+            current.candidates.append(candidate)
+            current.scores = np.append(current.scores, score)
+    policy.finish()
+    return lists
+
+
+def write_nbest(path, nbest: Iterable[NBestList]) -> None:
+    """Write n-best lists (ranks 1.. in the order of ``candidates``), atomically."""
+    with atomic_open(path) as f:
+        for group in nbest:
+            for rank, (candidate, score) in enumerate(zip(group.candidates, group.scores.tolist()), 1):
+                header = {"sent_id": group.sent_id, "nbest_rank": str(rank), "nbest_score": repr(score)}
+                metadata = header | {k: v for k, v in candidate.metadata.items() if k not in _KEYS}
+                f.write(format_conllu(replace(candidate, metadata=metadata)))

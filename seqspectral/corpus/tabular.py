@@ -1,0 +1,201 @@
+"""One engine for the tab-separated treebank formats (CoNLL-U, CoNLL-X, Malt-TAB).
+
+A file is read once into blocks (one per sentence, blank-line separated); each token line
+is split by its format's ``split`` function into a dict of columns, ids and heads are
+checked as integers, and trees are validated for the whole file at once
+(:func:`~seqspectral.corpus.trees.invalid_trees`). Every defect is reported with the
+file and the line through an :class:`~seqspectral.corpus.errors.ErrorPolicy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from .errors import CorpusOptionError, ErrorPolicy, read_utf8
+from .sentence import Sentence
+from .sequences import Corpus
+from .tagsets import tag_mapping
+from .trees import head_problem, invalid_trees
+from .vocabulary import Vocabulary
+
+
+class BadLine(Exception):
+    """Raised by a layout's ``split`` for a malformed token line (message without location)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one format lays a token out: ``split(line) -> dict`` of columns or BadLine.
+
+    The dict holds ``form lemma upos xpos head deprel`` (strings) and ``id``: the word's
+    1-based integer id, None for lines that are no word (multiword tokens, empty nodes),
+    or absent when ids are implicit positions (Malt-TAB). ``comments``: whether lines
+    starting with ``#`` outside a token are comments.
+    """
+
+    name: str
+    split: Callable[[str], dict]
+    comments: bool
+    parse_comment: Callable[[str], list] | None = None
+
+
+class Block(NamedTuple):
+    line: int  # first line of the sentence (its first comment or token)
+    comments: list[str]
+    rows: list[dict]
+    lines: list[int]  # line of each word
+    heads: list[int]
+
+
+def iter_blocks(path, layout: Layout, policy: ErrorPolicy) -> Iterator[Block]:
+    """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``."""
+    text = read_utf8(path)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    split = layout.split
+    comments, rows, lines, heads = [], [], [], []
+    start = 0
+    bad = False
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():
+            if (rows or comments) and not bad:
+                yield Block(start, comments, rows, lines, heads)
+            if rows or comments or bad:
+                comments, rows, lines, heads = [], [], [], []
+                bad = False
+            start = 0
+            continue
+        if not start:
+            start = lineno
+        if bad:
+            continue
+        if layout.comments and line[0] == "#":
+            if rows:
+                policy.bad(lineno, "comment line inside a sentence")
+                bad = True
+            else:
+                comments.append(line)
+            continue
+        try:
+            row = split(line)
+            word = row.get("id", len(rows) + 1)
+            if word is None:  # multiword token or empty node
+                continue
+            if word != len(rows) + 1:
+                raise BadLine(f"word id {word} where {len(rows) + 1} was expected")
+            try:
+                head = int(row["head"])
+            except ValueError:
+                raise BadLine(f"non-integer head {row['head']!r}") from None
+        except BadLine as e:
+            policy.bad(lineno, str(e))
+            bad = True
+            continue
+        rows.append(row)
+        lines.append(lineno)
+        heads.append(head)
+    if (rows or comments) and not bad:
+        yield Block(start, comments, rows, lines, heads)
+
+
+def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy) -> np.ndarray:
+    """Indices of the sentences whose heads form a tree; the others go to ``policy``."""
+    keep = np.ones(len(word_lines), dtype=bool)
+    for i in invalid_trees(heads, offsets):
+        word, reason = head_problem(heads[offsets[i]:offsets[i + 1]])
+        policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
+        keep[i] = False
+    return np.flatnonzero(keep)
+
+
+def _offsets(lengths) -> np.ndarray:
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return offsets
+
+
+def read_sentences(path, layout: Layout, errors: str = "raise") -> list[Sentence]:
+    """Every well-formed sentence of ``path`` with all its columns and comments."""
+    policy = ErrorPolicy(path, errors)
+    blocks = [b for b in iter_blocks(path, layout, policy) if b.rows]
+    offsets = _offsets([len(b.rows) for b in blocks])
+    heads = np.fromiter((h for b in blocks for h in b.heads), dtype=np.int64, count=int(offsets[-1]))
+    sentences = []
+    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy):
+        b = blocks[i]
+        metadata = {}
+        if layout.parse_comment is not None:
+            for comment in b.comments:
+                metadata.update(layout.parse_comment(comment))
+        rows = b.rows
+        sentences.append(
+            Sentence(
+                forms=[r["form"] for r in rows],
+                lemmas=[r["lemma"] for r in rows],
+                upos=[r["upos"] for r in rows],
+                xpos=[r["xpos"] for r in rows],
+                heads=heads[offsets[i]:offsets[i + 1]],
+                deprels=[r["deprel"] for r in rows],
+                metadata=metadata,
+                feats=_optional(rows, "feats"),
+                deps=_optional(rows, "deps"),
+                misc=_optional(rows, "misc"),
+                line=b.line,
+            )
+        )
+    policy.finish()
+    return sentences
+
+
+def _optional(rows: list[dict], key: str) -> list[str] | None:
+    values = [r.get(key, "_") for r in rows]
+    return None if all(v == "_" for v in values) else values
+
+
+def read_encoded(
+    path,
+    layout: Layout,
+    field: str = "upos",
+    tagset: str | None = None,
+    vocabulary: Vocabulary | None = None,
+    errors: str = "raise",
+) -> Corpus:
+    """The ``field`` column of ``path`` straight into an encoded Corpus with heads.
+
+    Symbols get provisional ids on first sight (one dict lookup per token); the
+    vocabulary (most frequent first) and the final ids come from one remapping table.
+    """
+    if field not in ("form", "lemma", "upos", "xpos", "deprel"):
+        raise CorpusOptionError(f"unknown field {field!r}; expected form, lemma, upos, xpos or deprel")
+    policy = ErrorPolicy(path, errors)
+    mapping = tag_mapping(tagset)
+    codes: dict[str, int] = {}
+    symbols: list[int] = []
+    heads: list[int] = []
+    word_lines: list[list[int]] = []
+    lengths: list[int] = []
+    for b in iter_blocks(path, layout, policy):
+        if not b.rows:
+            continue
+        for r in b.rows:
+            s = r[field]
+            code = codes.get(s)
+            if code is None:
+                code = codes[s] = len(codes)
+            symbols.append(code)
+        heads.extend(b.heads)
+        word_lines.append(b.lines)
+        lengths.append(len(b.rows))
+    offsets = _offsets(lengths)
+    heads_arr = np.array(heads, dtype=np.int64)
+    keep = _tree_check(word_lines, heads_arr, offsets, policy)
+    policy.finish()
+    coded = Corpus(np.array(symbols, dtype=np.int32), offsets, None, heads_arr)
+    if len(keep) < len(word_lines):
+        coded = coded.subset(keep)
+    ids, vocabulary = Vocabulary.encode_codes(list(codes), coded.symbols, vocabulary, mapping)
+    return Corpus(ids, coded.offsets, vocabulary, coded.heads)

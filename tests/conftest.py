@@ -1,0 +1,97 @@
+"""Shared pytest fixtures: the real corpora in ../shared and the bundled samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CORPORA = REPO / "corpora"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """``../shared`` beside the clone (real EWT, PAutomaC, NLTK data); skips when missing."""
+    if not (SHARED / "corpora").is_dir():
+        pytest.skip(f"shared corpora not found at {SHARED}")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def ewt_dir(shared_dir) -> Path:
+    """The full UD English-EWT treebank (train/dev/test .conllu)."""
+    path = shared_dir / "corpora" / "ud-english-ewt"
+    if not path.is_dir():
+        pytest.skip(f"{path} not found")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pautomac_dir(shared_dir) -> Path:
+    """The PAutomaC problems (<n>.pautomac.train/.test, <n>.pautomac_solution.txt)."""
+    path = shared_dir / "corpora" / "pautomac"
+    if not path.is_dir():
+        pytest.skip(f"{path} not found")
+    return path
+
+
+@pytest.fixture(scope="session")
+def nltk_data_dir(shared_dir) -> Path:
+    """NLTK data (Brown, dependency_treebank, ...); tests set NLTK_DATA to it."""
+    path = shared_dir / "corpora" / "nltk_data"
+    if not path.is_dir():
+        pytest.skip(f"{path} not found")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpora_dir() -> Path:
+    """The bundled sample corpora of the project (``corpora/``)."""
+    return CORPORA
+
+
+def _conllu(*sentences: list[str]) -> bytes:
+    """CoNLL-U text from sentences given as lists of 'id form upos head' rows."""
+    out = []
+    for rows in sentences:
+        for row in rows:
+            i, form, upos, head = row.split(" ")
+            out.append("\t".join([i, form, form.lower(), upos, "_", "_", head, "dep", "_", "_"]))
+        out.append("")
+    return ("\n".join(out) + "\n").encode("utf-8")
+
+
+_GOOD = ["1 The DET 2", "2 dog NOUN 3", "3 barks VERB 0"]
+
+# name -> (format, file bytes, line of the defect); every case the readers must reject
+MALFORMED = {
+    "conllu-columns": ("conllu", _conllu(_GOOD, ["1 A DET 2", "2 b NOUN 0"]).replace(b"\tb\tb\t", b"\tb\t", 1), 6),
+    "conllu-id": ("conllu", _conllu(_GOOD, ["1 A DET 2", "two b NOUN 0"]), 6),
+    "conllu-head": ("conllu", _conllu(_GOOD, ["1 A DET x", "2 b NOUN 0"]), 5),
+    "conllu-head-range": ("conllu", _conllu(_GOOD, ["1 A DET 7", "2 b NOUN 0"]), 5),
+    "conllu-cycle": ("conllu", _conllu(_GOOD, ["1 A DET 0", "2 b NOUN 3", "3 c VERB 2"]), 6),
+    "conllu-two-roots": ("conllu", _conllu(_GOOD, ["1 A DET 0", "2 b NOUN 0"]), 6),
+    "conllu-utf8": ("conllu", _conllu(_GOOD, ["1 A DET 2", "2 b NOUN 0"]).replace(b"\tA\ta\t", b"\t\xff\ta\t"), 5),
+    "conllx-columns": ("conllx", _conllu(_GOOD).replace(b"\t_\t_\n", b"\n", 1), 1),
+    "malttab-columns": ("malttab", b"The\tDT\t2\ndog\tNN\n\n", 2),
+    "pautomac-length": ("pautomac", b"3 4\n2 0 1\n3 1 1\n0\n", 3),
+    "pautomac-header-count": ("pautomac", b"4 4\n2 0 1\n1 3\n0\n", 1),
+    "pautomac-symbol": ("pautomac", b"3 4\n2 0 1\n1 4\n0\n", 3),
+    "pautomac-integer": ("pautomac", b"3 4\n2 0 1\n1 a\n0\n", 3),
+    "pautomac-utf8": ("pautomac", b"3 4\n2 0 1\n1 \xc3\n0\n", 3),
+}
+
+
+@pytest.fixture(scope="session")
+def malformed_files(tmp_path_factory) -> dict[str, tuple[str, Path, int]]:
+    """One small malformed file per defect: name -> (format, path, line of the defect)."""
+    directory = tmp_path_factory.mktemp("malformed")
+    suffix = {"conllu": ".conllu", "conllx": ".conllx", "malttab": ".dp", "pautomac": ".pautomac.train"}
+    files = {}
+    for name, (fmt, data, line) in MALFORMED.items():
+        path = directory / f"{name}{suffix[fmt]}"
+        path.write_bytes(data)
+        files[name] = (fmt, path, line)
+    return files

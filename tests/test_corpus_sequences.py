@@ -1,0 +1,68 @@
+"""Vocabulary and the flat Corpus against plain Python lists."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seqspectral.corpus import EOS, UNK, Corpus, Vocabulary
+
+sequences = st.lists(st.lists(st.integers(2, 9), max_size=6), max_size=12)
+
+
+def test_vocabulary_reserved_ids_and_cutoff(tmp_path):
+    v = Vocabulary.from_counts({"a": 3, "b": 1, "c": 3}, min_count=2)
+    assert v.symbols == [UNK, EOS, "a", "c"]
+    assert v.id("b") == Vocabulary.UNK_ID and v.id(EOS) == Vocabulary.EOS_ID
+    assert v.decode(v.encode(["c", "a", "zzz"]).tolist()) == ["c", "a", UNK]
+    v.save(tmp_path / "v.json")
+    assert Vocabulary.load(tmp_path / "v.json") == v
+    (tmp_path / "bad.json").write_text('{"symbols": ["a", "a"]}')
+    with pytest.raises(ValueError, match="bad.json"):
+        Vocabulary.load(tmp_path / "bad.json")
+
+
+@settings(max_examples=60, deadline=None)
+@given(sequences, st.data())
+def test_corpus_indexing_matches_lists(seqs, data):
+    corpus = Corpus.from_ids(seqs)
+    assert len(corpus) == len(seqs)
+    assert corpus.n_tokens == sum(map(len, seqs))
+    assert [c.tolist() for c in corpus] == seqs
+    assert corpus.lengths.tolist() == [len(s) for s in seqs]
+    if seqs:
+        i = data.draw(st.integers(-len(seqs), len(seqs) - 1))
+        assert corpus[i].tolist() == seqs[i]
+    start = data.draw(st.integers(-15, 15) | st.none())
+    stop = data.draw(st.integers(-15, 15) | st.none())
+    step = data.draw(st.sampled_from([None, 1, 2, -1, -3]))
+    assert [c.tolist() for c in corpus[start:stop:step]] == seqs[start:stop:step]
+    idx = data.draw(st.lists(st.integers(0, max(len(seqs) - 1, 0)), max_size=8)) if seqs else []
+    assert [c.tolist() for c in corpus.subset(idx)] == [seqs[i] for i in idx]
+    mask = np.array(data.draw(st.lists(st.booleans(), min_size=len(seqs), max_size=len(seqs))), dtype=bool)
+    assert [c.tolist() for c in corpus.subset(mask)] == [s for s, m in zip(seqs, mask) if m]
+
+
+@settings(max_examples=30, deadline=None)
+@given(sequences, st.floats(0, 1), st.integers(0, 1000))
+def test_split_is_a_partition(seqs, fraction, seed):
+    corpus = Corpus.from_ids(seqs)
+    a, b = corpus.split(fraction, random_state=seed)
+    assert len(a) + len(b) == len(seqs)
+    assert sorted(map(tuple, [*a, *b])) == sorted(map(tuple, seqs))
+    a2, _ = corpus.split(fraction, random_state=seed)
+    assert [x.tolist() for x in a2] == [x.tolist() for x in a]
+
+
+def test_with_vocabulary_maps_unknowns_to_unk():
+    corpus = Corpus.from_symbols([["a", "b"], ["c"]])
+    other = Vocabulary(["c", "a"])
+    moved = corpus.with_vocabulary(other)
+    assert moved.to_symbols() == [["a", UNK], ["c"]]
+
+
+def test_corpus_rejects_inconsistent_offsets():
+    with pytest.raises(ValueError):
+        Corpus(np.arange(3), [0, 4])
+    with pytest.raises(ValueError):
+        Corpus(np.arange(3), [0, 2, 1, 3])
