@@ -1,0 +1,137 @@
+"""Tree event counts against brute-force pure-Python counting."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from seqspectral.corpus import Corpus
+from seqspectral.counting import TreeStatistics, tree_statistics
+
+N_SYMBOLS = 7
+STOP = 1
+
+
+@st.composite
+def treebank(draw, max_sentences=12, max_length=8):
+    """Random dependency trees over symbols 2..6: (symbol lists, 1-based head lists)."""
+    sentences, heads = [], []
+    for _ in range(draw(st.integers(0, max_sentences))):
+        n = draw(st.integers(1, max_length))
+        order = draw(st.permutations(range(1, n + 1)))
+        h = [0] * n
+        for k, word in enumerate(order[1:], start=1):
+            h[word - 1] = order[draw(st.integers(0, k - 1))]
+        if draw(st.booleans()) and n > 1:  # a flat tree: every word on the first one
+            h = [0] + [1] * (n - 1)
+        sentences.append(draw(st.lists(st.integers(2, N_SYMBOLS - 1), min_size=n, max_size=n)))
+        heads.append(h)
+    return sentences, heads
+
+
+def make_corpus(sentences, heads):
+    corpus = Corpus.from_ids(sentences)
+    return Corpus(corpus.symbols, corpus.offsets, heads=np.array([x for h in heads for x in h], dtype=np.int32))
+
+
+def brute(sentences, heads):
+    uni, root, left, right, tri = Counter(), Counter(), Counter(), Counter(), Counter()
+    for x, h in zip(sentences, heads):
+        n = len(x)
+        for i in range(1, n + 1):
+            uni[x[i - 1]] += 1
+            if h[i - 1] == 0:
+                root[x[i - 1]] += 1
+            else:
+                (left if i < h[i - 1] else right)[x[i - 1], x[h[i - 1] - 1]] += 1
+            lefts = [j for j in range(1, i) if h[j - 1] == i]
+            rights = [j for j in range(i + 1, n + 1) if h[j - 1] == i]
+            l = x[max(lefts) - 1] if lefts else STOP
+            r = x[min(rights) - 1] if rights else STOP
+            tri[l, x[i - 1], r] += 1
+    return uni, root, left, right, tri
+
+
+def dense2(counter):
+    out = np.zeros((N_SYMBOLS, N_SYMBOLS))
+    for (a, b), c in counter.items():
+        out[a, b] += c
+    return out
+
+
+def check(stats, sentences, heads):
+    uni, root, left, right, tri = brute(sentences, heads)
+    assert stats.unigram.tolist() == [uni[a] for a in range(N_SYMBOLS)]
+    assert stats.root.tolist() == [root[a] for a in range(N_SYMBOLS)]
+    np.testing.assert_array_equal(stats.left.toarray(), dense2(left))
+    np.testing.assert_array_equal(stats.right.toarray(), dense2(right))
+    T = np.zeros((N_SYMBOLS,) * 3)
+    for (a, b, c), k in tri.items():
+        T[a, b, c] += k
+    np.testing.assert_array_equal(stats.trigram_dense(), T)
+    np.testing.assert_array_equal(stats.skip.toarray(), T.sum(axis=1))
+    assert stats.n_sentences == len(sentences) and stats.n_tokens == sum(map(len, sentences))
+    return T
+
+
+@settings(max_examples=60, deadline=None)
+@given(bank=treebank(), cut=st.integers(0, 12), chunk=st.integers(1, 5))
+def test_tree_counts_match_brute_force_and_add(bank, cut, chunk):
+    sentences, heads = bank
+    corpus = make_corpus(sentences, heads)
+    stats = tree_statistics(corpus, N_SYMBOLS)
+    T = check(stats, sentences, heads)
+    cut = min(cut, len(sentences))
+    merged = tree_statistics(corpus[:cut], N_SYMBOLS) + tree_statistics(corpus[cut:], N_SYMBOLS)
+    check(merged, sentences, heads)
+    check(tree_statistics(corpus, N_SYMBOLS, chunk_size=chunk), sentences, heads)
+    U = np.random.default_rng(len(sentences)).normal(size=(N_SYMBOLS, 3))
+    proj = stats.project(U)
+    np.testing.assert_allclose(proj["trigram"], np.einsum("lpr,la,pb,rc->abc", T, U, U, U), atol=1e-9)
+    np.testing.assert_allclose(stats.trigram_projected(U, keep_parent=True),
+                               np.einsum("lpr,la,rc->pac", T, U, U), atol=1e-9)
+    np.testing.assert_allclose(proj["left"], U.T @ stats.left.toarray() @ U, atol=1e-9)
+    np.testing.assert_allclose(proj["skip"], U.T @ T.sum(axis=1) @ U, atol=1e-9)
+    np.testing.assert_allclose(proj["unigram"], U.T @ stats.unigram, atol=1e-9)
+
+
+def test_one_word_and_flat_trees():
+    sentences, heads = [[3], [2, 4, 5, 6]], [[0], [0, 1, 1, 1]]
+    stats = tree_statistics(make_corpus(sentences, heads), N_SYMBOLS)
+    T = check(stats, sentences, heads)
+    assert T[STOP, 3, STOP] == 1  # the lone word has no dependents
+    assert T[STOP, 2, 4] == 1  # the flat head: nearest right dependent is word 2
+    assert stats.right[4:, 2].sum() == 3 and stats.left.nnz == 0
+
+
+def test_bad_input():
+    corpus = Corpus(np.array([2, 3], np.int32), np.array([0, 2]), heads=np.array([0, 3], np.int32))
+    with pytest.raises(ValueError, match="word 2"):
+        tree_statistics(corpus, N_SYMBOLS)
+    with pytest.raises(ValueError, match="heads"):
+        tree_statistics(Corpus.from_ids([[2]]), N_SYMBOLS)
+    with pytest.raises(ValueError):
+        tree_statistics(make_corpus([[9]], [[0]]), N_SYMBOLS)
+    good = tree_statistics(make_corpus([[2]], [[0]]), N_SYMBOLS)
+    with pytest.raises(ValueError):
+        good.project(np.ones((3, 2)))
+    with pytest.raises(ValueError):
+        good + tree_statistics(make_corpus([[2]], [[0]]), N_SYMBOLS + 1)
+    assert isinstance(tree_statistics([], N_SYMBOLS), TreeStatistics)
+
+
+def test_ewt_train_is_fast(ewt_dir):
+    import time
+
+    from seqspectral.corpus.conllu_format import read_conllu_corpus
+
+    corpus = read_conllu_corpus(ewt_dir / "en_ewt-ud-train.conllu")
+    tree_statistics(corpus[:10])  # compiled / loaded from cache
+    start = time.perf_counter()
+    stats = tree_statistics(corpus)
+    assert time.perf_counter() - start < 1.0
+    assert stats.n_tokens == corpus.n_tokens and stats.root.sum() >= len(corpus)
