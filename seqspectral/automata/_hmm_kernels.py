@@ -1,0 +1,137 @@
+"""Numba kernels for HMMs over finite strings: scaled forward-backward (Rabiner 1989, §V.A).
+
+Sequence ``i`` is ``symbols[offsets[i]:offsets[i+1]]`` followed by one stop event; the
+stop event is emitted like a symbol from column ``eos`` of the extended emission matrix
+``emit`` (n_states x n_symbols, rows summing to 1 with the stop probability in column
+``eos``). ``trans[i, j] = P(next state j | state i)``, ``start`` the initial distribution.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def _forward(symbols, lo, hi, eos, start, trans, emit, alpha, scale):
+    """Scaled forward pass of one sequence into ``alpha``/``scale`` rows 0..hi-lo; log-likelihood."""
+    k = len(start)
+    m = hi - lo + 1
+    ll = 0.0
+    for t in range(m):
+        x = symbols[lo + t] if t < m - 1 else eos
+        c = 0.0
+        for j in range(k):
+            if t == 0:
+                a = start[j]
+            else:
+                a = 0.0
+                for i in range(k):
+                    a += alpha[t - 1, i] * trans[i, j]
+            a *= emit[j, x]
+            alpha[t, j] = a
+            c += a
+        if c <= 0.0:
+            return -np.inf
+        for j in range(k):
+            alpha[t, j] /= c
+        scale[t] = c
+        ll += np.log(c)
+    return ll
+
+
+@njit(cache=True)
+def _chunk_counts(symbols, offsets, first, last, eos, start, trans, emit, c_start, c_trans, c_emit, alpha, scale, beta, nxt):
+    """Expected counts of sequences first..last-1 added to the c_* arrays; their log-likelihood."""
+    k = len(start)
+    total = 0.0
+    for s in range(first, last):
+        lo, hi = offsets[s], offsets[s + 1]
+        m = hi - lo + 1
+        ll = _forward(symbols, lo, hi, eos, start, trans, emit, alpha, scale)
+        if not np.isfinite(ll):
+            return -np.inf
+        total += ll
+        for j in range(k):
+            beta[j] = 1.0
+        for t in range(m - 1, -1, -1):
+            x = symbols[lo + t] if t < m - 1 else eos
+            for j in range(k):
+                g = alpha[t, j] * beta[j]  # posterior of state j at t
+                c_emit[j, x] += g
+                if t == 0:
+                    c_start[j] += g
+            if t == 0:
+                break
+            # nxt[j] = emit[j, x] beta_t(j) / c_t: shared by the transition counts and beta_{t-1}
+            for j in range(k):
+                nxt[j] = emit[j, x] * beta[j] / scale[t]
+            for i in range(k):
+                a = alpha[t - 1, i]
+                b = 0.0
+                for j in range(k):
+                    c_trans[i, j] += a * nxt[j]
+                    b += trans[i, j] * nxt[j]
+                beta[i] = b
+    return total
+
+
+@njit(cache=True)
+def expected_counts(symbols, offsets, eos, start, trans, emit):
+    """E-step over the whole corpus, serially.
+
+    Returns ``(log_likelihood, start_counts, trans_counts, emit_counts)``.
+    """
+    k, v = emit.shape
+    max_m = np.max(offsets[1:] - offsets[:-1]) + 1 if len(offsets) > 1 else 1
+    c_start, c_trans, c_emit = np.zeros(k), np.zeros((k, k)), np.zeros((k, v))
+    ll = _chunk_counts(symbols, offsets, 0, len(offsets) - 1, eos, start, trans, emit, c_start, c_trans, c_emit,
+                       np.empty((max_m, k)), np.empty(max_m), np.empty(k), np.empty(k))
+    return ll, c_start, c_trans * trans, c_emit
+
+
+@njit(cache=True, parallel=True)
+def expected_counts_parallel(symbols, offsets, eos, start, trans, emit, n_chunks):
+    """``expected_counts`` in ``n_chunks`` chunks of sequences run in parallel (prange).
+
+    Worth it only for large corpora: a parallel launch costs milliseconds on a loaded machine.
+    """
+    n = len(offsets) - 1
+    k, v = emit.shape
+    lengths = offsets[1:] - offsets[:-1]
+    max_m = (np.max(lengths) if n else 0) + 1
+    cs = np.zeros((n_chunks, k))
+    ct = np.zeros((n_chunks, k, k))
+    ce = np.zeros((n_chunks, k, v))
+    lls = np.zeros(n_chunks)
+    for c in prange(n_chunks):
+        first = n * c // n_chunks
+        last = n * (c + 1) // n_chunks
+        alpha = np.empty((max_m, k))
+        scale = np.empty(max_m)
+        beta = np.empty(k)
+        nxt = np.empty(k)
+        c_start = np.zeros(k)
+        c_trans = np.zeros((k, k))
+        c_emit = np.zeros((k, v))
+        lls[c] = _chunk_counts(symbols, offsets, first, last, eos, start, trans, emit,
+                               c_start, c_trans, c_emit, alpha, scale, beta, nxt)
+        cs[c] = c_start
+        ct[c] = c_trans
+        ce[c] = c_emit
+    c_trans = ct.sum(axis=0) * trans
+    return lls.sum(), cs.sum(axis=0), c_trans, ce.sum(axis=0)
+
+
+@njit(cache=True)
+def log_likelihoods(symbols, offsets, eos, start, trans, emit):
+    """Natural-log probability of every sequence (scaled forward pass)."""
+    n = len(offsets) - 1
+    k = len(start)
+    out = np.empty(n)
+    max_m = np.max(offsets[1:] - offsets[:-1]) + 1 if n else 1
+    alpha = np.empty((max_m, k))
+    scale = np.empty(max_m)
+    for s in range(n):
+        out[s] = _forward(symbols, offsets[s], offsets[s + 1], eos, start, trans, emit, alpha, scale)
+    return out

@@ -1,0 +1,149 @@
+"""Numba kernels for weighted automata: rescaled values and floored next-symbol conditionals.
+
+Inputs are the flat corpus (int32 ``symbols``, int64 ``offsets``) and float64 arrays;
+``operators[x]`` is the (k, k) matrix of symbol id ``x``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_TINY = 1e-300
+
+
+@njit(cache=True)
+def log_values(symbols, offsets, initial, final, operators):
+    """sign and log|f(x)| of every sequence, rescaling the state by its max-norm each step."""
+    n = len(offsets) - 1
+    k = len(initial)
+    sign = np.empty(n)
+    logabs = np.empty(n)
+    s = np.empty(k)
+    for i in range(n):
+        s[:] = initial
+        scale = 0.0
+        dead = False
+        for t in range(offsets[i], offsets[i + 1]):
+            s = s @ operators[symbols[t]]
+            m = np.max(np.abs(s))
+            if m == 0.0 or not np.isfinite(m):
+                dead = True
+                break
+            s /= m
+            scale += np.log(m)
+        v = 0.0 if dead else s @ final
+        if v == 0.0 or not np.isfinite(v):
+            sign[i] = 0.0
+            logabs[i] = -np.inf
+        else:
+            sign[i] = 1.0 if v > 0 else -1.0
+            logabs[i] = np.log(abs(v)) + scale
+    return sign, logabs
+
+
+@njit(cache=True)
+def floored_conditional(weights, floor, out):
+    """Floor ``weights`` at ``floor`` × their positive mass, renormalise into ``out``.
+
+    Returns the number of floored weights. With no positive mass (or non-finite
+    weights) every weight is floored and the conditional is uniform.
+    """
+    n = len(weights)
+    pos = 0.0
+    finite = True
+    for j in range(n):
+        w = weights[j]
+        if not np.isfinite(w):
+            finite = False
+        elif w > 0.0:
+            pos += w
+    if not finite or pos <= 0.0 or not np.isfinite(pos):
+        for j in range(n):
+            out[j] = 1.0 / n
+        return n
+    threshold = floor * pos
+    total = 0.0
+    n_floored = 0
+    for j in range(n):
+        w = weights[j]
+        if w < threshold or w <= 0.0:
+            w = threshold
+            n_floored += 1
+        out[j] = w
+        total += w
+    for j in range(n):
+        out[j] /= total
+    return n_floored
+
+
+@njit(cache=True)
+def normalise_state(s, prefix_final, fallback):
+    """Divide ``s`` by its predicted prefix mass s·β∞; if that mass vanishes (relative
+    to |s|), by the L1 norm; if ``s`` is zero or not finite, return ``fallback``."""
+    norm = np.sum(np.abs(s))
+    if norm == 0.0 or not np.isfinite(norm):
+        return fallback.copy()
+    mass = s @ prefix_final
+    if abs(mass) > 1e-12 * norm * np.max(np.abs(prefix_final)) and abs(mass) > _TINY:
+        return s / mass
+    return s / norm
+
+
+@njit(cache=True)
+def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_matrix, event_ids, event_column, floor,
+                    distributions):
+    """Floored conditionals of every event (tokens then stop) of every sequence.
+
+    ``event_matrix`` (k, n_events) has columns A_σ β∞ for the alphabet and α∞ for stop,
+    ``event_ids`` the event id of each column and ``event_column`` maps a symbol id to its
+    column (-1: not an event). The running state is kept normalised by its predicted
+    prefix mass, so the weights are the ratios f(wσΣ*)/f(wΣ*) (DESIGN.md, Definitions).
+    Returns (log_prob, predicted, n_floored, n_missing) where n_missing counts tokens
+    outside the alphabet (their log-probability is -inf). When ``distributions`` has one
+    row per event (else zero rows), every conditional is also stored there.
+    """
+    store = distributions.shape[0] > 0
+    n = len(offsets) - 1
+    n_ev = event_matrix.shape[1]
+    stop_col = n_ev - 1
+    log_prob = np.empty(len(symbols) + n)
+    predicted = np.empty(len(symbols) + n, dtype=np.int32)
+    weights = np.empty(n_ev)
+    probs = np.empty(n_ev)
+    start = normalise_state(initial.copy(), prefix_final, initial)
+    n_floored = 0
+    n_missing = 0
+    for i in range(n):
+        s = start.copy()
+        e = offsets[i] + i
+        for t in range(offsets[i], offsets[i + 1] + 1):
+            weights[:] = s @ event_matrix
+            n_floored += floored_conditional(weights, floor, probs)
+            if store:
+                distributions[e] = probs
+            predicted[e] = event_ids[np.argmax(probs)]
+            if t == offsets[i + 1]:
+                log_prob[e] = np.log(probs[stop_col])
+                break
+            x = symbols[t]
+            col = event_column[x] if 0 <= x < len(event_column) else -1
+            if col < 0:
+                log_prob[e] = -np.inf
+                n_missing += 1
+            else:
+                log_prob[e] = np.log(probs[col])
+                s = normalise_state(s @ operators[x], prefix_final, s)
+            e += 1
+    return log_prob, predicted, n_floored, n_missing
+
+
+@njit(cache=True)
+def prefix_conditional(prefix, initial, operators, prefix_final, event_matrix, floor):
+    """The floored next-event conditional after one prefix, and its number of floored weights."""
+    s = normalise_state(initial.copy(), prefix_final, initial)
+    for x in prefix:
+        s = normalise_state(s @ operators[x], prefix_final, s)
+    probs = np.empty(event_matrix.shape[1])
+    n_floored = floored_conditional(s @ event_matrix, floor, probs)
+    return probs, n_floored

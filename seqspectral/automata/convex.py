@@ -1,0 +1,148 @@
+"""Convex (nuclear-norm regularised) learning of a weighted automaton, solved by ADMM.
+
+Balle, Quattoni & Carreras (2012), as compared in Balle, Hamilton & Pineau (2014, §3.3):
+the states are the prefixes of the basis (a prefix w is the row h_w of H, written as a
+combination c_wᵀ H of the basis rows, with c_ε = e_ε), and the stacked operator
+A = [A_σ1; …; A_σm] ∈ R^{|Σ||P|×|P|} solves
+
+    min_A  ||A H − H_Σ||_F² + τ ||A||_*,        H_Σ = [H_σ1; …; H_σm],
+
+with α0 = e_ε and α∞ = h_P. ADMM on the split A = Z (Boyd et al. 2011, §3 and §6.5 with
+residual balancing of ρ): A ← (2 H_Σ Hᵀ + ρ(Z − U))(2 H Hᵀ + ρ I)⁻¹, Z ← SVT_{τ/ρ}(A + U),
+U ← U + A − Z, stopping when both the primal ||A − Z|| and dual ρ||Z − Z_prev||
+residuals are small. A path of decreasing τ is solved with warm starts. The low-rank
+solution Z = L R (rank r) becomes an automaton with r + 1 states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .selection import HankelEstimator, automaton_from_blocks, dense_blocks
+
+#: regularisations tried by ``regularization="auto"``, as fractions of τ_max = ||2 H_Σ Hᵀ||₂
+#: (the smallest τ whose solution is zero), solved in this order with warm starts
+TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
+
+
+def singular_value_threshold(M: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
+    """SVT_t(M) = U max(S − t, 0) Vᵀ for a tall M, factored as (L, R) with R = V_keptᵀ.
+
+    Computed from the eigendecomposition of the small Gram matrix MᵀM = V S² Vᵀ
+    (values below t vanish, so the squared small values lose nothing that is kept).
+    """
+    eigval, V = np.linalg.eigh(M.T @ M)
+    s = np.sqrt(np.maximum(eigval, 0.0))
+    keep = s > t
+    V = V[:, keep]
+    return (M @ V) * ((s[keep] - t) / s[keep]), V.T
+
+
+class ADMMSolver:
+    """Holds H, H_Σ and the ADMM iterates, so a τ path warm-starts each solve from the last."""
+
+    def __init__(self, stats, max_iter: int = 500, tol: float = 1e-4, previous: "ADMMSolver | None" = None):
+        H, H_sigma, h_P, _ = dense_blocks(stats)
+        self.n_sigma, self.n_p = H_sigma.shape[0], H.shape[0]
+        self.h_P = h_P
+        self.gram = H @ H.T
+        self.cross = (H_sigma @ H.T).reshape(self.n_sigma * self.n_p, self.n_p)  # stacked H_σ Hᵀ
+        self.eigval, self.eigvec = np.linalg.eigh(self.gram)
+        self.tau_max = 2.0 * np.linalg.norm(self.cross, 2) if self.cross.size else 0.0
+        self.max_iter, self.tol = max_iter, tol
+        self.rho = 2.0 * max(float(np.mean(self.eigval)), 1e-12)
+        shape = self.cross.shape
+        if previous is not None and previous.cross.shape == shape:
+            self.A, self.Z, self.U, self.rho = previous.A.copy(), previous.Z.copy(), previous.U.copy(), previous.rho
+        else:
+            self.A, self.Z, self.U = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+        self.iterations = []
+
+    def solve(self, tau: float):
+        """Run ADMM at regularisation ``tau`` from the current iterates; returns (L, R) with Z = L R."""
+        A, Z, U, rho = self.A, self.Z, self.U, self.rho
+        n = np.sqrt(A.size)
+        scale = max(np.linalg.norm(self.cross), 1e-300)
+        inv_rho, inv = None, None
+        for it in range(1, self.max_iter + 1):
+            if rho != inv_rho:  # (2 H Hᵀ + ρ I)⁻¹ from the cached eigendecomposition
+                inv_rho, inv = rho, (self.eigvec / (2.0 * self.eigval + rho)) @ self.eigvec.T
+            A = (2.0 * self.cross + rho * (Z - U)) @ inv
+            L, R = singular_value_threshold(A + U, tau / rho)
+            Z_prev, Z = Z, L @ R
+            U = U + A - Z
+            primal = np.linalg.norm(A - Z)
+            dual = rho * np.linalg.norm(Z - Z_prev)
+            eps_primal = n * 1e-9 * scale + self.tol * max(np.linalg.norm(A), np.linalg.norm(Z))
+            eps_dual = n * 1e-9 * scale + self.tol * rho * np.linalg.norm(U)
+            if primal <= eps_primal and dual <= eps_dual:
+                break
+            if primal > 10.0 * dual:
+                rho *= 2.0
+                U = U / 2.0
+            elif dual > 10.0 * primal:
+                rho /= 2.0
+                U = U * 2.0
+        self.A, self.Z, self.U, self.rho = A, Z, U, rho
+        self.iterations.append(it)
+        return L, R
+
+    def automaton(self, L, R, alphabet, n_symbols, statistic, vocabulary):
+        """The (r + 1)-state automaton of Z = L R: state 0 starts, then r latent states.
+
+        With Z_σ = L_σ R: f(x) = e_εᵀ L_{x1} (R L_{x2}) ⋯ (R L_{xn}) R h_P.
+        """
+        r = R.shape[0]
+        L_sigma = L.reshape(self.n_sigma, self.n_p, r)
+        blocks = np.zeros((self.n_sigma, r + 1, r + 1))
+        blocks[:, 0, 1:] = L_sigma[:, 0, :]
+        blocks[:, 1:, 1:] = np.einsum("ip,apj->aij", R, L_sigma)
+        initial = np.zeros(r + 1)
+        initial[0] = 1.0
+        final = np.concatenate([[self.h_P[0]], R @ self.h_P])
+        return automaton_from_blocks(initial, final, blocks, alphabet, n_symbols, statistic, vocabulary)
+
+
+class ConvexWA(HankelEstimator):
+    """Nuclear-norm regularised weighted-automaton learner (ADMM).
+
+    Parameters
+    ----------
+    regularization : τ as a fraction of τ_max (the smallest τ with a zero solution), or
+        "auto": the ``TAU_GRID`` path with warm starts, chosen by held-out log-likelihood.
+    basis, statistic, basis_size, basis_length, floor, smoothing, validation_fraction, random_state :
+        as for ``SpectralWA``; the prefix ε must be the basis' first prefix.
+    max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
+    """
+
+    _swept = "regularization"
+    method = "convex"
+
+    def __init__(self, regularization="auto", basis=None, statistic="substring", basis_size=100, basis_length=3,
+                 floor=0.01, smoothing=None, max_iter=500, tol=1e-4, validation_fraction=0.2, random_state=0):
+        self.regularization = regularization
+        self.basis = basis
+        self.statistic = statistic
+        self.basis_size = basis_size
+        self.basis_length = basis_length
+        self.floor = floor
+        self.smoothing = smoothing
+        self.max_iter = max_iter
+        self.tol = tol
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.regularization != "auto" and not float(self.regularization) > 0:
+            raise ValueError(f"regularization must be positive or 'auto', got {self.regularization!r}")
+
+    def _grid(self):
+        return list(TAU_GRID)
+
+    def _prepare(self, stats, previous):
+        return ADMMSolver(stats, self.max_iter, self.tol, previous)
+
+    def _build(self, solver, regularization):
+        L, R = solver.solve(float(regularization) * solver.tau_max)
+        return solver.automaton(L, R, self.alphabet_, self.n_symbols_, self.statistic, self.vocabulary_)

@@ -1,0 +1,192 @@
+"""The shared skeleton of the Hankel-based learners and their model selection.
+
+A learner counts the Hankel statistics once, *prepares* them once (an SVD for
+``SpectralWA``, an ADMM solver for ``ConvexWA``) and *builds* an automaton for any value
+of its swept hyper-parameter (rank, or regularisation) cheaply from the prepared object.
+``"auto"`` values (and ``floor="auto"``) are chosen by held-out log-likelihood: on
+``dev`` when given, else on a random ``validation_fraction`` of the training corpus, whose
+counts are then merged into the fit part's (``stats_a + stats_b``) for the final model.
+With ``smoothing`` (a weight λ, or "auto") the final model is the documented mixture
+``Interpolated([wa, bigram], [1 − λ, λ])`` with an add-0.1 bigram, λ chosen the same way;
+``automaton_`` is always the learned automaton, ``model_`` what scores.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._params import ParamsMixin
+from ..metrics import LanguageModelMixin, sequence_log_probs
+from .interpolated import Interpolated, bigram_automaton, target_columns
+from .wfa import STATISTICS, WeightedAutomaton
+
+#: floors tried by ``floor="auto"`` (fractions of the positive next-event mass)
+FLOOR_GRID = (1e-4, 1e-3, 1e-2, 3e-2, 0.1)
+#: weights of the add-``BIGRAM_K`` bigram tried by ``smoothing="auto"`` (0 = no mixing)
+SMOOTHING_GRID = (0.0, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5)
+BIGRAM_K = 0.1
+
+
+def n_symbols_of(corpus) -> int:
+    """Size of the symbol-id space: the vocabulary's, else the largest id + 1."""
+    if corpus.vocabulary is not None:
+        return len(corpus.vocabulary)
+    return int(max(corpus.symbols.max(initial=1), 1)) + 1
+
+
+class HankelEstimator(ParamsMixin, LanguageModelMixin):
+    """Base of SpectralWA and ConvexWA; subclasses define the swept parameter and hooks.
+
+    Subclasses set ``_swept`` (the name of the swept hyper-parameter) and implement
+    ``_grid()`` (values tried for "auto", in sweep order), ``_prepare(stats, previous)``
+    and ``_build(prepared, value) -> WeightedAutomaton`` for string probabilities.
+    """
+
+    _swept = ""
+    method = ""
+
+    def _check_params(self) -> None:
+        if self.statistic not in STATISTICS:
+            raise ValueError(f"statistic must be one of {STATISTICS}, got {self.statistic!r}")
+        if self.floor != "auto" and not 0.0 <= float(self.floor) < 1.0:
+            raise ValueError(f"floor must be 'auto' or in [0, 1), got {self.floor!r}")
+        if self.smoothing not in (None, "auto") and not 0.0 <= float(self.smoothing) < 1.0:
+            raise ValueError(f"smoothing must be None, 'auto' or a weight in [0, 1), got {self.smoothing!r}")
+
+    def _make_basis(self, corpus):
+        from ..counting import HankelBasis
+
+        if self.basis is not None:
+            return self.basis
+        return HankelBasis.from_corpus(corpus, self.statistic, n_prefixes=self.basis_size,
+                                       n_suffixes=self.basis_size, max_length=self.basis_length)
+
+    def _count(self, corpus):
+        from ..counting import hankel_statistics
+
+        return hankel_statistics(corpus, self.basis_, statistic=self.statistic)
+
+    def fit(self, corpus, dev=None):
+        """Count, prepare and build; choose "auto" hyper-parameters on held-out data. Returns self."""
+        self._check_params()
+        start = time.perf_counter()
+        if len(corpus) == 0:
+            raise ValueError("cannot fit on an empty corpus")
+        self.n_symbols_ = max(n_symbols_of(corpus), n_symbols_of(dev) if dev is not None else 0)
+        self.vocabulary_ = corpus.vocabulary
+        self.basis_ = self._make_basis(corpus)
+        self.alphabet_ = np.asarray(self.basis_.alphabet, dtype=np.int32)
+        value, floor, smoothing = getattr(self, self._swept), self.floor, self.smoothing
+        self.selection_ = []
+        if "auto" in (value, floor, smoothing):
+            if dev is None:
+                fit_part, held_out = corpus.split(self.validation_fraction, random_state=self.random_state)
+            else:
+                fit_part, held_out = corpus, dev
+            stats = self._count(fit_part)
+            prepared = self._prepare(stats, None)
+            self.selection_ = self._sweep(prepared, fit_part, held_out)
+            best = max(self.selection_, key=lambda r: r["score"] if np.isfinite(r["score"]) else -np.inf)
+            value, floor, smoothing = best[self._swept], best["floor"], best["smoothing"]
+            if dev is None:
+                prepared = self._prepare(stats + self._count(held_out), prepared)
+        else:
+            prepared = self._prepare(self._count(corpus), None)
+        self._finish(prepared, value, floor, smoothing, corpus)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _sweep(self, prepared, fit_part, held_out) -> list[dict]:
+        """Held-out mean log-likelihood per sequence of every (swept value, floor, smoothing)."""
+        value, floor, smoothing = getattr(self, self._swept), self.floor, self.smoothing
+        values = self._grid() if value == "auto" else [value]
+        floors = FLOOR_GRID if floor == "auto" else [float(floor)]
+        lambdas = SMOOTHING_GRID if smoothing == "auto" else [float(smoothing or 0.0)]
+        targets, lower = None, None
+        if any(lam > 0 for lam in lambdas):
+            lower = bigram_automaton(fit_part, self.n_symbols_, BIGRAM_K).event_distributions(held_out)
+            targets = target_columns(held_out, self._build(prepared, values[0]).event_ids)
+        table = []
+        for v in values:
+            wa = self._build(prepared, v)
+            for fl in floors:
+                if lower is None:
+                    table.append({self._swept: v, "floor": fl, "smoothing": 0.0, "score": wa.with_floor(fl).score(held_out)})
+                    continue
+                probs = wa.with_floor(fl).event_distributions(held_out)[np.arange(len(targets)), targets]
+                low = lower[np.arange(len(targets)), targets]
+                for lam in lambdas:
+                    with np.errstate(divide="ignore"):
+                        score = sequence_log_probs(np.log((1 - lam) * probs + lam * low), held_out).mean()
+                    table.append({self._swept: v, "floor": fl, "smoothing": lam, "score": float(score)})
+        return table
+
+    def _finish(self, prepared, value, floor, smoothing, corpus) -> None:
+        self.prepared_ = prepared
+        setattr(self, self._swept + "_", value)
+        self.floor_ = float(floor)
+        self.smoothing_ = float(smoothing or 0.0)
+        self.automaton_ = self._build(prepared, value).with_floor(self.floor_)
+        self.model_ = self.automaton_
+        if self.smoothing_ > 0:
+            lower = bigram_automaton(corpus, self.n_symbols_, BIGRAM_K, self.automaton_.vocabulary)
+            self.model_ = Interpolated([self.automaton_, lower], [1 - self.smoothing_, self.smoothing_])
+
+    def fit_statistics(self, stats, alphabet, n_symbols: int, vocabulary=None):
+        """Fit from given Hankel statistics (e.g. exact ones) at the set hyper-parameters, unsmoothed."""
+        self._check_params()
+        value = getattr(self, self._swept)
+        if value == "auto" or self.floor == "auto":
+            raise ValueError("fit_statistics needs explicit hyper-parameters, not 'auto'")
+        self.basis_ = self.basis
+        self.alphabet_ = np.asarray(alphabet, dtype=np.int32)
+        self.n_symbols_, self.vocabulary_, self.selection_ = int(n_symbols), vocabulary, []
+        self._finish(self._prepare(stats, None), value, self.floor, 0.0, None)
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "automaton_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+
+    def event_log_probs(self, corpus, return_n_floored: bool = False):
+        """The event protocol (``seqspectral.metrics``), by the fitted automaton."""
+        self._check_fitted()
+        if return_n_floored:
+            if self.model_ is not self.automaton_:
+                log_prob, predicted = self.model_.event_log_probs(corpus)
+                return (log_prob, predicted) + self.automaton_.event_log_probs(corpus, True)[2:]
+            return self.automaton_.event_log_probs(corpus, True)
+        return self.model_.event_log_probs(corpus)
+
+    def save(self, path) -> None:
+        """Save the fitted automaton with the method and its chosen hyper-parameters."""
+        self._check_fitted()
+        if self.model_ is not self.automaton_:
+            raise ValueError("a model smoothed with a bigram cannot be saved as one automaton; save automaton_ "
+                             "or fit with smoothing=None")
+        params = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
+                  for k, v in self.get_params(deep=False).items()}
+        chosen = {self._swept: getattr(self, self._swept + "_"), "floor": self.floor_}
+        self.automaton_.save(path, {"method": self.method, "params": params, "chosen": chosen})
+
+
+def _as_dense(m) -> np.ndarray:
+    return np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=np.float64)
+
+
+def dense_blocks(stats) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(H, stacked H_σ of shape (|Σ|, |P|, |S|), h_P, h_S) as dense float64 arrays."""
+    H = _as_dense(stats.H)
+    H_sigma = np.stack([_as_dense(m) for m in stats.H_sigma]) if len(stats.H_sigma) else np.zeros((0,) + H.shape)
+    return H, H_sigma, np.asarray(stats.h_P, dtype=np.float64), np.asarray(stats.h_S, dtype=np.float64)
+
+
+def automaton_from_blocks(initial, final, blocks, alphabet, n_symbols, statistic, vocabulary) -> WeightedAutomaton:
+    """A string automaton from an automaton for ``statistic`` given as per-alphabet operator blocks."""
+    k = len(initial)
+    ops = np.zeros((n_symbols, k, k))
+    ops[np.asarray(alphabet, dtype=np.int64)] = blocks
+    vocab = vocabulary if vocabulary is not None and len(vocabulary) == n_symbols else None
+    return WeightedAutomaton(initial, final, ops, vocab).from_statistic(statistic)

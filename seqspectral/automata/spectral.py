@@ -1,0 +1,113 @@
+"""Spectral learning of a weighted automaton from Hankel statistics by truncated SVD.
+
+Hsu, Kakade & Zhang (2009); Bailly, Denis & Ralaivola (2009); Balle, Hamilton & Pineau
+(2014), Algorithm 1: with H ≈ U D Vᵀ (rank n),
+
+    A_σ = (HV)⁺ H_σ V = D⁻¹ Uᵀ H_σ V,    β0ᵀ = h_Sᵀ V,    β∞ = (HV)⁺ h_P = D⁻¹ Uᵀ h_P,
+
+an automaton for the counted statistic (f, f^p or f^s), converted to one for string
+probabilities (``WeightedAutomaton.from_statistic``). One SVD serves every rank: the
+projected blocks Uᵀ H_σ V are computed once at the largest rank and every smaller rank
+takes their leading sub-blocks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .selection import HankelEstimator, automaton_from_blocks
+
+#: ranks tried by ``n_states="auto"`` (those up to ``max_states``)
+#: above this many rows/columns the SVD is randomized (sklearn) on the sparse H
+DENSE_SVD_LIMIT = 2000
+RANK_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 130, 160, 200, 250, 300)
+
+
+class SpectralFactorisation:
+    """The SVD of H and the projected blocks, enough to build the automaton of any rank ≤ ``max_rank``."""
+
+    def __init__(self, stats, max_rank: int, random_state=None):
+        H = stats.H
+        if min(H.shape) > DENSE_SVD_LIMIT and hasattr(H, "tocsr"):
+            from sklearn.utils.extmath import randomized_svd
+
+            U, d, Vt = randomized_svd(H.tocsr(), n_components=min(max_rank, min(H.shape)), n_oversamples=20,
+                                      random_state=random_state)
+        else:
+            U, d, Vt = np.linalg.svd(H.toarray() if hasattr(H, "toarray") else np.asarray(H, dtype=np.float64),
+                                     full_matrices=False)
+        tol = d[0] * max(H.shape) * np.finfo(float).eps if len(d) and d[0] > 0 else np.inf
+        r = int(min(max_rank, np.sum(d > tol)))
+        if r == 0:
+            raise ValueError("the Hankel matrix is zero: no statistics to learn from")
+        U, d, V = U[:, :r], d[:r], np.ascontiguousarray(Vt[:r].T)
+        self.singular_values = d
+        self.blocks = np.stack([U.T @ np.asarray(Hs @ V) for Hs in stats.H_sigma])  # Uᵀ H_σ V, sparse-friendly
+        self.initial = np.asarray(stats.h_S, dtype=np.float64) @ V
+        self.final = U.T @ np.asarray(stats.h_P, dtype=np.float64)
+
+    @property
+    def max_rank(self) -> int:
+        return len(self.singular_values)
+
+    def automaton(self, rank: int, alphabet, n_symbols, statistic, vocabulary):
+        k = min(int(rank), self.max_rank)
+        inv_d = 1.0 / self.singular_values[:k]
+        blocks = self.blocks[:, :k, :k] * inv_d[None, :, None]
+        return automaton_from_blocks(self.initial[:k], self.final[:k] * inv_d, blocks, alphabet, n_symbols, statistic, vocabulary)
+
+
+class SpectralWA(HankelEstimator):
+    """Spectral weighted-automaton learner (string, prefix or substring statistics).
+
+    Parameters
+    ----------
+    n_states : rank of the truncated SVD, or "auto" (chosen by held-out log-likelihood
+        over ``RANK_GRID`` up to ``max_states``, from one SVD).
+    basis : a ``HankelBasis``; None builds one from the training corpus with the
+        ``basis_size`` most frequent prefixes and suffixes of length ≤ ``basis_length``.
+    statistic : "string" (f), "prefix" (f^p) or "substring" (f^s).
+    floor : the non-stochastic rule's floor (fraction of the positive next-event mass), or "auto".
+    smoothing : None, a weight λ or "auto": mix the automaton's conditionals with an
+        add-0.1 bigram's, (1 − λ) p_WA + λ p_bigram (``Interpolated``), λ chosen on held-out data.
+    validation_fraction, random_state : the held-out split used when no ``dev`` is given.
+    """
+
+    _swept = "n_states"
+
+    def __init__(self, n_states=20, basis=None, statistic="substring", basis_size=500, basis_length=3,
+                 floor=0.01, smoothing=None, max_states=100, validation_fraction=0.2, random_state=0):
+        self.n_states = n_states
+        self.basis = basis
+        self.statistic = statistic
+        self.basis_size = basis_size
+        self.basis_length = basis_length
+        self.floor = floor
+        self.smoothing = smoothing
+        self.max_states = max_states
+        self.validation_fraction = validation_fraction
+        self.random_state = random_state
+
+    @property
+    def method(self) -> str:
+        return "spectral" if self.statistic == "string" else f"spectral-{self.statistic}"
+
+    def _check_params(self) -> None:
+        super()._check_params()
+        if self.n_states != "auto" and (not isinstance(self.n_states, (int, np.integer)) or self.n_states < 1):
+            raise ValueError(f"n_states must be a positive integer or 'auto', got {self.n_states!r}")
+
+    def _grid(self):
+        return [r for r in RANK_GRID if r <= self.max_states]
+
+    def _prepare(self, stats, previous):
+        rank = max(self._grid()) if self.n_states == "auto" else self.n_states
+        return SpectralFactorisation(stats, rank, self.random_state)
+
+    def _build(self, prepared, rank):
+        return prepared.automaton(rank, self.alphabet_, self.n_symbols_, self.statistic, self.vocabulary_)
+
+    def with_n_states(self, n_states: int):
+        """The automaton of another rank from the stored SVD (no recount, no refactorisation)."""
+        self._check_fitted()
+        return self._build(self.prepared_, n_states).with_floor(self.floor_)

@@ -1,0 +1,136 @@
+"""SpectralWA: exact recovery from exact Hankel matrices (closed forms of f, f^p, f^s), one SVD
+for every rank, learning from samples, selection, smoothing, estimator protocol."""
+
+import itertools
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from seqspectral.automata.interpolated import Interpolated, bigram_automaton
+from seqspectral.automata.spectral import SpectralWA
+from seqspectral.automata.wfa import WeightedAutomaton
+from seqspectral.corpus import Corpus
+from seqspectral.counting import HankelBasis
+
+ALPHABET = (2, 3)
+
+
+@pytest.fixture(scope="module")
+def target():
+    """A 3-state PFA with stop probabilities."""
+    return WeightedAutomaton.random_stochastic(3, 2, stop=(0.2, 0.4), random_state=3)
+
+
+def closed_form(wa, statistic):
+    """x -> f(x), f^p(x) = α0ᵀA_x(I−A)⁻¹α∞ or f^s(x) = α0ᵀ(I−A)⁻¹A_x(I−A)⁻¹α∞, written out here."""
+    resolvent = np.linalg.inv(np.eye(wa.n_states) - wa.operators.sum(axis=0))
+    left = wa.initial @ resolvent if statistic == "substring" else wa.initial
+    right = wa.final if statistic == "string" else resolvent @ wa.final
+
+    def f(x):
+        v = left
+        for a in x:
+            v = v @ wa.operators[a]
+        return float(v @ right)
+    return f
+
+
+def exact_statistics(wa, statistic, length=2):
+    f = closed_form(wa, statistic)
+    strings = [x for n in range(length + 1) for x in itertools.product(ALPHABET, repeat=n)]
+    H = np.array([[f(u + v) for v in strings] for u in strings])
+    H_sigma = [np.array([[f(u + (a,) + v) for v in strings] for u in strings]) for a in ALPHABET]
+    return SimpleNamespace(H=H, H_sigma=H_sigma, h_P=H[:, 0], h_S=H[0, :])
+
+
+TEST_STRINGS = [x for n in range(6) for x in itertools.product(ALPHABET, repeat=n)]
+
+
+@pytest.mark.parametrize("statistic", ["string", "prefix", "substring"])
+def test_exact_recovery_from_exact_hankel(target, statistic):
+    est = SpectralWA(n_states=3, statistic=statistic, floor=0.0)
+    est.fit_statistics(exact_statistics(target, statistic), ALPHABET, 4)
+    wa = est.automaton_
+    assert wa.n_states == 3
+    for x in TEST_STRINGS:
+        assert wa.value(x) == pytest.approx(target.value(x), rel=1e-9, abs=1e-14)
+    corpus = target.sample(50, random_state=0)
+    np.testing.assert_allclose(est.event_log_probs(corpus)[0], target.event_log_probs(corpus)[0], atol=1e-9)
+
+
+def test_one_svd_serves_every_rank(target):
+    stats = exact_statistics(target, "substring")
+    big = SpectralWA(n_states=5, statistic="substring", floor=0.0).fit_statistics(stats, ALPHABET, 4)
+    small = SpectralWA(n_states=2, statistic="substring", floor=0.0).fit_statistics(stats, ALPHABET, 4)
+    swept = big.with_n_states(2)
+    for x in TEST_STRINGS[:20]:
+        assert swept.value(x) == pytest.approx(small.automaton_.value(x), rel=1e-9, abs=1e-14)
+    # the exact Hankel has rank 3: ranks beyond it are cut at the numerical rank
+    assert big.prepared_.max_rank == 3
+
+
+@pytest.fixture(scope="module")
+def samples(target):
+    return target.sample(30000, random_state=1), target.sample(3000, random_state=2)
+
+
+@pytest.mark.parametrize("statistic", ["string", "substring"])
+def test_learning_from_samples_approaches_the_truth(target, samples, statistic):
+    train, test = samples
+    est = SpectralWA(n_states=3, basis=HankelBasis.all_strings(ALPHABET, 2), statistic=statistic, floor=0.01).fit(train)
+    for x in TEST_STRINGS[:7]:
+        assert est.automaton_.value(x) == pytest.approx(target.value(x), abs=0.01)
+    assert est.score(test) == pytest.approx(target.score(test), rel=0.01)
+
+
+def test_auto_selection_on_held_out_data(target, samples):
+    train, test = samples
+    est = SpectralWA(n_states="auto", statistic="substring", floor="auto", max_states=8, basis_length=2).fit(train)
+    assert 3 <= est.n_states_ <= 8
+    best = max(est.selection_, key=lambda r: r["score"])
+    assert (best["n_states"], best["floor"]) == (est.n_states_, est.floor_)
+    assert est.score(test) == pytest.approx(target.score(test), rel=0.01)
+    # explicit dev: no split, and the result is a proper model too
+    est_dev = SpectralWA(n_states="auto", floor=0.01, max_states=8, basis_length=2).fit(train, dev=test)
+    assert est_dev.score(test) >= est.score(test) - 0.05
+
+
+def test_smoothing_mixes_with_a_bigram(samples):
+    train, test = samples
+    est = SpectralWA(n_states=1, statistic="substring", floor=0.01, smoothing="auto", basis_length=2).fit(train)
+    assert isinstance(est.model_, Interpolated) == (est.smoothing_ > 0)
+    dist = est.model_.event_distributions(test) if est.smoothing_ > 0 else est.automaton_.event_distributions(test)
+    np.testing.assert_allclose(dist.sum(axis=1), 1.0)
+    assert est.score(test) >= SpectralWA(n_states=1, statistic="substring", floor=0.01, basis_length=2).fit(train).score(test) - 1e-9
+
+
+def test_bigram_automaton_by_hand():
+    corpus = Corpus.from_ids([[2, 2, 3], [3]])
+    bigram = bigram_automaton(corpus, 4, k=0.5)
+    # after start: counts 2:1, 3:1, stop:0 (+0.5 each, total 3.5)
+    np.testing.assert_allclose(bigram.next_symbol_distribution([])[1], [1.5 / 3.5, 1.5 / 3.5, 0.5 / 3.5])
+    # after 2: 2:1, 3:1 -> 1.5/3.5 each; after 3: stop 2 -> 2.5/3.5
+    np.testing.assert_allclose(bigram.next_symbol_distribution([3])[1], [0.5 / 3.5, 0.5 / 3.5, 2.5 / 3.5])
+    assert bigram.value([2, 3]) == pytest.approx(1.5 / 3.5 * 1.5 / 3.5 * 2.5 / 3.5)
+
+
+def test_estimator_protocol():
+    from sklearn.base import clone
+
+    est = SpectralWA(n_states=7, statistic="prefix", floor=0.02)
+    copy = clone(est)
+    assert copy.get_params() == est.get_params() and copy is not est
+    assert est.set_params(n_states=4) is est and est.n_states == 4
+    with pytest.raises(ValueError):
+        est.set_params(bogus=1)
+    with pytest.raises(ValueError):
+        SpectralWA(statistic="suffix").fit(Corpus.from_ids([[2, 3]]))
+
+
+def test_save_writes_a_loadable_automaton(tmp_path, samples):
+    train, test = samples
+    est = SpectralWA(n_states=3, basis_length=2).fit(train)
+    est.save(tmp_path / "m.npz")
+    back = WeightedAutomaton.load(tmp_path / "m.npz")
+    np.testing.assert_allclose(back.event_log_probs(test)[0], est.event_log_probs(test)[0])

@@ -1,0 +1,89 @@
+"""TensorHMM: exact recovery from population moments, planted recovery from samples."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linear_sum_assignment
+
+from seqspectral.automata.hmm import HMM
+from seqspectral.automata.tensor_hmm import TensorHMM
+from seqspectral.corpus import Vocabulary
+from seqspectral.counting import HankelBasis
+
+
+def planted_hmm(k, n_symbols, seed, stop=0.15, sharp=0.6):
+    """Each state has its own most likely symbol (weight ``sharp``); T = half a permutation."""
+    rng = np.random.default_rng(seed)
+    emit = np.zeros((k, n_symbols + 2))
+    emit[:, 2:] = (1 - sharp) * rng.dirichlet(np.ones(n_symbols), k)
+    emit[np.arange(k), 2 + rng.permutation(n_symbols)[:k]] += sharp
+    trans = 0.5 * rng.dirichlet(np.ones(k), k)
+    trans[np.arange(k), rng.permutation(k)] += 0.5
+    return HMM(rng.dirichlet(np.full(k, 2.0)), trans, emit * (1 - stop), np.full(k, stop),
+               Vocabulary(str(a) for a in range(n_symbols)))
+
+
+def matched_errors(true, est):
+    """(max |O - Ô|, max column-L1 ... of T) after Hungarian matching of the states on O."""
+    Ot, Oe = true.extended_emissions().T, est.extended_emissions().T
+    rows, cols = linear_sum_assignment(np.abs(Ot[:, :, None] - Oe[:, None, :]).sum(0))
+    err_o = np.abs(Ot[:, rows] - Oe[:, cols]).max()
+    err_t = np.abs(true.transitions[np.ix_(rows, rows)] - est.transitions[np.ix_(cols, cols)]).sum(1).max()
+    return err_o, err_t
+
+
+def population_statistics(hmm, basis):
+    """Prefix Hankel blocks computed exactly from the model (no sampling), with the
+    attributes of ``HankelStatistics`` that TensorHMM reads."""
+    wa = hmm.to_automaton().as_statistic("prefix")
+
+    def block(middle):
+        return sp.csr_matrix([[wa.value(p + middle + s) for s in basis.suffixes] for p in basis.prefixes])
+
+    return SimpleNamespace(basis=basis, statistic="prefix", H=block(()), H_sigma=[block((int(a),)) for a in basis.alphabet])
+
+
+@pytest.mark.parametrize("k,n_symbols", [(3, 4), (5, 7)])
+def test_exact_moments_recover_the_model(k, n_symbols):
+    true = planted_hmm(k, n_symbols, seed=k)
+    basis = HankelBasis.all_strings(np.arange(2, n_symbols + 2), 2)
+    est = TensorHMM(k, random_state=0).fit_statistics(population_statistics(true, basis), true.vocabulary).model_
+    rows, cols = linear_sum_assignment(-true.emissions @ est.emissions.T)
+    np.testing.assert_allclose(est.emissions[cols], true.emissions[rows], atol=1e-9)
+    np.testing.assert_allclose(est.stop[cols], true.stop[rows], atol=1e-9)
+    np.testing.assert_allclose(est.initial[cols], true.initial[rows], atol=1e-9)
+    np.testing.assert_allclose(est.transitions[np.ix_(cols, cols)], true.transitions[np.ix_(rows, rows)], atol=1e-9)
+
+
+def test_planted_recovery_improves_with_data():
+    true = planted_hmm(3, 5, seed=3)
+    errors = [matched_errors(true, TensorHMM(3, random_state=0).fit(true.sample(n, random_state=1)).model_)
+              for n in (3_000, 100_000)]
+    assert errors[1][0] < 0.05 and errors[1][1] < 0.1
+    assert errors[1][0] < errors[0][0] and errors[1][1] < errors[0][1]
+
+
+def test_more_states_than_symbols_is_a_clear_error():
+    corpus = planted_hmm(3, 3, seed=0).sample(500, random_state=0)
+    with pytest.raises(ValueError, match="n_states <= alphabet size"):
+        TensorHMM(4).fit(corpus)
+
+
+def test_estimator_protocol_and_scoring():
+    from sklearn.base import clone
+
+    est = TensorHMM(3, max_length=2, random_state=5)
+    assert clone(est).get_params() == est.get_params()
+    corpus = planted_hmm(3, 4, seed=1).sample(2_000, random_state=0)
+    a, b = TensorHMM(3, random_state=5).fit(corpus), TensorHMM(3, random_state=5).fit(corpus)
+    np.testing.assert_array_equal(a.model_.transitions, b.model_.transitions)
+    assert np.isfinite(a.score(corpus))
+
+
+def test_auto_selects_the_planted_number_of_states():
+    corpus = planted_hmm(3, 5, seed=3).sample(20_000, random_state=0)
+    fit = TensorHMM("auto", max_states=5, random_state=0).fit(corpus)
+    assert set(fit.selection_scores_) == {1, 2, 3, 4}  # capped by max_states and |Σ|... and the grid
+    assert fit.n_states_ == 3 and fit.model_.n_states == 3
