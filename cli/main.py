@@ -11,8 +11,9 @@ import argparse
 import sys
 
 from . import corpus as corpus_cmd
+from . import lm as lm_cmd
 
-COMMAND_GROUPS = [corpus_cmd]
+COMMAND_GROUPS = [corpus_cmd, lm_cmd]
 
 
 class UsageError(Exception):

@@ -1,0 +1,351 @@
+"""POS-sequence language models (issue 6; Table 4 of Balle, Hamilton & Pineau 2014).
+
+Every ``seqspectral lm`` method and the references a user would pick instead — NLTK's
+``KneserNeyInterpolated`` trigram, the toolkit's add-k trigram and unigram, hmmlearn's
+``CategoricalHMM`` by EM — on
+
+- UD English-EWT, 17 UPOS tags and the 12-tag set (``--tagset universal12``): fit on
+  train, every choice (states, floor, k) on dev, figures on test;
+- the Brown corpus with NLTK's universal tags, split by position: sentence i goes to
+  test if i % 10 == 9, to dev if i % 10 == 8, to train otherwise.
+
+Perplexity and WER count one stop event per sentence (DESIGN.md, Definitions); every
+model is a proper distribution. Fit time includes the selection on dev; score time is
+perplexity + WER on test. A last section times ``seqspectral lm train`` itself (process
+start, reading, counting, SVD, selection on dev) on EWT train and scikit-splearn's fit at
+the same basis, run in its own numpy<2 environment (``evaluation/_splearn.py``).
+
+Writes ``evaluation/results/poslm.md``. Run from the repository root::
+
+    NLTK_DATA=../shared/corpora/nltk_data python evaluation/poslm.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+EWT = SHARED / "corpora" / "ud-english-ewt"
+NLTK_DATA = SHARED / "corpora" / "nltk_data"
+OUT = REPO / "evaluation" / "results" / "poslm.md"
+
+TOOLKIT = ["spectral", "spectral-prefix", "spectral-substring", "convex", "tensor", "em", "em-tensor", "ngram", "unigram"]
+UNMIXED = ["spectral", "spectral-substring"]  # also shown without the bigram mixture
+DATASETS = ["ewt17", "ewt12", "brown"]
+
+
+# -- data ----------------------------------------------------------------------------------
+def load(name: str):
+    """(train, dev, test): EWT dev/test encoded with train's vocabulary; Brown split by position."""
+    if name.startswith("ewt"):
+        from seqspectral.corpus.readers import read_corpus
+
+        tagset = "universal12" if name == "ewt12" else None
+        train = read_corpus(EWT / "en_ewt-ud-train.conllu", field="upos", tagset=tagset)
+        dev, test = (read_corpus(EWT / f"en_ewt-ud-{p}.conllu", field="upos", tagset=tagset, vocabulary=train.vocabulary)
+                     for p in ("dev", "test"))
+        return train, dev, test
+    from seqspectral.corpus.readers import read_corpus
+
+    brown = read_corpus(NLTK_DATA, format="brown", field="upos")
+    position = np.arange(len(brown)) % 10
+    return brown.subset(position < 8), brown.subset(position == 8), brown.subset(position == 9)
+
+
+# -- the toolkit -------------------------------------------------------------------------------
+def run_toolkit(method, train, dev, test, random_state=0, mix=True, n_states="auto"):
+    from seqspectral.lm import evaluate_lm, timed, train_lm
+
+    lm, fit_s = timed(train_lm, train, method, n_states=n_states, dev=dev, random_state=random_state,
+                      mix_order=2 if mix else None)
+    result, score_s = timed(evaluate_lm, lm, test)
+    chosen = {k: v for k, v in lm.params.items() if k in ("n_states", "k", "order", "regularization", "floor")}
+    chosen.update({k: v for k, v in lm.selection.items() if k in ("n_states", "floor", "regularization")})
+    if "mixture" in lm.selection:
+        chosen["bigram weight"] = round(1 - lm.selection["mixture"]["weight"], 2)
+    name = f"seqspectral {method}" + ("" if mix or method in ("ngram", "unigram") else " (no bigram mixing)")
+    if n_states != "auto":
+        name += f", {n_states} states fixed"
+    return {"system": name, "chosen": _short(chosen), "perplexity": result["perplexity"],
+            "wer": result["wer"], "fit": fit_s, "score": score_s,
+            "floored": result["n_floored"] / max(result["n_weights"], 1) if result["n_weights"] else 0.0}
+
+
+def _short(d: dict) -> str:
+    return ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in d.items())
+
+
+# -- references --------------------------------------------------------------------------------
+def run_nltk_kn(train, dev, test, order=3):
+    """NLTK KneserNeyInterpolated; every distinct history's distribution over tags + </s>
+    is computed once (NLTK's probabilities as given, not renormalised)."""
+    from nltk.lm import KneserNeyInterpolated
+    from nltk.lm.preprocessing import padded_everygram_pipeline
+
+    t0 = time.perf_counter()
+    lm = KneserNeyInterpolated(order)
+    grams, vocab = padded_everygram_pipeline(order, train.to_symbols())
+    lm.fit(grams, vocab)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    symbols = train.vocabulary.symbols
+    events = symbols[2:] + ["</s>"]
+    event_id = np.array(list(range(2, len(symbols))) + [1])
+    cache: dict = {}
+    log_prob, predicted = [], []
+    for seq in test.to_symbols():
+        padded = ["<s>"] * (order - 1) + seq + ["</s>"]
+        for t in range(order - 1, len(padded)):
+            ctx = tuple(padded[t - order + 1:t])
+            if ctx not in cache:
+                cache[ctx] = np.array([lm.score(w, ctx) for w in events])
+            dist = cache[ctx]
+            w = padded[t]
+            p = dist[events.index(w)] if w in events else lm.score(w, ctx)
+            log_prob.append(np.log(p) if p > 0 else -np.inf)
+            predicted.append(event_id[int(np.argmax(dist))])
+    return _reference_row("NLTK KneserNeyInterpolated trigram", "", np.array(log_prob), np.array(predicted), test,
+                          fit_s, time.perf_counter() - t0)
+
+
+def run_hmmlearn(train, dev, test, n_states=64, n_iter=100, random_state=0):
+    """hmmlearn CategoricalHMM by EM with an explicit end symbol (``implementation="scaling"``,
+    its fastest); the next-event distribution comes from the forward recursion."""
+    from hmmlearn.hmm import CategoricalHMM
+
+    def events(corpus):
+        from seqspectral.metrics import event_targets
+
+        return (event_targets(corpus) - 1).reshape(-1, 1), corpus.lengths + 1
+
+    X, lengths = events(train)
+    n_features = len(train.vocabulary) - 1
+    model = CategoricalHMM(n_components=n_states, n_iter=n_iter, tol=1e-4, random_state=random_state,
+                           implementation="scaling", n_features=n_features)
+    t0 = time.perf_counter()
+    model.fit(X, lengths)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    log_prob, predicted = _forward_events(model.startprob_, model.transmat_, model.emissionprob_, test)
+    return _reference_row(f"hmmlearn CategoricalHMM EM ({model.monitor_.iter} iterations)", f"n_states={n_states}",
+                          log_prob, predicted, test, fit_s, time.perf_counter() - t0)
+
+
+def _forward_events(start, trans, emit, corpus):
+    """Per event log p(x_t | x_<t) and argmax of an HMM emitting ids 1.. (column j = id j+1)."""
+    from seqspectral.metrics import event_targets
+
+    targets = event_targets(corpus) - 1
+    log_prob = np.empty(len(targets))
+    predicted = np.empty(len(targets), dtype=np.int32)
+    e = 0
+    for length in corpus.lengths:
+        state = start
+        for _ in range(length + 1):
+            dist = state @ emit
+            x = targets[e]
+            log_prob[e] = np.log(dist[x])
+            predicted[e] = np.argmax(dist) + 1
+            alpha = state * emit[:, x]
+            state = (alpha / alpha.sum()) @ trans
+            e += 1
+    return log_prob, predicted
+
+
+def _reference_row(system, chosen, log_prob, predicted, test, fit_s, score_s):
+    from seqspectral.metrics import perplexity, wer
+
+    return {"system": system, "chosen": chosen, "perplexity": perplexity(log_prob), "wer": wer(predicted, test),
+            "fit": fit_s, "score": score_s, "floored": 0.0}
+
+
+# -- command-line timing ---------------------------------------------------------------------
+def time_cli(method: str, extra=()) -> tuple[float, str]:
+    """Wall time of ``seqspectral lm train`` on EWT train with selection on dev, and the command."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = ["seqspectral", "lm", "train", str(EWT / "en_ewt-ud-train.conllu"), "-o", f"{tmp}/m.npz",
+               "--method", method, "--states", "auto", "--dev", str(EWT / "en_ewt-ud-dev.conllu"), "--quiet", *extra]
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True)
+        wall = time.perf_counter() - t0
+    shown = " ".join(shlex.quote(c.replace(str(SHARED), "../shared")) for c in cmd).replace(f"{tmp}/m.npz", "MODEL")
+    return wall, shown
+
+
+# -- report ------------------------------------------------------------------------------------
+def table(rows) -> list[str]:
+    lines = ["| system | chosen on dev | perplexity | WER | fit (s) | score (s) | floored weights |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['system']} | {r['error']} | | | | | |")
+            continue
+        lines.append(f"| {r['system']} | {r['chosen']} | {r['perplexity']:.2f} | {r['wer']:.3f} | {r['fit']:.2f} | "
+                     f"{r['score']:.2f} | {100 * r['floored']:.1f}% |")
+    return lines
+
+
+def machine() -> str:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", load average at start {:.1f}".format(os.getloadavg()[0]) if hasattr(os, "getloadavg") else ""
+    return f"{cpu or platform.processor()}, {os.cpu_count()} cores{load}, Python {platform.python_version()}"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", nargs="*", default=DATASETS, choices=DATASETS)
+    p.add_argument("--methods", nargs="+", default=TOOLKIT, choices=TOOLKIT)
+    p.add_argument("--hmmlearn-iter", type=int, default=100)
+    p.add_argument("--hmmlearn-states", type=int, default=64)
+    p.add_argument("--skip-hmmlearn", nargs="*", default=["brown"], choices=DATASETS,
+                   help="datasets without the hmmlearn run (default: brown, hours at 100 iterations)")
+    p.add_argument("--skip-nltk", action="store_true")
+    p.add_argument("--skip-cli", action="store_true")
+    p.add_argument("--skip-splearn", action="store_true")
+    p.add_argument("--output", type=Path, default=OUT)
+    args = p.parse_args(argv)
+    if not EWT.is_dir():
+        print(f"poslm: {EWT} not found", file=sys.stderr)
+        return 2
+    command = "python evaluation/poslm.py " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
+    out = [f"# POS-sequence language models (issue 6)", "",
+           f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.", "",
+           f"Command: `NLTK_DATA=../shared/corpora/nltk_data {command.strip()}`", "",
+           "Perplexity and WER on test with one stop event per sentence; every choice (states, floor, "
+           "smoothing) on dev. Fit time includes the selection on dev; score time is perplexity + WER on test. "
+           "Floored weights: share of next-event weights raised by the non-stochastic rule.", ""]
+    summary = {}
+    for name in args.datasets:
+        train, dev, test = load(name)
+        title = {"ewt17": "UD English-EWT, 17 UPOS tags", "ewt12": "UD English-EWT, 12 tags (--tagset universal12)",
+                 "brown": "Brown, NLTK universal tags (12); split by position: i % 10 == 9 test, == 8 dev, else train"}[name]
+        T = test.n_tokens + len(test)
+        print(f"== {name}: train {len(train)} / dev {len(dev)} / test {len(test)} sentences", file=sys.stderr, flush=True)
+        rows = []
+        runs = [(m, True, "auto") for m in args.methods] + [(m, False, "auto") for m in args.methods if m in UNMIXED]
+        if "em" in args.methods and name not in args.skip_hmmlearn:  # EM against EM: hmmlearn's size, unmixed
+            runs.append(("em", False, args.hmmlearn_states))
+        header = [f"## {title}", "",
+                  f"train {len(train):,} / dev {len(dev):,} / test {len(test):,} sentences; T = {T:,} test events; "
+                  f"{len(train.vocabulary) - 2} tags.", ""]
+        for method, mix, n_states in runs:
+            try:
+                rows.append(run_toolkit(method, train, dev, test, mix=mix, n_states=n_states))
+            except Exception as e:  # noqa: BLE001 - a learner missing or failing is reported in the table
+                rows.append({"system": f"seqspectral {method}", "error": f"failed: {type(e).__name__}: {e}"})
+            print(rows[-1], file=sys.stderr, flush=True)
+            _write(args.output, out + header + table(rows) + ["", "(run in progress)"])
+        if not args.skip_nltk:
+            rows.append(run_nltk_kn(train, dev, test))
+            print(rows[-1], file=sys.stderr, flush=True)
+        if name not in args.skip_hmmlearn:
+            rows.append(run_hmmlearn(train, dev, test, args.hmmlearn_states, args.hmmlearn_iter))
+            print(rows[-1], file=sys.stderr, flush=True)
+        summary[name] = rows
+        out += header + table(rows) + [""]
+        _write(args.output, out)  # after every section, so a long run leaves its finished tables
+    if not args.skip_cli:
+        out += cli_section(summary.get("ewt17", []), args.hmmlearn_states)
+        _write(args.output, out)
+    if not args.skip_splearn:
+        out += splearn_section()
+    _write(args.output, out)
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _write(path: Path, lines: list[str]) -> None:
+    from seqspectral.io import atomic_write_text
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, "\n".join(lines) + "\n")
+
+
+def cli_section(rows, em_states) -> list[str]:
+    lines = ["## Spectral training from the command line (EWT train, 17 tags, states chosen on dev)", "",
+             "Wall time of the whole command: process start, reading train and dev, counting, SVD, "
+             "selection of rank, floor and bigram weight on dev, saving.", ""]
+    walls = {}
+    for method in ("spectral-substring", "spectral"):
+        walls[method], cmd = time_cli(method)
+        lines.append(f"- `{cmd}`: {walls[method]:.2f} s wall")
+    spectral_wall = walls["spectral-substring"]
+    fixed = next((r for r in rows if r["system"] == f"seqspectral em (no bigram mixing), {em_states} states fixed"
+                  and "fit" in r), None)
+    auto = next((r for r in rows if r["system"] == "seqspectral em" and "fit" in r), None)
+    hl = next((r for r in rows if r["system"].startswith("hmmlearn") and "fit" in r), None)
+    if fixed is not None:
+        lines.append(f"- toolkit EM, {em_states} states, to convergence (≤ 100 iterations, tol 1e-4): {fixed['fit']:.1f} s "
+                     f"= {fixed['fit'] / spectral_wall:.0f}x the spectral-substring command")
+    if auto is not None:
+        lines.append(f"- toolkit EM with its number of states chosen on dev: {auto['fit']:.1f} s "
+                     f"= {auto['fit'] / spectral_wall:.0f}x the spectral-substring command")
+    if hl is not None and fixed is not None:
+        lines.append(f"- hmmlearn EM, {em_states} states: {hl['fit']:.1f} s; the toolkit's EM is "
+                     f"{hl['fit'] / fixed['fit']:.1f}x faster")
+    return lines + [""]
+
+
+def splearn_section(lengths=(2, 3), rank=25) -> list[str]:
+    """End-to-end fit (read, count, SVD, automaton) of the substring spectral learner at the
+    same basis as scikit-splearn's factor version: all strings up to length L as rows and
+    columns (scikit-splearn keeps those seen in the data), rank 25, EWT train, 17 tags."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _splearn import run_worker
+
+    from seqspectral.automata.spectral import SpectralWA
+    from seqspectral.corpus.pautomac import write_pautomac
+    from seqspectral.corpus.readers import read_corpus
+    from seqspectral.counting import HankelBasis
+
+    lines = ["## Equal basis against scikit-splearn (EWT train, 17 tags, substring/factor statistics, rank 25)", "",
+             "Rows and columns: every string up to length L (scikit-splearn: those that occur). Ours: "
+             "`read_corpus` + `SpectralWA(basis=HankelBasis.all_strings(Σ, L), statistic=\"substring\")`"
+             ".fit; scikit-splearn 1.x `Spectral(version=\"factor\", lrows=L, lcolumns=L, partial=True, sparse=True)`: "
+             "loading its PAutomaC-format copy of the same data + fit, in its numpy<2 environment.", "",
+             "| L | seqspectral (s) | scikit-splearn (s) | ratio |", "|---|---|---|---|"]
+    worker = Path(__file__).resolve().parent / "_splearn_pautomac_worker.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        train = read_corpus(EWT / "en_ewt-ud-train.conllu", field="upos")
+        path = Path(tmp) / "ewt.pautomac.train"
+        write_pautomac(path, train)
+        for L in lengths:
+            t0 = time.perf_counter()
+            corpus = read_corpus(EWT / "en_ewt-ud-train.conllu", field="upos")
+            alphabet = np.arange(2, len(corpus.vocabulary), dtype=np.int32)
+            SpectralWA(n_states=rank, basis=HankelBasis.all_strings(alphabet, L), statistic="substring",
+                       floor=0.01).fit(corpus)
+            ours = time.perf_counter() - t0
+            try:
+                _, values = run_worker(worker, {"fit_path": str(path), "configs": [
+                    {"version": "factor", "lrows": L, "lcolumns": L, "ranks": [rank]}]}, timeout=1800)
+                rec = values["models"][0]
+                theirs = rec["load_seconds"] + rec["fit_seconds"]
+                lines.append(f"| {L} | {ours:.2f} | {theirs:.2f} | {theirs / ours:.1f}x |")
+            except Exception as e:  # noqa: BLE001 - the peer failing is reported, not fatal
+                lines.append(f"| {L} | {ours:.2f} | failed: {type(e).__name__} | |")
+            print(lines[-1], file=sys.stderr, flush=True)
+    return lines + [""]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

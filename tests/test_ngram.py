@@ -1,0 +1,112 @@
+"""Add-k n-gram models against brute-force counting with Python dicts."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from seqspectral.corpus import Corpus, Vocabulary
+from seqspectral.ngram import NGramLM, select_k
+
+
+def _random_corpus(rng, n=60, n_symbols=5, max_len=7):
+    vocab = Vocabulary([f"s{i}" for i in range(n_symbols)])
+    seqs = [rng.integers(2, 2 + n_symbols, size=rng.integers(0, max_len + 1)) for _ in range(n)]
+    return Corpus.from_ids(seqs, vocab)
+
+
+def _brute_force(train, test, order, k):
+    """Per-event log p by explicit histories: tuples padded with a start marker."""
+    V = len(train.vocabulary)
+    start = "<s>"
+    grams, hist = Counter(), Counter()
+    for seq in train:
+        padded = [start] * (order - 1) + [int(x) for x in seq] + [1]
+        for t in range(order - 1, len(padded)):
+            h = tuple(padded[t - order + 1:t])
+            grams[h, padded[t]] += 1
+            hist[h] += 1
+    out = []
+    for seq in test:
+        padded = [start] * (order - 1) + [int(x) for x in seq] + [1]
+        for t in range(order - 1, len(padded)):
+            h = tuple(padded[t - order + 1:t])
+            out.append(np.log((grams[h, padded[t]] + k) / (hist[h] + k * (V - 1))))
+    return np.array(out), grams, hist
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_event_log_probs_match_brute_force(order):
+    rng = np.random.default_rng(order)
+    train, test = _random_corpus(rng), _random_corpus(rng, n=30)
+    model = NGramLM(order=order, k=0.3).fit(train)
+    log_prob, predicted = model.event_log_probs(test)
+    expected, grams, hist = _brute_force(train, test, order, 0.3)
+    np.testing.assert_allclose(log_prob, expected, rtol=1e-12)
+    assert len(predicted) == test.n_tokens + len(test) and predicted.dtype == np.int32
+    # the prediction maximises the count after the history (smallest id among ties)
+    V = len(train.vocabulary)
+    i = 0
+    for seq in test:
+        padded = ["<s>"] * (order - 1) + [int(x) for x in seq] + [1]
+        for t in range(order - 1, len(padded)):
+            h = tuple(padded[t - order + 1:t])
+            if hist[h]:
+                best = max(range(1, V), key=lambda w: (grams[h, w], -w))
+                assert predicted[i] == best
+            i += 1
+
+
+def test_conditionals_are_proper_distributions():
+    """Summing p(w | h) over the alphabet and stop gives 1 after every history seen in test."""
+    rng = np.random.default_rng(7)
+    train = _random_corpus(rng, n_symbols=4)
+    model = NGramLM(order=3, k=0.05).fit(train)
+    V = len(train.vocabulary)
+    test = _random_corpus(rng, n=10, n_symbols=4)
+    for seq in test:
+        for t in range(len(seq) + 1):
+            total = 0.0
+            for w in range(1, V):
+                cont = list(seq[:t]) + ([w] if w != 1 else [])
+                probe = Corpus.from_ids([cont], train.vocabulary)
+                lp, _ = model.event_log_probs(probe)
+                total += np.exp(lp[t])
+            assert total == pytest.approx(1.0, abs=1e-12)
+
+
+def test_string_probabilities_sum_to_one_by_enumeration():
+    """A unigram/bigram with stop defines a distribution over all strings: the mass of
+    strings up to length L approaches 1 (computed exactly by enumeration)."""
+    import itertools
+
+    vocab = Vocabulary(["a", "b"])
+    train = Corpus.from_symbols([["a", "b"], ["a"], ["b", "b", "a"], []], vocab)
+    for order in (1, 2):
+        model = NGramLM(order=order, k=0.5).fit(train)
+        seqs = [list(x) for L in range(0, 13) for x in itertools.product([2, 3], repeat=L)]
+        lp, _ = model.event_log_probs(Corpus.from_ids(seqs, vocab))
+        corpus = Corpus.from_ids(seqs, vocab)
+        per_seq = np.add.reduceat(lp, corpus.offsets[:-1] + np.arange(len(corpus)))
+        mass = np.exp(per_seq).sum()
+        assert 0.97 < mass <= 1.0 + 1e-12
+
+
+def test_unknown_ids_rejected_and_k_selected():
+    rng = np.random.default_rng(3)
+    train, held = _random_corpus(rng), _random_corpus(rng, n=20)
+    model = NGramLM(order=2, k=0.1).fit(train)
+    with pytest.raises(ValueError, match="unknown"):
+        model.event_log_probs(Corpus.from_ids([[0, 2]], train.vocabulary))
+    k = select_k(2, train, held, grid=(0.01, 0.1, 1.0))
+    best = max((0.01, 0.1, 1.0), key=lambda k: NGramLM(2, k).fit(train).score(held))
+    assert k == best
+
+
+def test_params_protocol():
+    sklearn_base = pytest.importorskip("sklearn.base")
+    m = NGramLM(order=2, k=0.5)
+    c = sklearn_base.clone(m)
+    assert c.get_params() == {"k": 0.5, "order": 2}
