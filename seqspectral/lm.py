@@ -23,6 +23,7 @@ import numpy as np
 
 from .corpus import Corpus, Vocabulary
 from .metrics import perplexity, sequence_log_probs, token_event_index, wer
+from .mixture import Interpolated, counts_floored, select_weight
 from .serialize import ModelFileError, load_model, save_model
 
 #: methods of ``lm train``: the seven learners of DESIGN.md and two n-gram references
@@ -56,7 +57,7 @@ class UnknownEscape:
     def event_log_probs(self, corpus: Corpus, return_n_floored: bool = False):
         unknown = corpus.symbols == Vocabulary.UNK_ID
         known_corpus = drop_unknown(corpus)
-        if return_n_floored and _counts_floored(self.model):
+        if return_n_floored and counts_floored(self.model):
             log_prob, predicted, n_floored, n_weights = self.model.event_log_probs(known_corpus, return_n_floored=True)
         else:
             (log_prob, predicted), n_floored, n_weights = self.model.event_log_probs(known_corpus), 0, 0
@@ -77,81 +78,6 @@ class UnknownEscape:
 
     def score(self, corpus: Corpus) -> float:
         return float(self.sequence_log_probs(corpus).mean())
-
-
-class Interpolated:
-    """λ·p_model(e | h) + (1 − λ)·p_lower(e | h): a model mixed with a lower-order n-gram.
-
-    Both conditionals are proper distributions over the alphabet and stop, so the mixture is
-    one too; λ is chosen on held-out data (:func:`select_weight`). The prediction (for WER)
-    is the argmax of the mixed distribution, from both models' whole next-event
-    distributions (``event_distributions``; an HMM's through its automaton).
-    """
-
-    def __init__(self, model, lower, weight: float):
-        if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"the mixture weight must be in [0, 1], got {weight}")
-        self.model = model
-        self.lower = lower
-        self.weight = float(weight)
-
-    def event_log_probs(self, corpus: Corpus, return_n_floored: bool = False):
-        if return_n_floored and _counts_floored(self.model):
-            lp_a, pred, n_floored, n_weights = self.model.event_log_probs(corpus, return_n_floored=True)
-        else:
-            (lp_a, pred), n_floored, n_weights = self.model.event_log_probs(corpus), 0, 0
-        log_prob = _mix(lp_a, self.lower.event_log_probs(corpus)[0], self.weight)
-        if self.weight < 1.0:
-            # whole distributions are (events x alphabet): take the argmax a block of sequences at a time
-            n_blocks = 1 + (corpus.n_tokens + len(corpus)) * len(self.lower.event_ids) // _MAX_DISTRIBUTION_CELLS
-            pred = np.concatenate([self._predict(corpus.subset(block))
-                                   for block in np.array_split(np.arange(len(corpus)), n_blocks)])
-        if return_n_floored:
-            return log_prob, pred, n_floored, n_weights
-        return log_prob, pred
-
-
-    def _predict(self, corpus: Corpus) -> np.ndarray:
-        probs_a, ids_a = event_distributions(self.model, corpus)
-        probs_b, ids_b = event_distributions(self.lower, corpus)
-        column = np.full(max(ids_a.max(), ids_b.max()) + 1, -1)
-        column[ids_b] = np.arange(len(ids_b))
-        mixed = self.weight * probs_a + (1.0 - self.weight) * probs_b[:, column[ids_a]]
-        return ids_a[np.argmax(mixed, axis=1)].astype(np.int32)
-
-
-_MAX_DISTRIBUTION_CELLS = 20_000_000
-
-
-def _mix(lp_a: np.ndarray, lp_b: np.ndarray, weight: float) -> np.ndarray:
-    if weight >= 1.0:
-        return lp_a
-    if weight <= 0.0:
-        return lp_b
-    return np.logaddexp(np.log(weight) + lp_a, np.log1p(-weight) + lp_b)
-
-
-def select_weight(lp_a: np.ndarray, lp_b: np.ndarray, grid=None) -> float:
-    """The mixture weight λ of ``grid`` (λ = 1: no mixing) maximising held-out log-likelihood."""
-    grid = np.linspace(0.0, 1.0, 21) if grid is None else np.asarray(grid)
-    scores = [_mix(lp_a, lp_b, w).sum() for w in grid]
-    return float(grid[int(np.argmax(scores))])
-
-
-def event_distributions(model, corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
-    """(probs (n_events, n_event_ids), event_ids): the next-event distribution before every event."""
-    if not hasattr(model, "event_distributions") and hasattr(model, "to_automaton"):
-        model = model.to_automaton()
-    return model.event_distributions(corpus), np.asarray(model.event_ids)
-
-
-def _counts_floored(model) -> bool:
-    import inspect
-
-    try:
-        return "return_n_floored" in inspect.signature(model.event_log_probs).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def unknown_probability(corpus: Corpus) -> float:

@@ -29,7 +29,6 @@ def brute_is_tree(heads) -> bool:
 
 def brute_is_projective(heads) -> bool:
     """Every word strictly between the ends of an arc is dominated by the arc's head."""
-    n = len(heads)
 
     def dominated(word, head):
         while word != 0:

@@ -1,4 +1,4 @@
-"""seqspectral.lm: unknown symbols, mixtures and model files, against brute-force probing."""
+"""seqspectral.lm: unknown symbols and model files, against brute-force probing."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from seqspectral.corpus import Corpus, Vocabulary
-from seqspectral.lm import (
-    Interpolated, TrainedLM, UnknownEscape, load_lm, save_lm, select_weight, unknown_probability,
-)
+from seqspectral.lm import TrainedLM, UnknownEscape, load_lm, save_lm, unknown_probability
+from seqspectral.mixture import Interpolated
 from seqspectral.ngram import NGramLM
 
 V = Vocabulary(["a", "b", "c"])  # ids 2, 3, 4
@@ -48,36 +47,6 @@ def test_unknown_escape_predictions_follow_the_base_model():
     # events: 2 UNK 3 stop | UNK stop | stop; UNK shares the history of the next known event
     assert pred.tolist() == [base_pred[0], base_pred[1], base_pred[1], base_pred[2],
                              base_pred[3], base_pred[3], base_pred[4]]
-
-
-def test_interpolation_matches_the_mixed_conditionals(monkeypatch):
-    rng = np.random.default_rng(2)
-    train, test = _corpus(rng), _corpus(rng, 15)
-    a, b = NGramLM(order=3, k=0.05).fit(train), NGramLM(order=1, k=1.0).fit(train)
-    mix = Interpolated(a, b, 0.3)
-    lp, pred = mix.event_log_probs(test)
-    i = 0
-    for seq in test:
-        for t in range(len(seq) + 1):
-            probs = {e: 0.3 * _conditional(a, seq[:t], e) + 0.7 * _conditional(b, seq[:t], e) for e in (2, 3, 4, 1)}
-            actual = int(seq[t]) if t < len(seq) else 1
-            assert lp[i] == pytest.approx(np.log(probs[actual]), rel=1e-12)
-            assert probs[pred[i]] == pytest.approx(max(probs.values()), rel=1e-12)
-            i += 1
-    assert sum(probs.values()) == pytest.approx(1.0)
-    # predictions taken block by block (bounded memory) are the same
-    import seqspectral.lm
-
-    monkeypatch.setattr(seqspectral.lm, "_MAX_DISTRIBUTION_CELLS", 40)
-    np.testing.assert_array_equal(mix.event_log_probs(test)[1], pred)
-
-
-def test_select_weight_maximises_held_out_likelihood():
-    lp_a = np.log(np.array([0.9, 0.1, 0.5]))
-    lp_b = np.log(np.array([0.2, 0.6, 0.5]))
-    grid = np.linspace(0, 1, 101)
-    best = grid[np.argmax([np.log(w * np.exp(lp_a) + (1 - w) * np.exp(lp_b)).sum() for w in grid])]
-    assert select_weight(lp_a, lp_b, grid) == pytest.approx(best)
 
 
 def test_unknown_probability_is_good_turing():

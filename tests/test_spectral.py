@@ -1,5 +1,5 @@
 """SpectralWA: exact recovery from exact Hankel matrices (closed forms of f, f^p, f^s), one SVD
-for every rank, learning from samples, selection, smoothing, estimator protocol."""
+for every rank, learning from samples, selection, estimator protocol."""
 
 import itertools
 from types import SimpleNamespace
@@ -7,7 +7,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from seqspectral.automata.interpolated import Interpolated, bigram_automaton
 from seqspectral.automata.spectral import SpectralWA
 from seqspectral.automata.wfa import WeightedAutomaton
 from seqspectral.corpus import Corpus
@@ -94,25 +93,6 @@ def test_auto_selection_on_held_out_data(target, samples):
     # explicit dev: no split, and the result is a proper model too
     est_dev = SpectralWA(n_states="auto", floor=0.01, max_states=8, basis_length=2).fit(train, dev=test)
     assert est_dev.score(test) >= est.score(test) - 0.05
-
-
-def test_smoothing_mixes_with_a_bigram(samples):
-    train, test = samples
-    est = SpectralWA(n_states=1, statistic="substring", floor=0.01, smoothing="auto", basis_length=2).fit(train)
-    assert isinstance(est.model_, Interpolated) == (est.smoothing_ > 0)
-    dist = est.model_.event_distributions(test) if est.smoothing_ > 0 else est.automaton_.event_distributions(test)
-    np.testing.assert_allclose(dist.sum(axis=1), 1.0)
-    assert est.score(test) >= SpectralWA(n_states=1, statistic="substring", floor=0.01, basis_length=2).fit(train).score(test) - 1e-9
-
-
-def test_bigram_automaton_by_hand():
-    corpus = Corpus.from_ids([[2, 2, 3], [3]])
-    bigram = bigram_automaton(corpus, 4, k=0.5)
-    # after start: counts 2:1, 3:1, stop:0 (+0.5 each, total 3.5)
-    np.testing.assert_allclose(bigram.next_symbol_distribution([])[1], [1.5 / 3.5, 1.5 / 3.5, 0.5 / 3.5])
-    # after 2: 2:1, 3:1 -> 1.5/3.5 each; after 3: stop 2 -> 2.5/3.5
-    np.testing.assert_allclose(bigram.next_symbol_distribution([3])[1], [0.5 / 3.5, 0.5 / 3.5, 2.5 / 3.5])
-    assert bigram.value([2, 3]) == pytest.approx(1.5 / 3.5 * 1.5 / 3.5 * 2.5 / 3.5)
 
 
 def test_estimator_protocol():

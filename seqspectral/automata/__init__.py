@@ -1,13 +1,18 @@
-"""Weighted automata and their learners.
+"""Weighted automata, HMMs and their learners.
 
 ``WeightedAutomaton`` (values, conversions between f, f^p and f^s, the floored
 next-event distribution), ``SpectralWA`` (SVD of Hankel statistics), ``ConvexWA``
-(nuclear-norm regularisation by ADMM), ``Interpolated`` (mixing with a lower-order model).
+(nuclear-norm regularisation by ADMM), ``HMM`` (π, T, O, stop), ``TensorHMM`` (whitening
+and the robust tensor power method), ``BaumWelchHMM`` (EM, from random or tensor starts),
+``read_pautomac_target`` (a PAutomaC ``_model.txt`` machine, the true-model floor).
 """
 
+from .baum_welch import BaumWelchHMM
 from .convex import ConvexWA
-from .interpolated import Interpolated, bigram_automaton
+from .hmm import HMM
+from .pautomac_target import read_pautomac_target
 from .spectral import SpectralWA
+from .tensor_hmm import TensorHMM
 from .wfa import WeightedAutomaton
 
-__all__ = ["ConvexWA", "Interpolated", "SpectralWA", "WeightedAutomaton", "bigram_automaton"]
+__all__ = ["BaumWelchHMM", "ConvexWA", "HMM", "SpectralWA", "TensorHMM", "WeightedAutomaton", "read_pautomac_target"]

@@ -110,7 +110,7 @@ class ConvexWA(HankelEstimator):
     ----------
     regularization : τ as a fraction of τ_max (the smallest τ with a zero solution), or
         "auto": the ``TAU_GRID`` path with warm starts, chosen by held-out log-likelihood.
-    basis, statistic, basis_size, basis_length, floor, smoothing, validation_fraction, random_state :
+    basis, statistic, basis_size, basis_length, floor, validation_fraction, random_state :
         as for ``SpectralWA``; the prefix ε must be the basis' first prefix.
     max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
     """
@@ -119,14 +119,13 @@ class ConvexWA(HankelEstimator):
     method = "convex"
 
     def __init__(self, regularization="auto", basis=None, statistic="substring", basis_size=100, basis_length=3,
-                 floor=0.01, smoothing=None, max_iter=500, tol=1e-4, validation_fraction=0.2, random_state=0):
+                 floor=0.01, max_iter=500, tol=1e-4, validation_fraction=0.2, random_state=0):
         self.regularization = regularization
         self.basis = basis
         self.statistic = statistic
         self.basis_size = basis_size
         self.basis_length = basis_length
         self.floor = floor
-        self.smoothing = smoothing
         self.max_iter = max_iter
         self.tol = tol
         self.validation_fraction = validation_fraction

@@ -5,10 +5,8 @@ A learner counts the Hankel statistics once, *prepares* them once (an SVD for
 of its swept hyper-parameter (rank, or regularisation) cheaply from the prepared object.
 ``"auto"`` values (and ``floor="auto"``) are chosen by held-out log-likelihood: on
 ``dev`` when given, else on a random ``validation_fraction`` of the training corpus, whose
-counts are then merged into the fit part's (``stats_a + stats_b``) for the final model.
-With ``smoothing`` (a weight λ, or "auto") the final model is the documented mixture
-``Interpolated([wa, bigram], [1 − λ, λ])`` with an add-0.1 bigram, λ chosen the same way;
-``automaton_`` is always the learned automaton, ``model_`` what scores.
+counts are then merged into the fit part's (``stats_a + stats_b``) for the final model. Mixing with a lower-order n-gram is
+:mod:`seqspectral.mixture`'s (the ``lm`` layer chooses its weight on the same data).
 """
 
 from __future__ import annotations
@@ -18,15 +16,11 @@ import time
 import numpy as np
 
 from .._params import ParamsMixin
-from ..metrics import LanguageModelMixin, sequence_log_probs
-from .interpolated import Interpolated, bigram_automaton, target_columns
+from ..metrics import LanguageModelMixin
 from .wfa import STATISTICS, WeightedAutomaton
 
 #: floors tried by ``floor="auto"`` (fractions of the positive next-event mass)
 FLOOR_GRID = (1e-4, 1e-3, 1e-2, 3e-2, 0.1)
-#: weights of the add-``BIGRAM_K`` bigram tried by ``smoothing="auto"`` (0 = no mixing)
-SMOOTHING_GRID = (0.0, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5)
-BIGRAM_K = 0.1
 
 
 def n_symbols_of(corpus) -> int:
@@ -52,8 +46,6 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
             raise ValueError(f"statistic must be one of {STATISTICS}, got {self.statistic!r}")
         if self.floor != "auto" and not 0.0 <= float(self.floor) < 1.0:
             raise ValueError(f"floor must be 'auto' or in [0, 1), got {self.floor!r}")
-        if self.smoothing not in (None, "auto") and not 0.0 <= float(self.smoothing) < 1.0:
-            raise ValueError(f"smoothing must be None, 'auto' or a weight in [0, 1), got {self.smoothing!r}")
 
     def _make_basis(self, corpus):
         from ..counting import HankelBasis
@@ -78,9 +70,9 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
         self.vocabulary_ = corpus.vocabulary
         self.basis_ = self._make_basis(corpus)
         self.alphabet_ = np.asarray(self.basis_.alphabet, dtype=np.int32)
-        value, floor, smoothing = getattr(self, self._swept), self.floor, self.smoothing
+        value, floor = getattr(self, self._swept), self.floor
         self.selection_ = []
-        if "auto" in (value, floor, smoothing):
+        if "auto" in (value, floor):
             if dev is None:
                 fit_part, held_out = corpus.split(self.validation_fraction, random_state=self.random_state)
             else:
@@ -89,53 +81,35 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
             prepared = self._prepare(stats, None)
             self.selection_ = self._sweep(prepared, fit_part, held_out)
             best = max(self.selection_, key=lambda r: r["score"] if np.isfinite(r["score"]) else -np.inf)
-            value, floor, smoothing = best[self._swept], best["floor"], best["smoothing"]
+            value, floor = best[self._swept], best["floor"]
             if dev is None:
                 prepared = self._prepare(stats + self._count(held_out), prepared)
         else:
             prepared = self._prepare(self._count(corpus), None)
-        self._finish(prepared, value, floor, smoothing, corpus)
+        self._finish(prepared, value, floor)
         self.fit_time_ = time.perf_counter() - start
         return self
 
     def _sweep(self, prepared, fit_part, held_out) -> list[dict]:
-        """Held-out mean log-likelihood per sequence of every (swept value, floor, smoothing)."""
-        value, floor, smoothing = getattr(self, self._swept), self.floor, self.smoothing
+        """Held-out mean log-likelihood per sequence of every (swept value, floor)."""
+        value, floor = getattr(self, self._swept), self.floor
         values = self._grid() if value == "auto" else [value]
         floors = FLOOR_GRID if floor == "auto" else [float(floor)]
-        lambdas = SMOOTHING_GRID if smoothing == "auto" else [float(smoothing or 0.0)]
-        targets, lower = None, None
-        if any(lam > 0 for lam in lambdas):
-            lower = bigram_automaton(fit_part, self.n_symbols_, BIGRAM_K).event_distributions(held_out)
-            targets = target_columns(held_out, self._build(prepared, values[0]).event_ids)
         table = []
         for v in values:
             wa = self._build(prepared, v)
             for fl in floors:
-                if lower is None:
-                    table.append({self._swept: v, "floor": fl, "smoothing": 0.0, "score": wa.with_floor(fl).score(held_out)})
-                    continue
-                probs = wa.with_floor(fl).event_distributions(held_out)[np.arange(len(targets)), targets]
-                low = lower[np.arange(len(targets)), targets]
-                for lam in lambdas:
-                    with np.errstate(divide="ignore"):
-                        score = sequence_log_probs(np.log((1 - lam) * probs + lam * low), held_out).mean()
-                    table.append({self._swept: v, "floor": fl, "smoothing": lam, "score": float(score)})
+                table.append({self._swept: v, "floor": fl, "score": wa.with_floor(fl).score(held_out)})
         return table
 
-    def _finish(self, prepared, value, floor, smoothing, corpus) -> None:
+    def _finish(self, prepared, value, floor) -> None:
         self.prepared_ = prepared
         setattr(self, self._swept + "_", value)
         self.floor_ = float(floor)
-        self.smoothing_ = float(smoothing or 0.0)
         self.automaton_ = self._build(prepared, value).with_floor(self.floor_)
-        self.model_ = self.automaton_
-        if self.smoothing_ > 0:
-            lower = bigram_automaton(corpus, self.n_symbols_, BIGRAM_K, self.automaton_.vocabulary)
-            self.model_ = Interpolated([self.automaton_, lower], [1 - self.smoothing_, self.smoothing_])
 
     def fit_statistics(self, stats, alphabet, n_symbols: int, vocabulary=None):
-        """Fit from given Hankel statistics (e.g. exact ones) at the set hyper-parameters, unsmoothed."""
+        """Fit from given Hankel statistics (e.g. exact ones) at the set hyper-parameters."""
         self._check_params()
         value = getattr(self, self._swept)
         if value == "auto" or self.floor == "auto":
@@ -143,7 +117,7 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
         self.basis_ = self.basis
         self.alphabet_ = np.asarray(alphabet, dtype=np.int32)
         self.n_symbols_, self.vocabulary_, self.selection_ = int(n_symbols), vocabulary, []
-        self._finish(self._prepare(stats, None), value, self.floor, 0.0, None)
+        self._finish(self._prepare(stats, None), value, self.floor)
         return self
 
     def _check_fitted(self):
@@ -153,19 +127,11 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
     def event_log_probs(self, corpus, return_n_floored: bool = False):
         """The event protocol (``seqspectral.metrics``), by the fitted automaton."""
         self._check_fitted()
-        if return_n_floored:
-            if self.model_ is not self.automaton_:
-                log_prob, predicted = self.model_.event_log_probs(corpus)
-                return (log_prob, predicted) + self.automaton_.event_log_probs(corpus, True)[2:]
-            return self.automaton_.event_log_probs(corpus, True)
-        return self.model_.event_log_probs(corpus)
+        return self.automaton_.event_log_probs(corpus, return_n_floored)
 
     def save(self, path) -> None:
         """Save the fitted automaton with the method and its chosen hyper-parameters."""
         self._check_fitted()
-        if self.model_ is not self.automaton_:
-            raise ValueError("a model smoothed with a bigram cannot be saved as one automaton; save automaton_ "
-                             "or fit with smoothing=None")
         params = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else repr(v))
                   for k, v in self.get_params(deep=False).items()}
         chosen = {self._swept: getattr(self, self._swept + "_"), "floor": self.floor_}

@@ -68,22 +68,19 @@ class SpectralWA(HankelEstimator):
         ``basis_size`` most frequent prefixes and suffixes of length ≤ ``basis_length``.
     statistic : "string" (f), "prefix" (f^p) or "substring" (f^s).
     floor : the non-stochastic rule's floor (fraction of the positive next-event mass), or "auto".
-    smoothing : None, a weight λ or "auto": mix the automaton's conditionals with an
-        add-0.1 bigram's, (1 − λ) p_WA + λ p_bigram (``Interpolated``), λ chosen on held-out data.
     validation_fraction, random_state : the held-out split used when no ``dev`` is given.
     """
 
     _swept = "n_states"
 
     def __init__(self, n_states=20, basis=None, statistic="substring", basis_size=500, basis_length=3,
-                 floor=0.01, smoothing=None, max_states=100, validation_fraction=0.2, random_state=0):
+                 floor=0.01, max_states=100, validation_fraction=0.2, random_state=0):
         self.n_states = n_states
         self.basis = basis
         self.statistic = statistic
         self.basis_size = basis_size
         self.basis_length = basis_length
         self.floor = floor
-        self.smoothing = smoothing
         self.max_states = max_states
         self.validation_fraction = validation_fraction
         self.random_state = random_state
