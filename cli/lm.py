@@ -60,24 +60,16 @@ def _reading_args(p) -> None:
 
 
 def _states(text: str):
-    if text == "auto":
-        return "auto"
+    return "auto" if text == "auto" else _positive_int(text, "a positive integer or 'auto'")
+
+
+def _positive_int(text: str, expected: str = "a positive integer") -> int:
     try:
         value = int(text)
     except ValueError:
-        raise _argparse_error(f"expected a positive integer or 'auto', got {text!r}") from None
+        value = 0
     if value < 1:
-        raise _argparse_error(f"the number of states must be positive, got {value}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise _argparse_error(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise _argparse_error(f"expected a positive integer, got {value}")
+        raise _argparse_error(f"expected {expected}, got {text!r}")
     return value
 
 
