@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from seqspectral.automata.selection import floored_log_probs
 from seqspectral.automata.spectral import SpectralWA
 from seqspectral.automata.wfa import WeightedAutomaton
 from seqspectral.corpus import Corpus
@@ -93,6 +94,18 @@ def test_auto_selection_on_held_out_data(target, samples):
     # explicit dev: no split, and the result is a proper model too
     est_dev = SpectralWA(n_states="auto", floor=0.01, max_states=8, basis_length=2).fit(train, dev=test)
     assert est_dev.score(test) >= est.score(test) - 0.05
+
+
+def test_one_pass_floor_sweep_equals_scoring_each_floor(samples):
+    """The sweep scores every floor from one pass; the result must equal scoring each floored
+    automaton on its own."""
+    train, test = samples
+    wa = SpectralWA(n_states=5, basis_length=3, floor=0.0).fit(train).automaton_
+    floors = (0.0, 1e-3, 0.05, 0.3)
+    swept = floored_log_probs(wa, test, floors)
+    for floor, log_prob in zip(floors, swept):
+        np.testing.assert_allclose(log_prob, wa.with_floor(floor).event_log_probs(test)[0], rtol=0, atol=1e-12)
+    assert np.max(np.abs(swept[0] - swept[-1])) > 0.01  # the floors bite
 
 
 def test_estimator_protocol():

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from .._params import ParamsMixin
-from ..metrics import LanguageModelMixin
+from ..metrics import LanguageModelMixin, event_targets, sequence_log_probs
 from .wfa import STATISTICS, WeightedAutomaton
 
 #: floors tried by ``floor="auto"`` (fractions of the positive next-event mass)
@@ -97,9 +97,8 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
         floors = FLOOR_GRID if floor == "auto" else [float(floor)]
         table = []
         for v in values:
-            wa = self._build(prepared, v)
-            for fl in floors:
-                table.append({self._swept: v, "floor": fl, "score": wa.with_floor(fl).score(held_out)})
+            for fl, log_prob in zip(floors, floored_log_probs(self._build(prepared, v), held_out, floors)):
+                table.append({self._swept: v, "floor": fl, "score": float(sequence_log_probs(log_prob, held_out).mean())})
         return table
 
     def _finish(self, prepared, value, floor) -> None:
@@ -136,6 +135,25 @@ class HankelEstimator(ParamsMixin, LanguageModelMixin):
                   for k, v in self.get_params(deep=False).items()}
         chosen = {self._swept: getattr(self, self._swept + "_"), "floor": self.floor_}
         self.automaton_.save(path, {"method": self.method, "params": params, "chosen": chosen})
+
+
+def floored_log_probs(wa: WeightedAutomaton, corpus, floors) -> list[np.ndarray]:
+    """Event log-probabilities of ``corpus`` under ``wa`` with each floor, from one pass.
+
+    The running state does not depend on the floor, and with q the conditional floored at
+    0 (negative weights set to 0, divided by the positive mass) the conditional floored at f
+    is max(q, f) / Σ max(q, f); so one pass gives every floor's log-probabilities.
+    """
+    if len(floors) == 1 or (corpus.n_tokens + len(corpus)) * len(wa.event_ids) > _MAX_SWEEP_CELLS:
+        return [wa.with_floor(fl).event_log_probs(corpus)[0] for fl in floors]
+    q = wa.with_floor(0.0).event_distributions(corpus)
+    column = np.full(wa.n_symbols, -1, dtype=np.int64)
+    column[wa.event_ids] = np.arange(len(wa.event_ids))
+    q_target = q[np.arange(len(q)), column[event_targets(corpus)]]
+    return [np.log(np.maximum(q_target, fl)) - np.log(np.maximum(q, fl).sum(axis=1)) for fl in floors]
+
+
+_MAX_SWEEP_CELLS = 50_000_000
 
 
 def _as_dense(m) -> np.ndarray:
