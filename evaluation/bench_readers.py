@@ -17,15 +17,14 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import datetime
-import os
-import platform
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import conllu
+
+from _machine import describe
 
 from seqspectral.corpus import read_conllu, read_corpus, read_pautomac
 
@@ -109,21 +108,18 @@ def main() -> None:
         f"{splearn_cell} | **{t_ours:.3f}** | {corpus.nbytes / 1e6:.2f} MB |"
     )
     print(pautomac_row, flush=True)
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    command = "python evaluation/bench_readers.py" + (f" --repeats {args.repeats}" if args.repeats != 3 else "")
     text = f"""# Corpus readers
 
-{datetime.date.today().isoformat()}, {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()},
-conllu {importlib.metadata.version("conllu")}; best of {args.repeats} runs; `{command}`.
-Load average at the end {load} (a shared machine: absolute times vary, the ratios are
-measured side by side in the same run).
+{describe("evaluation/bench_readers.py", sys.argv[1:])}.
+conllu {importlib.metadata.version("conllu")}; wall times, best of {args.repeats} runs; the ratios are measured side by
+side in the same run (scikit-splearn in its own venv process on the same core).
 
 ## CoNLL-U (UD English-EWT v2.15)
 
 `conllu.parse_incr` / `conllu.parse`: the `conllu` package alone parsing the file (every
 column, Token dicts). `read_corpus`: the UPOS column into an encoded int32 Corpus with
-heads, every tree validated (its token lines are still parsed by `conllu`'s
-`parse_line`). Ratio: `read_corpus` over `parse_incr` (target: at most 1.5x).
+heads, every id checked and every tree validated (token lines split on tabs; ids and
+comments parsed by `conllu`'s `parse_id_value` / `parse_comment_line`). Ratio: `read_corpus` over `parse_incr` (target: at most 1.5x).
 `read_conllu`: every column as Sentence objects. Memory: the encoded corpus
 (symbols + offsets + heads).
 
@@ -134,8 +130,8 @@ heads, every tree validated (its token lines are still parsed by `conllu`'s
 ## PAutomaC
 
 Python lines: `[[int(s) for s in line.split()[1:]] for line in f]`; scikit-splearn:
-`load_data_sample` (its own numpy<2 venv); `read_pautomac`: vectorised over the bytes,
-every length field and symbol checked against the header.
+`load_data_sample` (its own numpy<2 venv); `read_pautomac`: one Numba pass over the bytes
+(tokens and their lines), then every length field and symbol checked against the header.
 
 | File | strings / symbols | Python lines s | scikit-splearn s | read_pautomac s | encoded size |
 |---|---|---|---|---|---|

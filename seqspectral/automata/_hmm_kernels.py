@@ -11,8 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+#: reassociation only (vectorised sums); no "no-NaN/no-inf" assumptions: -inf log-likelihoods are checked
+FAST = {"reassoc", "contract"}
 
-@njit(cache=True)
+
+@njit(cache=True, fastmath=FAST)
 def _forward(symbols, lo, hi, eos, start, trans, emit, alpha, scale):
     """Scaled forward pass of one sequence into ``alpha``/``scale`` rows 0..hi-lo; log-likelihood."""
     k = len(start)
@@ -20,17 +23,20 @@ def _forward(symbols, lo, hi, eos, start, trans, emit, alpha, scale):
     ll = 0.0
     for t in range(m):
         x = symbols[lo + t] if t < m - 1 else eos
+        if t == 0:
+            for j in range(k):
+                alpha[0, j] = start[j]
+        else:
+            for j in range(k):
+                alpha[t, j] = 0.0
+            for i in range(k):  # row-wise, so the inner loop runs over contiguous memory
+                a = alpha[t - 1, i]
+                for j in range(k):
+                    alpha[t, j] += a * trans[i, j]
         c = 0.0
         for j in range(k):
-            if t == 0:
-                a = start[j]
-            else:
-                a = 0.0
-                for i in range(k):
-                    a += alpha[t - 1, i] * trans[i, j]
-            a *= emit[j, x]
-            alpha[t, j] = a
-            c += a
+            alpha[t, j] *= emit[j, x]
+            c += alpha[t, j]
         if c <= 0.0:
             return -np.inf
         for j in range(k):
@@ -40,7 +46,7 @@ def _forward(symbols, lo, hi, eos, start, trans, emit, alpha, scale):
     return ll
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def _chunk_counts(symbols, offsets, first, last, eos, start, trans, emit, c_start, c_trans, c_emit, alpha, scale, beta, nxt):
     """Expected counts of sequences first..last-1 added to the c_* arrays; their log-likelihood."""
     k = len(start)

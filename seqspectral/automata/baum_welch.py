@@ -29,14 +29,15 @@ class BaumWelchHMM(ParamsMixin, LanguageModelMixin):
     ----------
     n_states : number of hidden states, or "auto": chosen among ``hmm_selection.GRID`` up to
         ``max_states`` by the mean log-likelihood of a held-out ``validation_fraction`` of
-        the corpus (same budget per candidate), then refitted on all of it.
+        the corpus (same budget per candidate), then refitted on all of it by one more EM
+        run started from the chosen candidate's model.
     n_iter : maximum EM iterations per run.
     tol : a run stops when the mean log-likelihood per sequence improves by less than this.
     n_init : number of runs (restarts); the one with the highest log-likelihood is kept.
-    init : "random" (Dirichlet-perturbed starts) or "tensor" (``TensorHMM`` estimates mixed
-        70/30 with a uniform model over the seen symbols, which did better than a lighter
-        mix on PAutomaC; each run uses another tensor seed; beyond |Σ| states the tensor
-        states are split): EM-Tensor.
+    init : "random" (Dirichlet-perturbed starts) or "tensor" (``TensorHMM`` estimates with
+        min(n_states, |Σ|) states, mixed 90/10 with a uniform model over the seen symbols;
+        each run uses another tensor seed; beyond |Σ| states the tensor states are split
+        into randomly perturbed copies): EM-Tensor (Balle, Hamilton & Pineau 2014, §3.3).
     random_state : seed of the random starts.
     progress : show a progress bar with the current log-likelihood; None = when stderr is a terminal.
     floor : the language-model floor of the fitted ``HMM`` (see ``HMM``); "auto" chooses it
@@ -76,11 +77,16 @@ class BaumWelchHMM(ParamsMixin, LanguageModelMixin):
         k, floor = self.n_states, resolve_floor(self.floor)
         self.selection_scores_ = None
         if k == "auto" and initial_model is None:
-            params = {**self.get_params(deep=False), "floor": 0.0}
+            params, fitted = {**self.get_params(deep=False), "floor": 0.0}, {}
+
+            def fit_k(k, part):
+                fitted[k] = type(self)(**{**params, "n_states": k}).fit(part)
+                return fitted[k]
+
             k, floor, self.selection_scores_ = select_n_states(
-                lambda k, part: type(self)(**{**params, "n_states": k}).fit(part), corpus,
-                candidate_states(self.max_states), self.validation_fraction, self.random_state,
+                fit_k, corpus, candidate_states(self.max_states), self.validation_fraction, self.random_state,
                 FLOORS if self.floor == "auto" else (resolve_floor(self.floor),))
+            initial_model = fitted[k].model_  # the refit on all of the corpus starts from the chosen model
         elif initial_model is not None:
             k = initial_model.n_states
         if not isinstance(k, (int, np.integer)) or k < 1:
@@ -173,7 +179,7 @@ def _random_start(corpus, n_states: int, n_symbols: int, rng) -> HMM:
     return HMM(rng.dirichlet(np.ones(n_states)), rng.dirichlet(np.ones(n_states), size=n_states), emit, stop)
 
 
-def _tensor_starts(corpus, n_states: int, n_init: int, rng, smoothing: float = 0.3) -> list[HMM]:
+def _tensor_starts(corpus, n_states: int, n_init: int, rng, smoothing: float = 0.1) -> list[HMM]:
     """``n_init`` TensorHMM estimates (different power-method seeds), mixed with
     ``smoothing`` of a uniform model over the seen symbols (so EM can move every parameter
     and is not held by the moment estimates' exact zeros).
@@ -204,16 +210,18 @@ def _tensor_starts(corpus, n_states: int, n_init: int, rng, smoothing: float = 0
     return starts
 
 
-def _split_states(initial, trans, ext, k: int, rng, jitter: float = 0.1):
+def _split_states(initial, trans, ext, k: int, rng):
     """A k-state model whose state j copies state j mod m of the given m-state one: the
-    mass entering a state is shared among its copies, every row is perturbed by a factor
-    in [1 - jitter, 1 + jitter] (so EM can tell the copies apart) and renormalised."""
+    mass entering a state is shared among its copies and every entry is multiplied by an
+    Exp(1) factor, then rows renormalised (each row a Dirichlet-like draw around the
+    tensor's), so EM can tell the copies apart at once instead of breaking near-symmetry
+    slowly (a jitter of ±10% did worse on held-out PAutomaC data)."""
     m = len(initial)
     owner = np.arange(k) % m
     share = 1.0 / np.bincount(owner, minlength=m)[owner]
 
     def noisy(a):
-        a = a * rng.uniform(1 - jitter, 1 + jitter, size=a.shape)
+        a = a * rng.exponential(size=a.shape)
         return a / a.sum(-1, keepdims=True)
 
     return (noisy(initial[owner] * share), noisy(trans[np.ix_(owner, owner)] * share[None, :]), noisy(ext[owner]))

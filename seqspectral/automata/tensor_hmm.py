@@ -15,13 +15,17 @@ a three-view model (prefix, symbol, suffix) whose middle view carries O. The fou
    the columns of O up to scale (normalised to sum 1: emissions given no stop); optionally
    refined by alternating least squares on the whole tensor (``n_refine``).
 4. From the prefix view Ã = M21ᵀ (Oᵀ)⁺ = A diag(1/e): e = Ã⁺ H[:, ε] (as H[:, ε] = A 1),
-   stop = 1 − Ã⁺ H̄[:, ε] / e (as H̄[:, ε] = A (1 − stop)) and π = α_ε = Ã[ε] ⊙ e; from the
+   stop = 1 − Ã⁺ H̄[:, ε] / e (as H̄[:, ε] = A (1 − stop)) and α_ε = Ã[ε] ⊙ e; from the
    suffix view C ∝ M23ᵀ (Oᵀ)⁺, scaled so that C[ε] = 1: T by least squares from
    C[τs'] = T (O[τ] ⊙ C[s']) over the suffixes τs' whose tail s' is in the basis.
    Every distribution (π, rows of T, each state's emissions with its stop probability) is
    then projected onto the simplex (Duchi et al. 2008).
 
-It uses the prefix statistic f^p(x) = P(string starts with x), for which β_ε = 1.
+It uses the prefix statistic f^p(x) = P(string starts with x), for which β_ε = 1 and
+α_ε = π, or the substring statistic f^s(x) = expected occurrences of x, which is f^p with
+α0ᵀ replaced by ᾱᵀ = α0ᵀ (I − A)⁻¹ (Balle, Carreras, Luque & Quattoni 2014): the same O,
+T and stop, from every position of every string, and π = ᾱ − ((1 − stop) ⊙ ᾱ)ᵀ T, as
+A = diag(1 − stop) T.
 """
 
 from __future__ import annotations
@@ -45,8 +49,12 @@ class TensorHMM(ParamsMixin, LanguageModelMixin):
         "auto": chosen among ``hmm_selection.GRID`` up to ``max_states`` and the alphabet size
         by the mean log-likelihood of a held-out ``validation_fraction`` (statistics counted
         once on the rest), then refitted on the whole corpus.
+    statistic : "substring" (every position: on planted HMMs with 10^5 strings its errors
+        of O and T were 1.5-4 times smaller than the prefix statistic's) or "prefix" (the
+        strings' beginnings only).
     basis : a ``HankelBasis`` (empty string first in P and S) or None for the most frequent
-        prefixes/suffixes of the training corpus (``n_prefixes``, ``n_suffixes``, ``max_length``).
+        prefixes/suffixes of the statistic in the training corpus (``n_prefixes``,
+        ``n_suffixes``, ``max_length``).
     n_starts, n_iter : L and N of the robust tensor power method.
     n_refine : at most this many alternating-least-squares sweeps refining O on the whole
         P×Σ×S tensor after the power method (0: the plain method of §3.3). On planted HMMs
@@ -59,11 +67,12 @@ class TensorHMM(ParamsMixin, LanguageModelMixin):
     (refinement sweeps run).
     """
 
-    def __init__(self, n_states: int = 5, basis=None, n_prefixes: int = 200,
+    def __init__(self, n_states: int = 5, statistic: str = "substring", basis=None, n_prefixes: int = 200,
                  n_suffixes: int = 200, max_length: int = 3, n_starts: int = 20, n_iter: int = 100,
                  n_refine: int = 300, random_state=None, floor="auto", max_states: int = 20,
                  validation_fraction: float = 0.2):
         self.n_states = n_states
+        self.statistic = statistic
         self.basis = basis
         self.n_prefixes = n_prefixes
         self.n_suffixes = n_suffixes
@@ -82,8 +91,8 @@ class TensorHMM(ParamsMixin, LanguageModelMixin):
 
         basis = self.basis
         if basis is None:
-            basis = HankelBasis.from_corpus(corpus, "prefix", self.n_prefixes, self.n_suffixes, self.max_length)
-        return hankel_statistics(corpus, basis, "prefix")
+            basis = HankelBasis.from_corpus(corpus, self.statistic, self.n_prefixes, self.n_suffixes, self.max_length)
+        return hankel_statistics(corpus, basis, self.statistic)
 
     def fit(self, corpus) -> "TensorHMM":
         self.selection_scores_ = None
@@ -107,7 +116,7 @@ class TensorHMM(ParamsMixin, LanguageModelMixin):
         return self
 
     def fit_statistics(self, stats, vocabulary=None, n_states: int | None = None) -> "TensorHMM":
-        """Fit from prefix ``HankelStatistics`` (basis with () first); ``vocabulary`` sizes the
+        """Fit from prefix or substring ``HankelStatistics`` (basis with () first); ``vocabulary`` sizes the
         model; ``n_states`` overrides the hyper-parameter (used by "auto")."""
         basis, k = stats.basis, self.n_states if n_states is None else n_states
         if not isinstance(k, (int, np.integer)) or k < 1:
@@ -122,12 +131,12 @@ class TensorHMM(ParamsMixin, LanguageModelMixin):
             raise ValueError("the basis must have the empty string first among prefixes and suffixes")
         if min(basis.n_prefixes, basis.n_suffixes) < k:
             raise ValueError(f"the basis has {basis.n_prefixes}x{basis.n_suffixes} entries, fewer than {k} states")
-        if stats.statistic != "prefix":
-            raise ValueError(f"TensorHMM works on prefix statistics, got {stats.statistic!r}")
+        if stats.statistic not in ("prefix", "substring"):
+            raise ValueError(f"TensorHMM works on prefix or substring statistics, got {stats.statistic!r}")
         blocks = _Blocks(stats)
         O, self.weights_ = _emissions(blocks, k, self.n_starts, self.n_iter, self.random_state)
         O, self.n_refine_ = _refine(blocks, O, self.n_refine, REFINE_TOL)
-        initial, trans, emissions, stop = _other_parameters(blocks, O, basis, alphabet)
+        initial, trans, emissions, stop = _other_parameters(blocks, O, basis, alphabet, stats.statistic)
         n_symbols = len(vocabulary) if vocabulary is not None else int(alphabet.max()) + 1
         full = np.zeros((k, n_symbols))
         full[:, alphabet] = emissions
@@ -194,7 +203,7 @@ def _refine(b: _Blocks, O: np.ndarray, n_iter: int, tol: float) -> tuple[np.ndar
     return O, n_iter
 
 
-def _other_parameters(b: _Blocks, O: np.ndarray, basis, alphabet):
+def _other_parameters(b: _Blocks, O: np.ndarray, basis, alphabet, statistic: str):
     """Stage 4: (π, T, emissions k x |Σ|, stop) given O, every distribution on its simplex."""
     A_tilde = b.M21.T @ np.linalg.pinv(O.T)  # A diag(1/e)
     A_pinv = np.linalg.pinv(A_tilde)
@@ -204,7 +213,10 @@ def _other_parameters(b: _Blocks, O: np.ndarray, basis, alphabet):
     C = C / C[0]
     trans = project_simplex(_transitions_from_suffixes(C, O * (1.0 - stop), basis, alphabet))
     emit_stop = project_simplex(np.column_stack([O.T * (1.0 - stop)[:, None], stop]))
-    return project_simplex(A_tilde[0] * e), trans, emit_stop[:, :-1], emit_stop[:, -1]
+    alpha = A_tilde[0] * e  # π for the prefix statistic, ᾱ for the substring one
+    if statistic == "substring":
+        alpha = alpha - (emit_stop[:, :-1].sum(1) * alpha) @ trans
+    return project_simplex(alpha), trans, emit_stop[:, :-1], emit_stop[:, -1]
 
 
 def _transitions_from_suffixes(C, O, basis, alphabet) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""CoNLL-U: reader (token lines parsed by the ``conllu`` package) and writer.
+"""CoNLL-U: reader (token lines split on tabs; ids and comments parsed by the ``conllu``
+package's ``parse_id_value`` and ``parse_comment_line``) and writer.
 
 Multiword-token lines (``3-4``) and empty nodes (``5.1``) are skipped: a sentence is its
 words 1..n. Comments before a sentence become its ``metadata``.
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from conllu.exceptions import ParseException
-from conllu.parser import DEFAULT_FIELDS, parse_comment_line, parse_id_value, parse_line
+from conllu.parser import DEFAULT_FIELDS, parse_comment_line, parse_id_value
 
 from seqspectral.io import atomic_open
 
@@ -32,17 +33,16 @@ def _word_id(parts: list[str], i: int) -> int | None:
     return None  # a range (multiword token) or a decimal (empty node)
 
 
-_PARSERS = {"id": _word_id}
-
-
 def _split(line: str) -> dict:
     n = line.count("\t") + 1
     if n != 10:
         raise BadLine(f"{n} tab-separated columns where CoNLL-U has 10")
-    if "  " in line:  # conllu also splits on double spaces, which FORM and LEMMA may hold
-        parts = line.split("\t")
-        return {**dict(zip(DEFAULT_FIELDS, parts)), "id": _word_id(parts, 0)}
-    return parse_line(line, DEFAULT_FIELDS, _PARSERS)
+    # columns split on tabs only (conllu's parse_line also splits on double spaces, which FORM
+    # and LEMMA may hold); only the id is parsed, every other column stays a string
+    parts = line.split("\t")
+    row = dict(zip(DEFAULT_FIELDS, parts))
+    row["id"] = _word_id(parts, 0)
+    return row
 
 
 def _metadata(line: str) -> list[tuple[str, str | None]]:

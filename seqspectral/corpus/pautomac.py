@@ -1,8 +1,8 @@
 """PAutomaC files: ``.train``/``.test`` (header ``N k``, then ``len s1 .. slen`` per line)
 and ``_solution.txt`` (``N``, then one probability per line); readers and writers.
 
-The reader is vectorised over the raw bytes: token boundaries, the line of every token
-and every token's value come from numpy operations, not a Python loop over lines.
+The reader tokenises the raw bytes in one Numba pass (every token's value and line); the
+checks against the header and the encoding are numpy operations, no Python loop over lines.
 PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of "0".."k-1" in numeric order).
 """
 
@@ -18,39 +18,21 @@ from .errors import CorpusFormatError, ErrorPolicy, read_utf8
 from .sequences import Corpus
 from .vocabulary import Vocabulary
 
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[ord(" "), ord("\t"), ord("\r"), ord("\n")]] = True
-
 
 def _tokens(path, data: bytes):
     """(values, line of each token (0-based), number of lines) of a file of integers."""
-    buf = np.frombuffer(data, dtype=np.uint8)
-    space = _SPACE[buf]
-    newlines = np.flatnonzero(buf == ord("\n"))
-    n_lines = len(newlines) + (0 if len(buf) and buf[-1] == ord("\n") else 1)
-    digit = (buf >= ord("0")) & (buf <= ord("9"))
-    odd = np.flatnonzero(~space & ~digit)
-    if len(odd):
+    from ._kernels import integer_tokens
+
+    values, lines, n_lines, bad = integer_tokens(np.frombuffer(data, dtype=np.uint8))
+    if bad >= 0:
+        line = data.count(b"\n", 0, bad) + 1
+        if data[bad:bad + 1].isdigit():
+            raise CorpusFormatError(path, line, "an integer too large for a PAutomaC file")
         read_utf8(path, data)  # non-UTF-8 bytes are reported as such
-        at = int(odd[0])
-        line = int(np.searchsorted(newlines, at)) + 1
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
+        start = data.rfind(b"\n", 0, bad) + 1
+        end = data.find(b"\n", bad)
         word = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
         raise CorpusFormatError(path, line, f"not a non-negative integer in {word.strip()[:60]!r}")
-    word = ~space
-    starts = np.flatnonzero(word & np.concatenate(([True], space[:-1])))
-    ends = np.flatnonzero(word & np.concatenate((space[1:], [True])))
-    if len(starts) and int((ends - starts).max()) >= 15:
-        line = int(np.searchsorted(newlines, starts[np.argmax(ends - starts)])) + 1
-        raise CorpusFormatError(path, line, "an integer too large for a PAutomaC file")
-    # value of each token: sum of digit * 10^(distance to the token's last digit)
-    token_of = np.cumsum(word & np.concatenate(([True], space[:-1]))) - 1
-    positions = np.flatnonzero(word)
-    exponent = ends[token_of[positions]] - positions
-    digits = (buf[positions] - ord("0")) * 10.0 ** exponent  # exact: tokens have < 16 digits
-    values = np.bincount(token_of[positions], weights=digits, minlength=len(starts)).astype(np.int64)
-    lines = np.searchsorted(newlines, starts)
     return values, lines, n_lines
 
 

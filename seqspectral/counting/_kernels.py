@@ -214,7 +214,7 @@ def node_strings(parent, sym, depth, width):
 
 
 @njit(cache=True)
-def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r_child, r_term, sym_slot, n_p):
+def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r_child, r_term, sym_slot, n_p, n_s):
     """The nonzero Hankel entries from the counts of distinct strings (``count_trie``).
 
     Every split of a counted string w = u v with u in P and v in S gives H[u, v] = count(w);
@@ -222,8 +222,8 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
     ancestors of w's node whose string is in P (the P-trie node of every count-trie node
     is computed once, parents first); the v's come from one backward walk of w in the trie
     of the REVERSED suffixes (``r_*``). Each (block, u, v) comes from exactly one w, so
-    the entries come out without duplicates: returns ``(rows, cols, counts)`` with
-    row = block * |P| + u (block 0 = H, block 1 + i = H_sigma for alphabet symbol i).
+    the entries come out without duplicates: returns ``(keys, counts)`` with key =
+    (block * |P| + u) * |S| + v (block 0 = H, block 1 + i = H_sigma for alphabet symbol i).
     """
     n_nodes = len(parent)
     pnode = np.full(n_nodes, -1, np.int32)
@@ -238,8 +238,7 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
     pu = np.empty(max_d + 1, np.int64)
     sv = np.empty(max_d + 2, np.int64)
     cap = 1024
-    rows = np.empty(cap, np.int64)
-    cols = np.empty(cap, np.int64)
+    keys = np.empty(cap, np.int64)
     vals = np.empty(cap, np.int64)
     n = 0
     for t in range(n_nodes):
@@ -265,26 +264,23 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
         if n + 2 * (d + 1) > cap:
             while n + 2 * (d + 1) > cap:
                 cap *= 2
-            rows = np.concatenate((rows, np.empty(cap - len(rows), np.int64)))
-            cols = np.concatenate((cols, np.empty(cap - len(cols), np.int64)))
+            keys = np.concatenate((keys, np.empty(cap - len(keys), np.int64)))
             vals = np.concatenate((vals, np.empty(cap - len(vals), np.int64)))
         for k in range(d + 1):
             u = pu[k]
             if u < 0:
                 continue
             if sv[k] >= 0:
-                rows[n] = u
-                cols[n] = sv[k]
+                keys[n] = u * np.int64(n_s) + sv[k]
                 vals[n] = c
                 n += 1
             if k < d and sv[k + 1] >= 0:
                 a = buf[k]
                 if a < len(sym_slot) and sym_slot[a] > 0:
-                    rows[n] = sym_slot[a] * np.int64(n_p) + u
-                    cols[n] = sv[k + 1]
+                    keys[n] = (sym_slot[a] * np.int64(n_p) + u) * n_s + sv[k + 1]
                     vals[n] = c
                     n += 1
-    return rows[:n], cols[:n], vals[:n]
+    return keys[:n], vals[:n]
 
 
 @njit(cache=True)

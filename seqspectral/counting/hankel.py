@@ -132,9 +132,8 @@ def _count(corpus, basis: HankelBasis, statistic: str, tries) -> HankelStatistic
     sym_slot[alphabet] = np.arange(1, len(alphabet) + 1)
     parent, sym, depth, count = _kernels.count_trie(corpus.symbols, corpus.offsets, _MODES[statistic],
                                                     p_depth + 1 + s_depth)
-    rows, cols, vals = _kernels.hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term,
-                                               s_keys, s_child, s_term, sym_slot, n_p)
-    keys = rows * n_s + cols
+    keys, vals = _kernels.hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term,
+                                         s_keys, s_child, s_term, sym_slot, n_p, n_s)
     order = np.argsort(keys)
     return HankelStatistics(basis, statistic, keys[order], vals[order], len(corpus))
 
