@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .corpus import Corpus, Vocabulary
-from .metrics import perplexity, sequence_log_probs, token_event_index, wer
+from .metrics import event_report, sequence_log_probs, token_event_index
 from .mixture import Interpolated, counts_floored, select_weight
 from .serialize import ModelFileError, load_model, save_model
 
@@ -282,22 +282,13 @@ def _progress(items, verbose: bool, desc: str):
 # -- evaluation -----------------------------------------------------------------------------
 def evaluate_lm(lm: TrainedLM, corpus: Corpus, solution: np.ndarray | None = None) -> dict:
     """Perplexity, WER, PAutomaC score (given true probabilities), sizes, floored weights, unknowns."""
-    from .metrics import pautomac_score
-
     if len(corpus) == 0:
         raise LanguageModelError("the test corpus has no sequences")
+    if solution is not None and len(solution) != len(corpus):
+        raise LanguageModelError(f"the solution has {len(solution)} probabilities for {len(corpus)} test sequences")
     log_prob, predicted, n_floored, n_weights = lm.model.event_log_probs(corpus, return_n_floored=True)
-    pscore = None
-    if solution is not None:
-        if len(solution) != len(corpus):
-            raise LanguageModelError(f"the solution has {len(solution)} probabilities for {len(corpus)} test sequences")
-        pscore = pautomac_score(sequence_log_probs(log_prob, corpus), solution, log=True)
     return {
-        "perplexity": perplexity(log_prob),
-        "wer": wer(predicted, corpus),
-        "pautomac_score": pscore,
-        "n_sequences": len(corpus),
-        "n_tokens": corpus.n_tokens,
+        **event_report(log_prob, predicted, corpus, solution),
         "n_unknown": int(np.sum(corpus.symbols == Vocabulary.UNK_ID)),
         "n_floored": int(n_floored),
         "n_weights": int(n_weights),

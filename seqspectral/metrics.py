@@ -88,9 +88,15 @@ class LanguageModelMixin:
 
 def evaluate(model, corpus, solution: np.ndarray | None = None) -> dict:
     """Perplexity, WER and (given PAutomaC's true probabilities) the PAutomaC score."""
-    log_prob, predicted = model.event_log_probs(corpus)
+    return event_report(*model.event_log_probs(corpus), corpus, solution)
+
+
+def event_report(log_prob: np.ndarray, predicted: np.ndarray, corpus, solution: np.ndarray | None = None) -> dict:
+    """``evaluate`` from a model's per-event log-probabilities and predictions on ``corpus``."""
     pscore = None
     if solution is not None:
+        if len(solution) != len(corpus):
+            raise ValueError(f"the solution has {len(solution)} probabilities for {len(corpus)} test sequences")
         pscore = pautomac_score(sequence_log_probs(log_prob, corpus), solution, log=True)
     return {
         "perplexity": perplexity(log_prob),

@@ -124,14 +124,10 @@ def test_bad_input():
     assert isinstance(tree_statistics([], N_SYMBOLS), TreeStatistics)
 
 
-def test_ewt_train_is_fast(ewt_dir):
-    import time
-
+def test_ewt_train(ewt_dir):
+    """(Its timing target is measured in evaluation/bench_counting.py.)"""
     from seqspectral.corpus.conllu_format import read_conllu_corpus
 
     corpus = read_conllu_corpus(ewt_dir / "en_ewt-ud-train.conllu")
-    tree_statistics(corpus[:10])  # compiled / loaded from cache
-    start = time.perf_counter()
     stats = tree_statistics(corpus)
-    assert time.perf_counter() - start < 1.0
     assert stats.n_tokens == corpus.n_tokens and stats.root.sum() >= len(corpus)

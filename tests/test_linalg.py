@@ -1,11 +1,11 @@
 """seqspectral.linalg: tensor power method, whitening, simplex projection."""
 
-import time
-
 import numpy as np
 import pytest
 
-from seqspectral.linalg import project_simplex, robust_tensor_power, whitening
+import scipy.sparse as sp
+
+from seqspectral.linalg import project_simplex, robust_tensor_power, truncated_svd, whitening
 
 
 def _orthogonal_tensor(k, seed):
@@ -43,12 +43,11 @@ def test_noise_error_below_bound():
     assert err.max() > 0  # the noise did move the answer
 
 
-def test_k20_under_one_second_and_deterministic():
+def test_same_seed_same_output():
+    """(The k = 20 timing target is measured in evaluation/bench_tensor.py.)"""
     T, _, _ = _orthogonal_tensor(20, seed=3)
     T = T + 1e-3 * np.random.default_rng(4).standard_normal(T.shape)
-    start = time.perf_counter()
     a = robust_tensor_power(T, random_state=7)
-    assert time.perf_counter() - start < 1.0
     b = robust_tensor_power(T, random_state=7)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])
@@ -88,3 +87,18 @@ def test_simplex_projection_matches_solver():
     q = np.array([0.2, 0.3, 0.5])
     np.testing.assert_allclose(project_simplex(q), q)  # points of the simplex stay put
     np.testing.assert_allclose(project_simplex(np.array([5.0, 1.0]), total=2.0), [2.0, 0.0])
+
+
+@pytest.mark.parametrize("shape,rank", [((40, 50), 7), ((300, 260), 10), ((300, 260), 120)])
+def test_truncated_svd_matches_lapack(shape, rank):
+    """Both paths (ARPACK for a small rank of a large matrix, LAPACK otherwise) give the
+    leading singular values and the same subspaces as a full dense SVD."""
+    rng = np.random.default_rng(rank)
+    H = sp.random(*shape, density=0.05, random_state=rng, format="csr")
+    U, d, Vt = truncated_svd(H, rank)
+    U0, d0, Vt0 = np.linalg.svd(H.toarray(), full_matrices=False)
+    np.testing.assert_allclose(d, d0[:rank], rtol=1e-10, atol=1e-12)
+    assert U.shape == (shape[0], rank) and Vt.shape == (rank, shape[1])
+    np.testing.assert_allclose(U @ np.diag(d) @ Vt, U0[:, :rank] @ np.diag(d0[:rank]) @ Vt0[:rank], atol=1e-10)
+    again = truncated_svd(H, rank)
+    np.testing.assert_array_equal(again[1], d)

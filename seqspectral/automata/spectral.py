@@ -15,27 +15,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from seqspectral.linalg import truncated_svd
+
 from .selection import HankelEstimator, automaton_from_blocks
 
 #: ranks tried by ``n_states="auto"`` (those up to ``max_states``)
-#: above this many rows/columns the SVD is randomized (sklearn) on the sparse H
-DENSE_SVD_LIMIT = 2000
 RANK_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 130, 160, 200, 250, 300)
 
 
 class SpectralFactorisation:
     """The SVD of H and the projected blocks, enough to build the automaton of any rank ≤ ``max_rank``."""
 
-    def __init__(self, stats, max_rank: int, random_state=None):
+    def __init__(self, stats, max_rank: int):
         H = stats.H
-        if min(H.shape) > DENSE_SVD_LIMIT and hasattr(H, "tocsr"):
-            from sklearn.utils.extmath import randomized_svd
-
-            U, d, Vt = randomized_svd(H.tocsr(), n_components=min(max_rank, min(H.shape)), n_oversamples=20,
-                                      random_state=random_state)
-        else:
-            U, d, Vt = np.linalg.svd(H.toarray() if hasattr(H, "toarray") else np.asarray(H, dtype=np.float64),
-                                     full_matrices=False)
+        U, d, Vt = truncated_svd(H, max_rank)
         tol = d[0] * max(H.shape) * np.finfo(float).eps if len(d) and d[0] > 0 else np.inf
         r = int(min(max_rank, np.sum(d > tol)))
         if r == 0:
@@ -99,7 +92,7 @@ class SpectralWA(HankelEstimator):
 
     def _prepare(self, stats, previous):
         rank = max(self._grid()) if self.n_states == "auto" else self.n_states
-        return SpectralFactorisation(stats, rank, self.random_state)
+        return SpectralFactorisation(stats, rank)
 
     def _build(self, prepared, rank):
         return prepared.automaton(rank, self.alphabet_, self.n_symbols_, self.statistic, self.vocabulary_)
