@@ -9,9 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 
+def _contract(T: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    """``T(I, theta_l, theta_l)`` for every column l of ``theta`` (k x L): one matrix product of
+    T unfolded to k x k² with the column-wise Kronecker products theta_l ⊗ theta_l."""
+    k, n = theta.shape
+    return T.reshape(k, k * k) @ (theta[:, None, :] * theta[None, :, :]).reshape(k * k, n)
+
+
 def _power_step(T: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``T(I, theta, theta)`` normalised, for every column of ``theta`` (k x L)."""
-    x = np.einsum("ijk,jl,kl->il", T, theta, theta)
+    x = _contract(T, theta)
     return x / np.linalg.norm(x, axis=0)
 
 
@@ -54,9 +61,9 @@ def robust_tensor_power(
         theta = rng.standard_normal((k, n_starts))
         theta /= np.linalg.norm(theta, axis=0)
         theta = _iterate(T, theta, n_iter, tol)
-        values = np.einsum("ijk,il,jl,kl->l", T, theta, theta, theta)
+        values = np.sum(theta * _contract(T, theta), axis=0)  # T(theta, theta, theta) per start
         best = _iterate(T, theta[:, [int(np.argmax(values))]], n_iter, tol)[:, 0]
-        lam = float(np.einsum("ijk,i,j,k->", T, best, best, best))
+        lam = float(best @ _contract(T, best[:, None])[:, 0])
         weights[i], vectors[:, i] = lam, best
         T -= lam * np.einsum("i,j,k->ijk", best, best, best)
     return weights, vectors
