@@ -366,7 +366,12 @@ def main(argv=None) -> None:
     ap.add_argument("--speed-only", action="store_true",
                     help="only redo the speed comparison at splearn's chosen configurations of the rows in --json "
                          "(of --problems, default all), then rewrite the table")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
+                    help="write the table from the rows of earlier runs (their --json files; methods of the "
+                         "same problem are joined, later files win) instead of running anything")
     args = ap.parse_args(argv)
+    if args.merge:
+        return _merge(args, sys.argv[1:] if argv is None else list(argv))
     if args.speed_only:
         return _redo_speed(args, sys.argv[1:] if argv is None else list(argv))
     problems = args.problems or sorted(int(p.name.split(".")[0]) for p in DATA.glob("*.pautomac.train"))
@@ -385,6 +390,25 @@ def main(argv=None) -> None:
         atomic_write_text(args.output, write_table(rows, names, describe("evaluation/pautomac.py", command) + "."))
         if args.json:
             atomic_write_text(args.json, json.dumps(rows, default=float))
+    print(args.output.read_text())
+
+
+def _merge(args, command) -> None:
+    """One table from the JSON rows of several runs (e.g. one run per method on a shared machine)."""
+    from seqspectral.io import atomic_write_text
+
+    by_problem: dict = {}
+    for path in args.merge:
+        for row in json.loads(path.read_text()):
+            merged = by_problem.setdefault(row["problem"], {**row, "methods": {}})
+            merged["methods"].update(row["methods"])
+    rows = [by_problem[p] for p in sorted(by_problem)]
+    names = list(dict.fromkeys(name for row in rows for name in row["methods"]))
+    header = (f"Rows of {len(args.merge)} runs ({', '.join(str(p) for p in args.merge)}), joined by "
+              f"{describe('evaluation/pautomac.py', command)}.")
+    atomic_write_text(args.output, write_table(rows, names, header))
+    if args.json:
+        atomic_write_text(args.json, json.dumps(rows, default=float))
     print(args.output.read_text())
 
 
