@@ -102,3 +102,11 @@ def test_truncated_svd_matches_lapack(shape, rank):
     np.testing.assert_allclose(U @ np.diag(d) @ Vt, U0[:, :rank] @ np.diag(d0[:rank]) @ Vt0[:rank], atol=1e-10)
     again = truncated_svd(H, rank)
     np.testing.assert_array_equal(again[1], d)
+
+
+def test_truncated_svd_of_a_zero_matrix_is_zero():
+    """ARPACK breaks down on a zero matrix; the dense fallback answers (SpectralWA then reports
+    an empty Hankel matrix clearly)."""
+    U, d, Vt = truncated_svd(sp.csr_matrix((100, 120)), 5)
+    assert U.shape == (100, 5) and Vt.shape == (5, 120)
+    np.testing.assert_array_equal(d, np.zeros(5))

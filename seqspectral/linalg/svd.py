@@ -23,14 +23,18 @@ def truncated_svd(H, rank: int):
     rank = min(int(rank), small)
     if rank <= 0:
         raise ValueError(f"rank must be positive, got {rank}")
-    if small <= DENSE_SIZE or rank >= DENSE_FRACTION * small:
-        dense = H.toarray() if hasattr(H, "toarray") else np.asarray(H, dtype=np.float64)
-        U, d, Vt = np.linalg.svd(dense, full_matrices=False)
-        return U[:, :rank], d[:rank], Vt[:rank]
-    from scipy.sparse.linalg import svds
+    if small > DENSE_SIZE and rank < DENSE_FRACTION * small:
+        from scipy.sparse.linalg import ArpackError, svds
 
-    v0 = np.full(small, 1.0 / np.sqrt(small))
-    U, d, Vt = svds(H.tocsr() if hasattr(H, "tocsr") else np.asarray(H, dtype=np.float64), k=rank, v0=v0,
-                    solver="arpack")
-    order = np.argsort(d)[::-1]
-    return U[:, order], d[order], Vt[order]
+        v0 = np.full(small, 1.0 / np.sqrt(small))
+        try:
+            U, d, Vt = svds(H.tocsr() if hasattr(H, "tocsr") else np.asarray(H, dtype=np.float64), k=rank, v0=v0,
+                            solver="arpack")
+        except ArpackError:  # e.g. H (nearly) zero: Lanczos breaks down; LAPACK below always answers
+            pass
+        else:
+            order = np.argsort(d)[::-1]
+            return U[:, order], d[order], Vt[order]
+    dense = H.toarray() if hasattr(H, "toarray") else np.asarray(H, dtype=np.float64)
+    U, d, Vt = np.linalg.svd(dense, full_matrices=False)
+    return U[:, :rank], d[:rank], Vt[:rank]
