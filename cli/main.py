@@ -8,12 +8,12 @@ return an exit status. Heavy imports happen inside the handlers.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
-from . import corpus as corpus_cmd
-from . import lm as lm_cmd
-
-COMMAND_GROUPS = [corpus_cmd, lm_cmd]
+#: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
+#: they import the library only inside their handlers)
+COMMAND_GROUPS = ["corpus", "lm"]
 
 
 class UsageError(Exception):
@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for group in COMMAND_GROUPS:
-        group.register(sub)
+        importlib.import_module(f"{__package__}.{group}").register(sub)
     return parser
 
 

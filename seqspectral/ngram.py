@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._params import ParamsMixin
+from .base import Estimator
 from .corpus import Corpus, Vocabulary
 from .metrics import LanguageModelMixin, event_targets
 
@@ -35,7 +35,7 @@ def _context_codes(corpus: Corpus, events: np.ndarray, n_history: int, base: int
     return codes
 
 
-class NGramLM(LanguageModelMixin, ParamsMixin):
+class NGramLM(LanguageModelMixin, Estimator):
     """Add-k smoothed n-gram model over symbol sequences with a stop event.
 
     Parameters

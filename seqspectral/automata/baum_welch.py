@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .._params import ParamsMixin
+from ..base import Estimator
 from ..metrics import LanguageModelMixin
 from . import _hmm_kernels
 from .hmm import EOS, HMM
@@ -22,7 +22,7 @@ INITS = ("random", "tensor")
 PARALLEL_WORK = 5e7
 
 
-class BaumWelchHMM(ParamsMixin, LanguageModelMixin):
+class BaumWelchHMM(Estimator, LanguageModelMixin):
     """HMM by maximum likelihood (Baum-Welch), the best of ``n_init`` runs.
 
     Parameters

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from .._params import ParamsMixin
+from ..base import Estimator
 from ..metrics import LanguageModelMixin, event_targets, sequence_log_probs
 from .wfa import STATISTICS, WeightedAutomaton
 
@@ -30,7 +30,7 @@ def n_symbols_of(corpus) -> int:
     return int(max(corpus.symbols.max(initial=1), 1)) + 1
 
 
-class HankelEstimator(ParamsMixin, LanguageModelMixin):
+class HankelEstimator(Estimator, LanguageModelMixin):
     """Base of SpectralWA and ConvexWA; subclasses define the swept parameter and hooks.
 
     Subclasses set ``_swept`` (the name of the swept hyper-parameter) and implement

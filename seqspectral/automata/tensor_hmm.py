@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._params import ParamsMixin
+from ..base import Estimator
 from ..linalg import project_simplex, robust_tensor_power, whitening
 from ..metrics import LanguageModelMixin
 from .hmm import EOS, HMM
@@ -40,7 +40,7 @@ from .hmm import EOS, HMM
 REFINE_TOL = 1e-6
 
 
-class TensorHMM(ParamsMixin, LanguageModelMixin):
+class TensorHMM(Estimator, LanguageModelMixin):
     """HMM learned by the tensor method of moments. Requires ``n_states <= |Σ|``.
 
     Parameters

@@ -1,0 +1,1 @@
+"""Latent-variable mixture estimators beyond NLP: Spectral Experts, smooth product mixtures, convex EM."""

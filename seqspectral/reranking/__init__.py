@@ -1,0 +1,1 @@
+"""n-best reranking of parses and tag sequences."""

@@ -1,0 +1,1 @@
+"""k-best POS tagging."""
