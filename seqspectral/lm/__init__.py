@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .corpus import Corpus, Vocabulary
-from .metrics import event_report, sequence_log_probs, token_event_index
+from ..corpus import Corpus, Vocabulary
+from ..metrics import event_report, sequence_log_probs, token_event_index
 from .mixture import Interpolated, counts_floored, select_weight
-from .serialize import ModelFileError, load_model, save_model
+from ..serialize import ModelFileError, load_model, save_model
 
 #: methods of ``lm train``: the seven learners of DESIGN.md and two n-gram references
 METHODS = ("spectral", "spectral-prefix", "spectral-substring", "convex", "tensor", "em", "em-tensor", "ngram", "unigram")

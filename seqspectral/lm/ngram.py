@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Estimator
-from .corpus import Corpus, Vocabulary
-from .metrics import LanguageModelMixin, event_targets
+from ..base import Estimator
+from ..corpus import Corpus, Vocabulary
+from ..metrics import LanguageModelMixin, event_targets
 
 _START = Vocabulary.EOS_ID  # the start padding reuses the stop id: stop never occurs inside a history
 

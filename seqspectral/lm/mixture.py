@@ -14,7 +14,7 @@ import inspect
 
 import numpy as np
 
-from .metrics import LanguageModelMixin
+from ..metrics import LanguageModelMixin
 
 #: weights λ tried by :func:`select_weight` (λ = 1: the model alone)
 WEIGHT_GRID = np.linspace(0.0, 1.0, 21)
