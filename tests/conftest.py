@@ -72,7 +72,8 @@ MALFORMED = {
     "conllu-head": ("conllu", _conllu(_GOOD, ["1 A DET x", "2 b NOUN 0"]), 5),
     "conllu-head-range": ("conllu", _conllu(_GOOD, ["1 A DET 7", "2 b NOUN 0"]), 5),
     "conllu-cycle": ("conllu", _conllu(_GOOD, ["1 A DET 0", "2 b NOUN 3", "3 c VERB 2"]), 6),
-    "conllu-two-roots": ("conllu", _conllu(_GOOD, ["1 A DET 0", "2 b NOUN 0"]), 6),
+    "conllu-no-root": ("conllu", _conllu(_GOOD, ["1 A DET 2", "2 b NOUN 1"]), 5),
+    "conllx-latin1": ("conllx", _conllu(_GOOD, ["1 Año NOUN 0"]).replace("ñ".encode(), b"\xf1"), 5),
     "conllu-utf8": ("conllu", _conllu(_GOOD, ["1 A DET 2", "2 b NOUN 0"]).replace(b"\tA\ta\t", b"\t\xff\ta\t"), 5),
     "conllx-columns": ("conllx", _conllu(_GOOD).replace(b"\t_\t_\n", b"\n", 1), 1),
     "malttab-columns": ("malttab", b"The\tDT\t2\ndog\tNN\n\n", 2),
@@ -81,6 +82,8 @@ MALFORMED = {
     "pautomac-symbol": ("pautomac", b"3 4\n2 0 1\n1 4\n0\n", 3),
     "pautomac-integer": ("pautomac", b"3 4\n2 0 1\n1 a\n0\n", 3),
     "pautomac-utf8": ("pautomac", b"3 4\n2 0 1\n1 \xc3\n0\n", 3),
+    "pautomac-huge-alphabet": ("pautomac", b"1 99999999999999\n1 0\n", 1),
+    "pautomac-cr-only-length": ("pautomac", b"3 4\r2 0 1\r3 1 1\r0\r", 3),
 }
 
 
