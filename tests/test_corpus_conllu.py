@@ -13,6 +13,7 @@ from test_corpus_trees import brute_is_tree
 from seqspectral.corpus import (
     CorpusFormatError,
     Sentence,
+    SeveralRootsWarning,
     SkippedRecordsWarning,
     corpus_from_sentences,
     read_conllu,
@@ -100,7 +101,7 @@ def test_corpus_from_sentences_equals_direct_encoding(corpora_dir):
 
 @pytest.mark.parametrize(
     "case",
-    ["conllu-columns", "conllu-id", "conllu-head", "conllu-head-range", "conllu-cycle", "conllu-two-roots", "conllu-utf8"],
+    ["conllu-columns", "conllu-id", "conllu-head", "conllu-head-range", "conllu-cycle", "conllu-no-root", "conllu-utf8"],
 )
 def test_malformed_input_names_file_and_line(malformed_files, case):
     _, path, line = malformed_files[case]
@@ -112,7 +113,7 @@ def test_malformed_input_names_file_and_line(malformed_files, case):
 
 
 @pytest.mark.parametrize(
-    "case", ["conllu-columns", "conllu-id", "conllu-head", "conllu-head-range", "conllu-cycle", "conllu-two-roots"]
+    "case", ["conllu-columns", "conllu-id", "conllu-head", "conllu-head-range", "conllu-cycle", "conllu-no-root"]
 )
 def test_skip_drops_the_bad_sentence_and_counts_it(malformed_files, case):
     _, path, _ = malformed_files[case]
@@ -173,11 +174,14 @@ def test_skip_keeps_exactly_the_trees(tmp_path_factory, head_lists):
         rows = [f"{i}\tw{i}\tw\tX\t_\t_\t{h}\tdep\t_\t_" for i, h in enumerate(heads, 1)]
         blocks.append("\n".join(rows) + "\n\n")
     path.write_text("".join(blocks))
-    good = [h for h in head_lists if brute_is_tree(h)]
+    good = [h for h in head_lists if brute_is_tree(h, several_roots=True)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         corpus = read_corpus(path, field="form", errors="skip")
     skipped = [w.message.n_skipped for w in caught if isinstance(w.message, SkippedRecordsWarning)]
     assert skipped == ([len(head_lists) - len(good)] if len(good) < len(head_lists) else [])
+    several = [w.message.n_sentences for w in caught if isinstance(w.message, SeveralRootsWarning)]
+    n_several = sum(h.count(0) > 1 for h in good)
+    assert several == ([n_several] if n_several else [])
     assert corpus.heads.tolist() == [h for heads in good for h in heads]
     assert corpus.lengths.tolist() == [len(h) for h in good]

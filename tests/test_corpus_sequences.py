@@ -13,10 +13,17 @@ sequences = st.lists(st.lists(st.integers(2, 9), max_size=6), max_size=12)
 def test_vocabulary_reserved_ids_and_cutoff(tmp_path):
     v = Vocabulary.from_counts({"a": 3, "b": 1, "c": 3}, min_count=2)
     assert v.symbols == [UNK, EOS, "a", "c"]
-    assert v.id("b") == Vocabulary.UNK_ID and v.id(EOS) == Vocabulary.EOS_ID
+    assert v.id("b") == Vocabulary.UNK_ID
+    assert v.id(EOS) == v.id(UNK) == Vocabulary.UNK_ID, "a reserved id is never reached by its name"
     assert v.decode(v.encode(["c", "a", "zzz"]).tolist()) == ["c", "a", UNK]
     v.save(tmp_path / "v.json")
     assert Vocabulary.load(tmp_path / "v.json") == v
+    # the names of the reserved ids read from data are ordinary symbols
+    named = Vocabulary.from_counts({EOS: 2, UNK: 1, "a": 3})
+    assert named.id(EOS) >= Vocabulary.N_RESERVED and named.id(UNK) >= Vocabulary.N_RESERVED
+    assert named.decode(named.encode([EOS, UNK]).tolist()) == [EOS, UNK]
+    named.save(tmp_path / "named.json")
+    assert Vocabulary.load(tmp_path / "named.json") == named
     (tmp_path / "bad.json").write_text('{"symbols": ["a", "a"]}')
     with pytest.raises(ValueError, match="bad.json"):
         Vocabulary.load(tmp_path / "bad.json")

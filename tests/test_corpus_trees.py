@@ -7,10 +7,12 @@ from hypothesis import strategies as st
 from seqspectral.corpus.trees import DependencyTree, head_errors, invalid_trees, is_projective
 
 
-def brute_is_tree(heads) -> bool:
-    """One word attached to 0 and the n arcs connect all n+1 nodes (union-find)."""
+def brute_is_tree(heads, several_roots: bool = False) -> bool:
+    """One word (at least one with ``several_roots``) attached to 0 and the n arcs connect
+    all n+1 nodes (union-find)."""
     n = len(heads)
-    if any(h < 0 or h > n for h in heads) or sum(h == 0 for h in heads) != 1:
+    n_roots = sum(h == 0 for h in heads)
+    if any(h < 0 or h > n for h in heads) or n_roots < 1 or (n_roots > 1 and not several_roots):
         return False
     parent = list(range(n + 1))
 

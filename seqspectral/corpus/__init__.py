@@ -2,34 +2,44 @@
 
 from .conllu_format import read_conllu, read_conllu_corpus, write_conllu
 from .conllx import read_conllx, read_malttab
-from .errors import CorpusFormatError, SkippedRecordsWarning
+from .describe import describe
+from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
 from .nbest import NBestList, read_nbest, write_nbest
 from .pautomac import read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
-from .readers import FORMATS, detect_format, read_corpus
-from .sentence import Sentence, corpus_from_sentences
+from .readers import FORMATS, Detection, detect, detect_format, read_corpus
+from .sentence import FIELDS, Sentence, corpus_from_sentences
 from .sequences import Corpus
 from .tagsets import UNIVERSAL12, tag_mapping
 from .text import read_text, write_text
-from .trees import DependencyTree, head_errors, invalid_trees, is_projective
+from .textfile import DEFAULT_ENCODING
+from .trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
 from .vocabulary import EOS, UNK, Vocabulary
 
 __all__ = [
+    "DEFAULT_ENCODING",
+    "FIELDS",
     "FORMATS",
     "UNIVERSAL12",
     "Corpus",
     "CorpusFormatError",
+    "CorpusWarning",
+    "Detection",
     "DependencyTree",
     "EOS",
     "NBestList",
     "Sentence",
+    "SeveralRootsWarning",
     "SkippedRecordsWarning",
     "UNK",
     "Vocabulary",
     "corpus_from_sentences",
+    "describe",
+    "detect",
     "detect_format",
     "head_errors",
     "invalid_trees",
     "is_projective",
+    "nonprojective",
     "read_conllu",
     "read_conllu_corpus",
     "read_conllx",

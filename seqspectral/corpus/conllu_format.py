@@ -2,7 +2,8 @@
 package's ``parse_id_value`` and ``parse_comment_line``) and writer.
 
 Multiword-token lines (``3-4``) and empty nodes (``5.1``) are skipped: a sentence is its
-words 1..n. Comments before a sentence become its ``metadata``.
+words 1..n. Comments before a sentence become its ``metadata``. Sentences with several
+root attachments are read as they are, with a warning giving their count (UD allows one).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from seqspectral.io import atomic_open
 from .sentence import Sentence
 from .sequences import Corpus
 from .tabular import BadLine, Layout, read_encoded, read_sentences
+from .textfile import DEFAULT_ENCODING
 from .vocabulary import Vocabulary
 
 
@@ -49,19 +51,20 @@ def _metadata(line: str) -> list[tuple[str, str | None]]:
     return parse_comment_line(line, metadata_parsers={"__fallback__": lambda key, value: (key, value)})
 
 
-CONLLU = Layout("conllu", _split, comments=True, parse_comment=_metadata)
+CONLLU = Layout("conllu", _split, comments=True, parse_comment=_metadata, warn_several_roots=True)
 
 
-def read_conllu(path, errors: str = "raise") -> list[Sentence]:
+def read_conllu(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """The sentences of a CoNLL-U file, every column kept."""
-    return read_sentences(path, CONLLU, errors)
+    return read_sentences(path, CONLLU, errors, encoding)
 
 
 def read_conllu_corpus(
-    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise"
+    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise",
+    encoding: str = DEFAULT_ENCODING,
 ) -> Corpus:
     """One column of a CoNLL-U file as an encoded Corpus with heads."""
-    return read_encoded(path, CONLLU, field, tagset, vocabulary, errors)
+    return read_encoded(path, CONLLU, field, tagset, vocabulary, errors, encoding)
 
 
 def format_conllu(sentence: Sentence) -> str:

@@ -1,10 +1,16 @@
-"""CoNLL-X (10 columns) and Malt-TAB (word, tag, head[, relation]; NLTK's dependency_treebank)."""
+"""CoNLL-X (10 columns) and Malt-TAB (word, tag, head[, relation]; NLTK's dependency_treebank).
+
+Both allow several words attached to the artificial root (the CoNLL-X and CoNLL-2007
+shared-task files have them); cycles and heads out of range are refused. The CoNLL-2007
+files are Latin-1: pass ``encoding="latin-1"``.
+"""
 
 from __future__ import annotations
 
 from .sentence import Sentence
 from .sequences import Corpus
 from .tabular import BadLine, Layout, read_encoded, read_sentences
+from .textfile import DEFAULT_ENCODING
 from .vocabulary import Vocabulary
 
 _CONLLX_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "phead", "pdeprel")
@@ -39,23 +45,25 @@ CONLLX = Layout("conllx", _split_conllx, comments=True)
 MALTTAB = Layout("malttab", _split_malttab, comments=False)
 
 
-def read_conllx(path, errors: str = "raise") -> list[Sentence]:
+def read_conllx(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """CoNLL-X sentences: CPOSTAG goes to ``upos``, POSTAG to ``xpos``."""
-    return read_sentences(path, CONLLX, errors)
+    return read_sentences(path, CONLLX, errors, encoding)
 
 
-def read_malttab(path, errors: str = "raise") -> list[Sentence]:
+def read_malttab(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """Malt-TAB sentences: the one tag column fills both ``upos`` and ``xpos``."""
-    return read_sentences(path, MALTTAB, errors)
+    return read_sentences(path, MALTTAB, errors, encoding)
 
 
 def read_conllx_corpus(
-    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise"
+    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise",
+    encoding: str = DEFAULT_ENCODING,
 ) -> Corpus:
-    return read_encoded(path, CONLLX, field, tagset, vocabulary, errors)
+    return read_encoded(path, CONLLX, field, tagset, vocabulary, errors, encoding)
 
 
 def read_malttab_corpus(
-    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise"
+    path, field: str = "upos", tagset: str | None = None, vocabulary: Vocabulary | None = None, errors: str = "raise",
+    encoding: str = DEFAULT_ENCODING,
 ) -> Corpus:
-    return read_encoded(path, MALTTAB, field, tagset, vocabulary, errors)
+    return read_encoded(path, MALTTAB, field, tagset, vocabulary, errors, encoding)

@@ -24,7 +24,11 @@ class CorpusOptionError(ValueError):
     user_facing = True
 
 
-class SkippedRecordsWarning(UserWarning):
+class CorpusWarning(UserWarning):
+    """Something a reader accepted but the user should hear about (the command line prints it)."""
+
+
+class SkippedRecordsWarning(CorpusWarning):
     """Issued once per file read with ``errors="skip"`` that had malformed records."""
 
     def __init__(self, path, n_skipped: int, first: CorpusFormatError):
@@ -32,6 +36,16 @@ class SkippedRecordsWarning(UserWarning):
         self.n_skipped = n_skipped
         self.first = first
         super().__init__(f"{self.path}: skipped {n_skipped} malformed record(s); first: {first}")
+
+
+class SeveralRootsWarning(CorpusWarning):
+    """A CoNLL-U file had sentences with several words attached to the root (UD allows one)."""
+
+    def __init__(self, path, n_sentences: int, first_line: int):
+        self.path = str(path)
+        self.n_sentences = n_sentences
+        super().__init__(f"{self.path}: {n_sentences} sentence(s) with several root attachments, read as they are "
+                         f"(UD allows one; first at line {first_line})")
 
 
 class ErrorPolicy:
@@ -64,11 +78,7 @@ class ErrorPolicy:
 
 
 def read_utf8(path, data: bytes | None = None) -> str:
-    """The file's text; bytes that are not UTF-8 raise CorpusFormatError at their line."""
-    if data is None:
-        data = Path(path).read_bytes()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        raise CorpusFormatError(path, line, f"bytes that are not UTF-8 ({data[e.start:e.end]!r})") from None
+    """The UTF-8 text of ``path`` (see :func:`seqspectral.corpus.textfile.decode`)."""
+    from .textfile import decode
+
+    return decode(path, Path(path).read_bytes() if data is None else data)

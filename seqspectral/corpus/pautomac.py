@@ -4,6 +4,8 @@ and ``_solution.txt`` (``N``, then one probability per line); readers and writer
 The reader tokenises the raw bytes in one Numba pass (every token's value and line); the
 checks against the header and the encoding are numpy operations, no Python loop over lines.
 PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of "0".."k-1" in numeric order).
+A UTF-8 byte-order mark is skipped; LF, CR LF and a lone CR end a line. A header declaring
+more than ``MAX_ALPHABET`` symbols is refused (the vocabulary would hold them all).
 """
 
 from __future__ import annotations
@@ -14,37 +16,42 @@ import numpy as np
 
 from seqspectral.io import atomic_open
 
-from .errors import CorpusFormatError, ErrorPolicy, read_utf8
+from .errors import CorpusFormatError, ErrorPolicy
 from .sequences import Corpus
+from .textfile import DEFAULT_ENCODING, ascii_bytes, decode, line_of, read_text_file
 from .vocabulary import Vocabulary
 
+#: the largest alphabet a header may declare (PAutomaC's have at most a few dozen symbols)
+MAX_ALPHABET = 1 << 20
 
-def _tokens(path, data: bytes):
-    """(values, line of each token (0-based), number of lines) of a file of integers."""
+
+def _tokens(path, data: bytes, encoding: str):
+    """(values, line of each token (0-based), number of lines) of a file of integers
+    (``data``: ASCII digits and white space, see :func:`~seqspectral.corpus.textfile.ascii_bytes`)."""
     from ._kernels import integer_tokens
 
     values, lines, n_lines, bad = integer_tokens(np.frombuffer(data, dtype=np.uint8))
     if bad >= 0:
-        line = data.count(b"\n", 0, bad) + 1
+        line = line_of(data, bad)
         if data[bad:bad + 1].isdigit():
             raise CorpusFormatError(path, line, "an integer too large for a PAutomaC file")
-        read_utf8(path, data)  # non-UTF-8 bytes are reported as such
-        start = data.rfind(b"\n", 0, bad) + 1
-        end = data.find(b"\n", bad)
-        word = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+        text = decode(path, data, encoding)  # undecodable bytes are reported as such
+        word = text.split("\n")[line - 1]
         raise CorpusFormatError(path, line, f"not a non-negative integer in {word.strip()[:60]!r}")
     return values, lines, n_lines
 
 
-def read_pautomac(path, vocabulary: Vocabulary | None = None, errors: str = "raise") -> Corpus:
+def read_pautomac(
+    path, vocabulary: Vocabulary | None = None, errors: str = "raise", encoding: str = DEFAULT_ENCODING
+) -> Corpus:
     """A PAutomaC ``.train``/``.test`` file; lengths and the count are checked against the file.
 
     Without ``vocabulary`` the corpus has symbols "0".."k-1" (ids 2..k+1), k from the
     header; with one, symbol ``i`` is encoded as ``vocabulary.id(str(i))``.
     """
-    data = Path(path).read_bytes()
+    data, encoding = ascii_bytes(path, Path(path).read_bytes(), encoding)
     policy = ErrorPolicy(path, errors)
-    values, lines, _ = _tokens(path, data)
+    values, lines, _ = _tokens(path, data, encoding)
     if len(values) == 0:
         policy.finish()
         return Corpus(np.zeros(0, np.int32), np.zeros(1, np.int64), Vocabulary() if vocabulary is None else vocabulary)
@@ -53,6 +60,8 @@ def read_pautomac(path, vocabulary: Vocabulary | None = None, errors: str = "rai
     if lines[0] != 0 or per_line[0] != 2:
         raise CorpusFormatError(path, int(lines[0]) + 1, "the header must be two integers: number of strings, alphabet size")
     n_declared, k = int(values[0]), int(values[1])
+    if k > MAX_ALPHABET:
+        raise CorpusFormatError(path, 1, f"the header declares an alphabet of {k} symbols; at most {MAX_ALPHABET} are supported")
     data_lines = np.flatnonzero(per_line[1:]) + 1
     length_field = values[first[data_lines]]
     wrong_length = per_line[data_lines] != length_field + 1
@@ -85,14 +94,14 @@ def read_pautomac(path, vocabulary: Vocabulary | None = None, errors: str = "rai
         vocabulary = Vocabulary(str(i) for i in range(k))
         symbols = raw + Vocabulary.N_RESERVED
     else:
-        table = np.array([vocabulary.id(str(i)) for i in range(k)], dtype=np.int32)
-        symbols = table[raw]
+        table = np.array([vocabulary.id(str(i)) for i in range(int(raw.max()) + 1 if len(raw) else 0)], dtype=np.int32)
+        symbols = table[raw] if len(raw) else np.zeros(0, np.int32)
     return Corpus(symbols, offsets, vocabulary)
 
 
-def read_pautomac_solution(path) -> np.ndarray:
+def read_pautomac_solution(path, encoding: str = DEFAULT_ENCODING) -> np.ndarray:
     """The probabilities of a ``_solution.txt`` (first line: their count, checked)."""
-    lines = read_utf8(path).split("\n")
+    lines = read_text_file(path, encoding).split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:

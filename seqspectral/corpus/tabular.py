@@ -5,20 +5,27 @@ is split by its format's ``split`` function into a dict of columns, ids and head
 checked as integers, and trees are validated for the whole file at once
 (:func:`~seqspectral.corpus.trees.invalid_trees`). Every defect is reported with the
 file and the line through an :class:`~seqspectral.corpus.errors.ErrorPolicy`.
+
+Several words attached to the root are accepted in every format (CoNLL-X allows them;
+CoNLL-2007 Basque has them in 39% of sentences); for CoNLL-U, whose guidelines allow one,
+their count is reported by a :class:`~seqspectral.corpus.errors.SeveralRootsWarning`.
+Cycles and heads out of range are always refused.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from .errors import CorpusOptionError, ErrorPolicy, read_utf8
-from .sentence import Sentence
+from .errors import CorpusOptionError, ErrorPolicy, SeveralRootsWarning
+from .sentence import FIELDS, Sentence
 from .sequences import Corpus
 from .tagsets import tag_mapping
+from .textfile import DEFAULT_ENCODING, read_text_file
 from .trees import head_problem, invalid_trees
 from .vocabulary import Vocabulary
 
@@ -34,13 +41,15 @@ class Layout:
     The dict holds ``form lemma upos xpos head deprel`` (strings) and ``id``: the word's
     1-based integer id, None for lines that are no word (multiword tokens, empty nodes),
     or absent when ids are implicit positions (Malt-TAB). ``comments``: whether lines
-    starting with ``#`` outside a token are comments.
+    starting with ``#`` outside a token are comments. ``warn_several_roots``: whether
+    sentences with several root attachments are counted in a warning.
     """
 
     name: str
     split: Callable[[str], dict]
     comments: bool
     parse_comment: Callable[[str], list] | None = None
+    warn_several_roots: bool = False
 
 
 class Block(NamedTuple):
@@ -51,11 +60,9 @@ class Block(NamedTuple):
     heads: list[int]
 
 
-def iter_blocks(path, layout: Layout, policy: ErrorPolicy) -> Iterator[Block]:
+def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAULT_ENCODING) -> Iterator[Block]:
     """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``."""
-    text = read_utf8(path)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
+    text = read_text_file(path, encoding)
     split = layout.split
     comments, rows, lines, heads = [], [], [], []
     start = 0
@@ -102,14 +109,23 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy) -> Iterator[Block]:
         yield Block(start, comments, rows, lines, heads)
 
 
-def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy) -> np.ndarray:
-    """Indices of the sentences whose heads form a tree; the others go to ``policy``."""
+def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy,
+                layout: Layout) -> np.ndarray:
+    """Indices of the sentences whose heads form a tree (one or several root attachments);
+    the others go to ``policy``."""
     keep = np.ones(len(word_lines), dtype=bool)
-    for i in invalid_trees(heads, offsets):
-        word, reason = head_problem(heads[offsets[i]:offsets[i + 1]])
+    for i in invalid_trees(heads, offsets, several_roots=True):
+        word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
         policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
         keep[i] = False
-    return np.flatnonzero(keep)
+    kept = np.flatnonzero(keep)
+    if layout.warn_several_roots and len(heads):
+        sentence = np.repeat(np.arange(len(word_lines)), np.diff(offsets))
+        several = np.flatnonzero(np.bincount(sentence[heads == 0], minlength=len(word_lines))[kept] > 1)
+        if len(several):
+            first = int(kept[several[0]])
+            warnings.warn(SeveralRootsWarning(policy.path, len(several), word_lines[first][0]), stacklevel=4)
+    return kept
 
 
 def _offsets(lengths) -> np.ndarray:
@@ -118,14 +134,14 @@ def _offsets(lengths) -> np.ndarray:
     return offsets
 
 
-def read_sentences(path, layout: Layout, errors: str = "raise") -> list[Sentence]:
+def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """Every well-formed sentence of ``path`` with all its columns and comments."""
     policy = ErrorPolicy(path, errors)
-    blocks = [b for b in iter_blocks(path, layout, policy) if b.rows]
+    blocks = [b for b in iter_blocks(path, layout, policy, encoding) if b.rows]
     offsets = _offsets([len(b.rows) for b in blocks])
     heads = np.fromiter((h for b in blocks for h in b.heads), dtype=np.int64, count=int(offsets[-1]))
     sentences = []
-    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy):
+    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy, layout):
         b = blocks[i]
         metadata = {}
         if layout.parse_comment is not None:
@@ -163,14 +179,15 @@ def read_encoded(
     tagset: str | None = None,
     vocabulary: Vocabulary | None = None,
     errors: str = "raise",
+    encoding: str = DEFAULT_ENCODING,
 ) -> Corpus:
     """The ``field`` column of ``path`` straight into an encoded Corpus with heads.
 
     Symbols get provisional ids on first sight (one dict lookup per token); the
     vocabulary (most frequent first) and the final ids come from one remapping table.
     """
-    if field not in ("form", "lemma", "upos", "xpos", "deprel"):
-        raise CorpusOptionError(f"unknown field {field!r}; expected form, lemma, upos, xpos or deprel")
+    if field not in FIELDS:
+        raise CorpusOptionError(f"unknown field {field!r}; expected one of {', '.join(FIELDS)}")
     policy = ErrorPolicy(path, errors)
     mapping = tag_mapping(tagset)
     codes: dict[str, int] = {}
@@ -178,7 +195,7 @@ def read_encoded(
     heads: list[int] = []
     word_lines: list[list[int]] = []
     lengths: list[int] = []
-    for b in iter_blocks(path, layout, policy):
+    for b in iter_blocks(path, layout, policy, encoding):
         if not b.rows:
             continue
         for r in b.rows:
@@ -192,7 +209,7 @@ def read_encoded(
         lengths.append(len(b.rows))
     offsets = _offsets(lengths)
     heads_arr = np.array(heads, dtype=np.int64)
-    keep = _tree_check(word_lines, heads_arr, offsets, policy)
+    keep = _tree_check(word_lines, heads_arr, offsets, policy, layout)
     policy.finish()
     coded = Corpus(np.array(symbols, dtype=np.int32), offsets, None, heads_arr)
     if len(keep) < len(word_lines):

@@ -1,6 +1,6 @@
 """Plain text: one sequence per line, symbols separated by white space.
 
-A blank line is an empty sequence (every line comes out, in order); the newline that
+Any line ending (LF, CR LF, CR) ends a line; a UTF-8 byte-order mark is dropped. A blank line is an empty sequence (every line comes out, in order); the newline that
 ends the last line does not start another one.
 """
 
@@ -10,15 +10,17 @@ import numpy as np
 
 from seqspectral.io import atomic_open
 
-from .errors import read_utf8
 from .sequences import Corpus
 from .tagsets import tag_mapping
+from .textfile import DEFAULT_ENCODING, read_text_file
 from .vocabulary import Vocabulary
 
 
-def read_text(path, vocabulary: Vocabulary | None = None, tagset: str | None = None) -> Corpus:
+def read_text(
+    path, vocabulary: Vocabulary | None = None, tagset: str | None = None, encoding: str = DEFAULT_ENCODING
+) -> Corpus:
     """Each line of ``path`` as one sequence of its white-space separated symbols."""
-    text = read_utf8(path)
+    text = read_text_file(path, encoding)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

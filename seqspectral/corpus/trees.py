@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def head_problem(heads) -> tuple[int, str] | None:
+def head_problem(heads, several_roots: bool = False) -> tuple[int, str] | None:
     """``(word, reason)`` for the first defect of ``heads`` as a tree, or None when it is one.
 
     ``heads[i]`` is the head of word ``i + 1`` (1-based), 0 for the root. A tree has every
-    head in ``0..n``, exactly one root, no word its own head, and no cycle. ``word`` is the
-    1-based position the defect is found at.
+    head in ``0..n``, exactly one root (at least one with ``several_roots``: several words
+    attached to the artificial root, as CoNLL-X allows), no word its own head, and no
+    cycle. ``word`` is the 1-based position the defect is found at.
     """
     heads = np.asarray(heads)
     n = len(heads)
@@ -22,7 +23,7 @@ def head_problem(heads) -> tuple[int, str] | None:
     roots = np.flatnonzero(heads == 0)
     if len(roots) == 0:
         return 1, "no root (no word has head 0)"
-    if len(roots) > 1:
+    if len(roots) > 1 and not several_roots:
         return int(roots[1]) + 1, f"{len(roots)} roots (words {', '.join(str(r + 1) for r in roots[:5])})"
     self_loops = np.flatnonzero(heads == np.arange(1, n + 1))
     if len(self_loops):
@@ -43,14 +44,15 @@ def head_problem(heads) -> tuple[int, str] | None:
     return None
 
 
-def head_errors(heads) -> str | None:
+def head_errors(heads, several_roots: bool = False) -> str | None:
     """Why ``heads`` is not a dependency tree, or None when it is one."""
-    problem = head_problem(heads)
+    problem = head_problem(heads, several_roots)
     return None if problem is None else problem[1]
 
 
-def invalid_trees(heads, offsets) -> np.ndarray:
-    """Indices of the sentences of a flat treebank whose heads do not form a tree.
+def invalid_trees(heads, offsets, several_roots: bool = False) -> np.ndarray:
+    """Indices of the sentences of a flat treebank whose heads do not form a tree
+    (with one root attachment, or at least one with ``several_roots``).
 
     Vectorised over the whole treebank (range and root checks by sentence, cycles by
     pointer doubling: after ceil(log2(max length)) + 1 squarings of the head map, every
@@ -68,7 +70,7 @@ def invalid_trees(heads, offsets) -> np.ndarray:
     out_of_range = (heads < 0) | (heads > own_length)
     bad[sent[out_of_range]] = True
     n_roots = np.bincount(sent[heads == 0], minlength=n_sent)
-    bad |= (n_roots != 1) & (lengths > 0)
+    bad |= ((n_roots < 1) if several_roots else (n_roots != 1)) & (lengths > 0)
     # global parent index; the root (and any out-of-range head) points at a sink
     sink = len(heads)
     parent = np.where(out_of_range | (heads == 0), sink, offsets[sent] + heads - 1)
@@ -80,13 +82,21 @@ def invalid_trees(heads, offsets) -> np.ndarray:
 
 
 def is_projective(heads) -> bool:
-    """True when no two arcs cross (the root arc counted from position 0)."""
-    heads = np.asarray(heads, dtype=np.int64)
-    dependents = np.arange(1, len(heads) + 1)
-    left, right = np.minimum(heads, dependents), np.maximum(heads, dependents)
-    a, b = left[:, None], right[:, None]
-    c, d = left[None, :], right[None, :]
-    return not np.any((a < c) & (c < b) & (b < d))
+    """True when no two arcs cross (the root arcs counted from position 0)."""
+    heads = np.asarray(heads, dtype=np.int32)
+    return not nonprojective(heads, np.array([0, len(heads)], dtype=np.int64))[0]
+
+
+def nonprojective(heads, offsets) -> np.ndarray:
+    """For each sentence of a flat treebank of valid trees: whether two of its arcs cross.
+
+    Linear time and memory: arcs cross exactly when the words under some word do not
+    form one contiguous span (with the root at position 0).
+    """
+    from ._kernels import nonprojective_sentences
+
+    return nonprojective_sentences(np.ascontiguousarray(heads, dtype=np.int32),
+                                   np.ascontiguousarray(offsets, dtype=np.int64))
 
 
 class DependencyTree:
@@ -94,9 +104,9 @@ class DependencyTree:
 
     __slots__ = ("heads",)
 
-    def __init__(self, heads):
+    def __init__(self, heads, several_roots: bool = False):
         heads = np.asarray(heads, dtype=np.int32)
-        problem = head_errors(heads)
+        problem = head_errors(heads, several_roots)
         if problem:
             raise ValueError(f"not a dependency tree: {problem}")
         self.heads = heads

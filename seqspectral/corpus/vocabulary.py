@@ -18,6 +18,8 @@ class Vocabulary:
 
     Id ``UNK_ID`` (0) is the unknown symbol and ``EOS_ID`` (1) the end-of-sequence
     marker; real symbols start at ``N_RESERVED`` (2), in the order they were added.
+    The reserved ids have display names (``<unk>``, ``</s>``) but are never looked up by
+    name: a token ``</s>`` or ``<unk>`` read from a file is an ordinary symbol.
     """
 
     UNK_ID = 0
@@ -26,14 +28,14 @@ class Vocabulary:
 
     def __init__(self, symbols: Iterable[str] = ()):
         self._symbols: list[str] = [UNK, EOS]
-        self._index: dict[str, int] = {UNK: self.UNK_ID, EOS: self.EOS_ID}
+        self._index: dict[str, int] = {}  # real symbols only
         for s in symbols:
             self.add(s)
 
     @classmethod
     def from_counts(cls, counts: Counter | dict, min_count: int = 1) -> "Vocabulary":
         """Symbols seen at least ``min_count`` times, most frequent first (ties by name)."""
-        kept = [s for s, c in counts.items() if c >= min_count and s not in (UNK, EOS)]
+        kept = [s for s, c in counts.items() if c >= min_count]
         kept.sort(key=lambda s: (-counts[s], s))
         return cls(kept)
 
@@ -105,8 +107,8 @@ class Vocabulary:
         symbols = data.get("symbols") if isinstance(data, dict) else None
         if not isinstance(symbols, list) or not all(isinstance(s, str) for s in symbols):
             raise ValueError("vocabulary JSON must be an object with a list of strings 'symbols'")
-        if len(set(symbols)) != len(symbols) or UNK in symbols or EOS in symbols:
-            raise ValueError("vocabulary JSON has repeated or reserved symbols")
+        if len(set(symbols)) != len(symbols):
+            raise ValueError("vocabulary JSON has repeated symbols")
         return cls(symbols)
 
     def save(self, path: str | Path) -> None:

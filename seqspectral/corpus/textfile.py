@@ -1,0 +1,66 @@
+"""Input files as text: the encoding the caller names, a byte-order mark dropped, and every
+line ending (LF, CR LF, CR alone) read as a line break.
+
+Undecodable bytes raise :class:`~seqspectral.corpus.errors.CorpusFormatError` at their
+line, suggesting the ``encoding`` option (``--encoding`` on the command line).
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+from .errors import CorpusFormatError, CorpusOptionError
+
+DEFAULT_ENCODING = "utf-8"
+_ASCII_PROBE = b"0123456789 \t\r\n"
+
+
+def check_encoding(encoding: str) -> str:
+    """The codec's canonical name; an unknown name raises CorpusOptionError."""
+    try:
+        return codecs.lookup(encoding).name
+    except (LookupError, TypeError):
+        raise CorpusOptionError(f"unknown encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
+
+
+def decode(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> str:
+    """``data`` (the bytes of ``path``) as text with ``\\n`` line breaks and no byte-order mark."""
+    name = check_encoding(encoding)
+    try:
+        text = data.decode(name)
+    except UnicodeDecodeError as e:
+        line = line_of(data, e.start)
+        raise CorpusFormatError(
+            path, line, f"bytes that are not {name} ({data[e.start:e.end]!r}); if the file has another encoding, "
+                        f"name it with --encoding (e.g. --encoding latin-1)"
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def read_text_file(path, encoding: str = DEFAULT_ENCODING) -> str:
+    """The whole file ``path`` decoded by :func:`decode`."""
+    return decode(path, Path(path).read_bytes(), encoding)
+
+
+def ascii_bytes(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> tuple[bytes, str]:
+    """``data`` as bytes whose digits and white space are ASCII, without a byte-order mark,
+    and the encoding of those bytes.
+
+    For ASCII-compatible encodings (UTF-8, Latin-1, ...) the bytes themselves; for the
+    others (UTF-16, ...) the text decoded and written back as UTF-8.
+    """
+    name = check_encoding(encoding)
+    if _ASCII_PROBE.decode("ascii").encode(name) != _ASCII_PROBE:
+        return decode(path, data, name).encode("utf-8"), "utf-8"
+    return (data[3:] if data.startswith(codecs.BOM_UTF8) and name == "utf-8" else data), name
+
+
+def line_of(data: bytes, offset: int) -> int:
+    """1-based line of byte ``offset``, counting LF, CR LF and lone CR as line breaks."""
+    head = data[:offset]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
