@@ -118,6 +118,15 @@ class Corpus:
             raise ValueError("this corpus has no vocabulary to decode with")
         return [self.vocabulary.decode(s) for s in self]
 
+    def drop_unknown(self) -> "Corpus":
+        """This corpus without its unknown tokens (id ``Vocabulary.UNK_ID``); itself if it has none."""
+        keep = self.symbols != Vocabulary.UNK_ID
+        if keep.all():
+            return self
+        removed_before = np.concatenate([[0], np.cumsum(~keep)])[self.offsets]
+        return Corpus(self.symbols[keep], self.offsets - removed_before, self.vocabulary,
+                      None if self.heads is None else self.heads[keep])
+
     def with_vocabulary(self, vocabulary: Vocabulary) -> "Corpus":
         """Re-encode into another vocabulary; symbols it lacks become UNK."""
         if self.vocabulary is None:
