@@ -119,13 +119,13 @@ class Corpus:
         return [self.vocabulary.decode(s) for s in self]
 
     def drop_unknown(self) -> "Corpus":
-        """This corpus without its unknown tokens (id ``Vocabulary.UNK_ID``); itself if it has none."""
+        """This corpus without its unknown tokens (id ``Vocabulary.UNK_ID``); itself if it has none.
+        The sequences keep no heads (positions shift once a token is gone)."""
         keep = self.symbols != Vocabulary.UNK_ID
         if keep.all():
             return self
         removed_before = np.concatenate([[0], np.cumsum(~keep)])[self.offsets]
-        return Corpus(self.symbols[keep], self.offsets - removed_before, self.vocabulary,
-                      None if self.heads is None else self.heads[keep])
+        return Corpus(self.symbols[keep], self.offsets - removed_before, self.vocabulary)
 
     def with_vocabulary(self, vocabulary: Vocabulary) -> "Corpus":
         """Re-encode into another vocabulary; symbols it lacks become UNK."""
