@@ -37,6 +37,7 @@ KINDS = {
     "interpolated": "seqspectral.lm.mixture:Interpolated",
     "unknown_escape": "seqspectral.lm.unknown:UnknownEscape",
     "trained_lm": "seqspectral.lm.trained:TrainedLM",
+    "cca_embeddings": "seqspectral.embeddings.cca:CCAEmbeddings",
 }
 
 
