@@ -132,7 +132,7 @@ class CCAEmbeddings(Estimator):
         else:
             U, d, Vt, projection = self._two_step(counts, k)
         self.vocabulary_ = vocabulary
-        self.word_vectors_ = _unit_rows(U)
+        self.word_vectors_ = _unit_rows(U, counts.word_totals > 0)
         self.singular_values_ = d
         self.context_projection_ = projection
         self.n_tokens_ = counts.n_tokens
@@ -198,7 +198,8 @@ class CCAEmbeddings(Estimator):
 
     def transform(self, words) -> np.ndarray:
         """The (context-oblivious) vectors of ``words``; unknown words get ``<unk>``'s."""
-        return self.word_vectors_[self.word_ids(words)]
+        ids = self.word_ids(words)
+        return self.word_vectors_[ids]
 
     def token_vectors(self, corpus: Corpus) -> np.ndarray:
         """The context-specific vector of every token of ``corpus`` ((n_tokens, dim))."""
@@ -252,9 +253,10 @@ def _scale(counts: sp.csr_matrix, power: float, rows: np.ndarray, cols: np.ndarr
     return (sp.diags(rows) @ m @ sp.diags(cols)).tocsr()
 
 
-def _unit_rows(U: np.ndarray) -> np.ndarray:
+def _unit_rows(U: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """U's rows scaled to unit length; rows of words never seen (the boundary) are 0."""
     norms = np.linalg.norm(U, axis=1, keepdims=True)
-    return np.divide(U, norms, out=np.zeros_like(U), where=norms > 0)
+    return np.divide(U, norms, out=np.zeros_like(U), where=(norms > 0) & seen[:, None])
 
 
 def _progress_bar(total: int, enabled: bool):
