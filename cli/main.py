@@ -13,7 +13,7 @@ import sys
 
 #: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
 #: they import the library only inside their handlers)
-COMMAND_GROUPS = ["corpus", "lm"]
+COMMAND_GROUPS = ["corpus", "lm", "embed"]
 
 
 class UsageError(Exception):

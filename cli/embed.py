@@ -1,0 +1,133 @@
+"""`seqspectral embed ...`: CCA word embeddings in word2vec format, and a look at them.
+
+    seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] ...
+    seqspectral embed neighbours EMB.txt WORD... [-n 10]
+
+CORPUS is any file ``read_corpus`` reads (CoNLL-U / CoNLL-X forms, plain text one sentence
+a line, ``brown.zip`` or an NLTK data directory), several at once; ``brown`` alone (no such
+file) is NLTK's Brown corpus found through ``NLTK_DATA``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+FORMATS = ["auto", "conllu", "conllx", "malttab", "text", "brown"]
+USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
+         "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("embed", usage=USAGE, help="CCA word embeddings (word2vec format); 'embed neighbours' to look",
+                       description="Learn CCA word embeddings (eigenwords; Dhillon, Foster & Ungar) from corpora "
+                                   "and write them in word2vec text format, or show nearest neighbours "
+                                   "('seqspectral embed neighbours EMB.txt WORD...').")
+    p.add_argument("inputs", nargs="+", metavar="CORPUS", help="corpus files (or: neighbours EMB.txt WORD...)")
+    p.add_argument("-o", "--output", metavar="EMB.txt", help="word2vec file to write")
+    p.add_argument("--dim", type=_positive_int, default=50, metavar="K", help="dimension (default 50)")
+    p.add_argument("--window", type=_positive_int, default=2, metavar="W", help="context words each side (default 2)")
+    p.add_argument("--min-count", type=_positive_int, default=2, metavar="N",
+                   help="rarer words share the <unk> vector (default 2)")
+    p.add_argument("--max-vocab", type=_positive_int, default=None, metavar="V", help="keep the V most frequent words")
+    p.add_argument("--method", default="one-step", choices=["one-step", "two-step"],
+                   help="two-step: LR-MVL (left/right context CCA first, then the word against it)")
+    p.add_argument("--lowercase", action="store_true", help="fold case")
+    p.add_argument("--digits", action="store_true", help="write every digit 0")
+    p.add_argument("--binary", action="store_true", help="word2vec binary format instead of text")
+    p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
+    p.add_argument("--format", default="auto", choices=FORMATS)
+    p.add_argument("--field", default="form", choices=["form", "lemma", "upos", "xpos"],
+                   help="the column of a treebank to embed (default form)")
+    p.add_argument("--errors", default="raise", choices=["raise", "skip"],
+                   help="skip: drop malformed records (their count is reported) instead of failing")
+    p.add_argument("--random-state", type=int, default=0, metavar="S")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    p.add_argument("-n", "--top", type=_positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
+    p.set_defaults(handler=run)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def run(args) -> int:
+    if args.inputs[0] == "neighbours":
+        return run_neighbours(args)
+    return run_train(args)
+
+
+def run_train(args) -> int:
+    import warnings
+
+    from seqspectral.corpus.errors import SkippedRecordsWarning
+    from seqspectral.embeddings import CCAEmbeddings
+
+    from .main import UsageError
+
+    if not args.output:
+        raise UsageError("embed needs -o EMB.txt (the word2vec file to write)")
+    corpora = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SkippedRecordsWarning)
+        for path in args.inputs:
+            corpora.append(_read(path, args))
+    for w in caught:
+        print(f"seqspectral: warning: {w.message}", file=sys.stderr)
+    est = CCAEmbeddings(args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
+                        method=args.method, lowercase=args.lowercase, digits=args.digits,
+                        random_state=args.random_state, progress=sys.stderr.isatty() and not args.quiet)
+    est.fit(corpora)
+    est.write_word2vec(args.output, binary=args.binary)
+    if args.model:
+        from seqspectral import serialize
+
+        serialize.save(args.model, est)
+    if not args.quiet:
+        print(f"{args.output}: {len(est.words_):,} words × {est.word_vectors_.shape[1]} "
+              f"from {est.n_tokens_:,} tokens ({args.method} CCA, window {args.window})", file=sys.stderr)
+    return 0
+
+
+def _read(path: str, args):
+    from seqspectral.corpus import read_corpus
+    from seqspectral.corpus.nltk_corpora import read_brown
+
+    if path == "brown" and args.format in ("auto", "brown") and not Path(path).exists():
+        return read_brown(None, field="form" if args.field == "form" else args.field)
+    return read_corpus(path, format=args.format, field=args.field, errors=args.errors)
+
+
+def run_neighbours(args) -> int:
+    import numpy as np
+
+    from seqspectral.embeddings import read_word2vec
+
+    from .main import UsageError
+
+    if len(args.inputs) < 3:
+        raise UsageError("usage: seqspectral embed neighbours EMB.txt WORD...")
+    path, queries = args.inputs[1], args.inputs[2:]
+    words, vectors = read_word2vec(path)
+    index = {w: i for i, w in enumerate(words)}
+    norms = np.linalg.norm(vectors, axis=1)
+    unit = vectors / np.where(norms > 0, norms, 1)[:, None]
+    missing = 0
+    for query in queries:
+        i = index.get(query, index.get(query.lower()))
+        if i is None:
+            print(f"seqspectral: {query!r} is not in {path}", file=sys.stderr)
+            missing += 1
+            continue
+        sims = unit @ unit[i]
+        sims[i] = -np.inf
+        top = np.argsort(-sims)[:args.top]
+        print(f"{words[i]}: " + " ".join(f"{words[j]} ({sims[j]:.3f})" for j in top))
+    return 2 if missing else 0
