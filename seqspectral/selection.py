@@ -17,8 +17,24 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
+
+# -- the one set of grids and defaults ---------------------------------------------------------
 #: fraction of the training sequences held out when no development set is given
 HELD_OUT_FRACTION = 0.1
+#: floors of the non-stochastic rule (fractions of the positive next-event mass), every model
+FLOOR_GRID = (1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1)
+#: ranks tried by the spectral weighted automata (one SVD serves them all)
+RANK_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 130, 160, 200, 250, 300)
+#: numbers of states tried by the HMM learners (tensor: at most |Σ|; each EM candidate is a full run)
+STATE_GRID = (2, 4, 8, 12, 16, 24, 32, 48, 64)
+#: nuclear-norm regularisations of the convex automaton, fractions of τ_max, solved in this
+#: order with warm starts
+TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
+#: weights λ of a model mixed with a lower-order n-gram (λ = 1: the model alone)
+WEIGHT_GRID = tuple(float(w) for w in np.linspace(0.0, 1.0, 21))
+#: add-k smoothing constants of the n-gram models
+NGRAM_K_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 class CandidateFailed(ValueError):
@@ -51,6 +67,13 @@ class SelectionResult:
     @classmethod
     def from_json(cls, data: Mapping) -> "SelectionResult":
         return cls(data["on"], dict(data["chosen"]), list(data.get("table", [])), list(data.get("at_edge", [])))
+
+    def prefixed(self, prefix: str) -> "SelectionResult":
+        """The same selection with every hyper-parameter name prefixed (``k`` → ``mixture_k``)."""
+        def rename(row):
+            return {(k if k in ("score", "error") else prefix + k): v for k, v in row.items()}
+        return SelectionResult(self.on, rename(self.chosen), [rename(r) for r in self.table],
+                               [prefix + n for n in self.at_edge])
 
     def merged(self, other: "SelectionResult") -> "SelectionResult":
         """This selection followed by ``other`` (a later stage on the same held-out data)."""
@@ -86,6 +109,29 @@ def edges(grid: Mapping[str, Sequence], chosen: Mapping) -> list[str]:
         if len(values) >= 3 and name in chosen and chosen[name] in (values[0], values[-1]):
             out.append(name)
     return out
+
+
+def floored_log_probs(model, corpus, floors) -> list[np.ndarray]:
+    """Event log-probabilities of ``corpus`` under ``model`` with each floor of ``floors``,
+    from one pass where memory allows.
+
+    The running state does not depend on the floor, and with q the conditional floored at
+    0 (negative weights set to 0, divided by the positive mass) the conditional floored at f
+    is max(q, f) / Σ max(q, f); so one pass of ``event_distributions`` gives every floor.
+    ``model`` has ``with_floor``, ``event_distributions``, ``event_ids`` and ``n_symbols``.
+    """
+    from .metrics import event_targets
+
+    if len(floors) == 1 or (corpus.n_tokens + len(corpus)) * len(model.event_ids) > _MAX_SWEEP_CELLS:
+        return [model.with_floor(fl).event_log_probs(corpus).log_prob for fl in floors]
+    q = model.with_floor(0.0).event_distributions(corpus)
+    column = np.full(model.n_symbols, -1, dtype=np.int64)
+    column[model.event_ids] = np.arange(len(model.event_ids))
+    q_target = q[np.arange(len(q)), column[event_targets(corpus)]]
+    return [np.log(np.maximum(q_target, fl)) - np.log(np.maximum(q, fl).sum(axis=1)) for fl in floors]
+
+
+_MAX_SWEEP_CELLS = 50_000_000
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):

@@ -9,7 +9,9 @@ stop event is emitted like a symbol from column ``eos`` of the extended emission
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from ._kernels import floored_conditional
 
 #: reassociation only (vectorised sums); no "no-NaN/no-inf" assumptions: -inf log-likelihoods are checked
 FAST = {"reassoc", "contract"}
@@ -96,37 +98,53 @@ def expected_counts(symbols, offsets, eos, start, trans, emit):
     return ll, c_start, c_trans * trans, c_emit
 
 
-@njit(cache=True, parallel=True)
-def expected_counts_parallel(symbols, offsets, eos, start, trans, emit, n_chunks):
-    """``expected_counts`` in ``n_chunks`` chunks of sequences run in parallel (prange).
+@njit(cache=True)
+def event_log_probs(symbols, offsets, start, trans, event_matrix, event_ids, event_column, floor, distributions):
+    """Floored conditionals of every event (tokens then stop) of every sequence, in O(k·E + k²)
+    memory: ``event_matrix`` (k, n_events) holds the extended emissions of the events (the
+    alphabet, then stop last), the running state is the predictive state distribution.
 
-    Worth it only for large corpora: a parallel launch costs milliseconds on a loaded machine.
+    The same rule and outputs as ``_kernels.event_log_probs`` for the HMM's automaton
+    (A_σ = diag(O[:, σ]) T, whose prefix weights are all 1): (log_prob, predicted,
+    n_floored, n_missing); conditionals are stored in ``distributions`` when it has a row
+    per event.
     """
+    store = distributions.shape[0] > 0
     n = len(offsets) - 1
-    k, v = emit.shape
-    lengths = offsets[1:] - offsets[:-1]
-    max_m = (np.max(lengths) if n else 0) + 1
-    cs = np.zeros((n_chunks, k))
-    ct = np.zeros((n_chunks, k, k))
-    ce = np.zeros((n_chunks, k, v))
-    lls = np.zeros(n_chunks)
-    for c in prange(n_chunks):
-        first = n * c // n_chunks
-        last = n * (c + 1) // n_chunks
-        alpha = np.empty((max_m, k))
-        scale = np.empty(max_m)
-        beta = np.empty(k)
-        nxt = np.empty(k)
-        c_start = np.zeros(k)
-        c_trans = np.zeros((k, k))
-        c_emit = np.zeros((k, v))
-        lls[c] = _chunk_counts(symbols, offsets, first, last, eos, start, trans, emit,
-                               c_start, c_trans, c_emit, alpha, scale, beta, nxt)
-        cs[c] = c_start
-        ct[c] = c_trans
-        ce[c] = c_emit
-    c_trans = ct.sum(axis=0) * trans
-    return lls.sum(), cs.sum(axis=0), c_trans, ce.sum(axis=0)
+    k, n_ev = event_matrix.shape
+    stop_col = n_ev - 1
+    log_prob = np.empty(len(symbols) + n)
+    predicted = np.empty(len(symbols) + n, dtype=np.int32)
+    weights = np.empty(n_ev)
+    probs = np.empty(n_ev)
+    s = np.empty(k)
+    n_floored = 0
+    n_missing = 0
+    for i in range(n):
+        s[:] = start / np.sum(start)
+        e = offsets[i] + i
+        for t in range(offsets[i], offsets[i + 1] + 1):
+            weights[:] = s @ event_matrix
+            n_floored += floored_conditional(weights, floor, probs)
+            if store:
+                distributions[e] = probs
+            predicted[e] = event_ids[np.argmax(probs)]
+            if t == offsets[i + 1]:
+                log_prob[e] = np.log(probs[stop_col])
+                break
+            x = symbols[t]
+            col = event_column[x] if 0 <= x < len(event_column) else -1
+            if col < 0:
+                log_prob[e] = -np.inf
+                n_missing += 1
+            else:
+                log_prob[e] = np.log(probs[col])
+                nxt = (s * event_matrix[:, col]) @ trans
+                mass = np.sum(nxt)
+                if mass > 0.0 and np.isfinite(mass):
+                    s[:] = nxt / mass
+            e += 1
+    return log_prob, predicted, n_floored, n_missing
 
 
 @njit(cache=True)

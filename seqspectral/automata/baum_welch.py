@@ -3,7 +3,7 @@
 Every sequence is read with one stop event at its end, emitted from the EOS column of
 the extended emission matrix, so EM fits a distribution over finite strings (not an
 infinite stream): the E-step is the scaled forward-backward of ``_hmm_kernels`` over the
-flat corpus (in parallel chunks when large); the M-step normalises the expected counts.
+flat corpus; the M-step normalises the expected counts.
 """
 
 from __future__ import annotations
@@ -12,24 +12,24 @@ import sys
 
 import numpy as np
 
-from ..base import Estimator
-from ..metrics import LanguageModelMixin
+from ..base import either, integer, one_of, real, seed
+from ..selection import STATE_GRID
 from . import _hmm_kernels
+from .hankel_learner import FLOOR_CHECK
 from .hmm import EOS, HMM
+from .learner import SelectingLearner
 
 INITS = ("random", "tensor")
-#: tokens x states² from which the E-step runs in parallel chunks (below, thread start-up dominates)
-PARALLEL_WORK = 5e7
 
 
-class BaumWelchHMM(Estimator, LanguageModelMixin):
+class BaumWelchHMM(SelectingLearner):
     """HMM by maximum likelihood (Baum-Welch), the best of ``n_init`` runs.
 
     Parameters
     ----------
-    n_states : number of hidden states, or "auto": chosen among ``hmm_selection.GRID`` up to
-        ``max_states`` by the mean log-likelihood of a held-out ``validation_fraction`` of
-        the corpus (same budget per candidate), then refitted on all of it by one more EM
+    n_states : number of hidden states, or "auto": chosen among ``selection.STATE_GRID`` up
+        to ``max_states`` by held-out log-likelihood (``SelectingLearner``: one EM fit per
+        size on the fit part, same budget), then refitted on all of the corpus by one more EM
         run started from the chosen candidate's model.
     n_iter : maximum EM iterations per run.
     tol : a run stops when the mean log-likelihood per sequence improves by less than this.
@@ -38,23 +38,29 @@ class BaumWelchHMM(Estimator, LanguageModelMixin):
         min(n_states, |Σ|) states, mixed 90/10 with a uniform model over the seen symbols;
         each run uses another tensor seed; beyond |Σ| states the tensor states are split
         into randomly perturbed copies): EM-Tensor (Balle, Hamilton & Pineau 2014, §3.3).
-    random_state : seed of the random starts.
+    random_state : seed of the random starts and of the held-out split.
     progress : show a progress bar with the current log-likelihood; None = when stderr is a terminal.
-    floor : the language-model floor of the fitted ``HMM`` (see ``HMM``); "auto" chooses it
-        among ``hmm_selection.FLOORS`` with the number of states (1e-6 with a fixed n_states).
+    floor : the language-model floor of the fitted ``HMM`` (see ``HMM``), or "auto".
 
     Attributes
     ----------
     model_ : the fitted ``HMM``.
     log_likelihood_ : its mean log-likelihood per training sequence.
-    history_ : total log-likelihood at every iteration of the kept run (non-decreasing).
-    n_iter_ : iterations of the kept run.
-    n_states_ : the number of states used; ``selection_scores_`` {k: held-out score} with "auto".
+    history_ : total log-likelihood at every iteration of its last EM run (non-decreasing).
+    n_iter_ : iterations of that run.
+    n_states_, floor_, selection_ : as for every ``SelectingLearner``.
     """
 
-    def __init__(self, n_states: int = 5, n_iter: int = 100, tol: float = 1e-4, n_init: int = 1,
-                 init: str = "random", random_state=None, progress: bool | None = None, floor="auto",
-                 max_states: int = 20, validation_fraction: float = 0.2):
+    _swept = "n_states"
+    _parameter_checks = {
+        "n_states": either(one_of("auto"), integer(1, 100_000)), "n_iter": integer(1), "tol": real(),
+        "n_init": integer(1), "init": one_of(*INITS), "random_state": seed, "floor": FLOOR_CHECK,
+        "max_states": integer(1, 100_000),
+    }
+
+    def __init__(self, n_states="auto", *, n_iter: int = 100, tol: float = 1e-4, n_init: int = 1,
+                 init: str = "random", random_state=0, progress: bool | None = None, floor="auto",
+                 max_states: int = 64):
         self.n_states = n_states
         self.n_iter = n_iter
         self.tol = tol
@@ -64,59 +70,57 @@ class BaumWelchHMM(Estimator, LanguageModelMixin):
         self.progress = progress
         self.floor = floor
         self.max_states = max_states
-        self.validation_fraction = validation_fraction
 
-    def fit(self, corpus, initial_model: HMM | None = None) -> "BaumWelchHMM":
-        """Run EM on ``corpus``; ``initial_model`` (optional) replaces the starts."""
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {INITS}, got {self.init!r}")
-        if len(corpus) == 0:
-            raise ValueError("cannot fit an HMM on an empty corpus")
-        from .hmm_selection import FLOORS, candidate_states, resolve_floor, select_n_states
+    def _grid(self, corpus):
+        return [k for k in STATE_GRID if k <= self.max_states] or [self.max_states]
 
-        k, floor = self.n_states, resolve_floor(self.floor)
-        self.selection_scores_ = None
-        if k == "auto" and initial_model is None:
-            params, fitted = {**self.get_params(deep=False), "floor": 0.0}, {}
+    def _candidates(self, corpus):
+        self._runs = {}
 
-            def fit_k(k, part):
-                fitted[k] = type(self)(**{**params, "n_states": k}).fit(part)
-                return fitted[k]
+        def fit_k(k):
+            rng = np.random.default_rng(self.random_state)
+            if k > corpus.n_tokens:
+                from ..selection import CandidateFailed
 
-            k, floor, self.selection_scores_ = select_n_states(
-                fit_k, corpus, candidate_states(self.max_states), self.validation_fraction, self.random_state,
-                FLOORS if self.floor == "auto" else (resolve_floor(self.floor),))
-            initial_model = fitted[k].model_  # the refit on all of the corpus starts from the chosen model
-        elif initial_model is not None:
-            k = initial_model.n_states
-        if not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"n_states must be a positive integer or 'auto', got {self.n_states!r}")
-        rng = np.random.default_rng(self.random_state)
-        if initial_model is not None:
-            starts = [initial_model]
-        elif self.init == "tensor":
-            starts = _tensor_starts(corpus, k, self.n_init, rng)
-        else:
-            starts = [_random_start(corpus, k, _n_symbols(corpus), rng) for _ in range(self.n_init)]
+                raise CandidateFailed(f"{k} states for {corpus.n_tokens} training tokens")
+            if self.init == "tensor":
+                starts = _tensor_starts(corpus, k, self.n_init, rng)
+            else:
+                starts = [_random_start(corpus, k, _n_symbols(corpus), rng) for _ in range(self.n_init)]
+            self._runs[k] = self._best_run(corpus, starts)
+            return self._runs[k][0]
+
+        return fit_k
+
+    def _refit(self, corpus, added):
+        self._runs[self.n_states_] = self._best_run(corpus, [self.model_])
+        return self._runs[self.n_states_][0]
+
+    def fit_from(self, corpus, model: HMM) -> "BaumWelchHMM":
+        """EM on ``corpus`` started from ``model`` (its number of states; an explicit floor)."""
+        if self.floor == "auto":
+            raise ValueError("fit_from needs an explicit floor, not 'auto'")
+        self._validate_params()
+        self._runs, self.selection_ = {model.n_states: self._best_run(corpus, [model])}, None
+        self.model_ = self._runs[model.n_states][0].with_floor(float(self.floor))
+        self._finish(model.n_states, self.floor)
+        return self
+
+    def _finish(self, value, floor) -> None:
+        super()._finish(value, floor)
+        _, self.log_likelihood_, history = self._runs[value]
+        self.history_, self.n_iter_ = np.array(history), len(history)
+
+    def _best_run(self, corpus, starts) -> tuple[HMM, float, list]:
+        """(model, mean log-likelihood per sequence, history) of the best EM run from ``starts``."""
         show = sys.stderr.isatty() if self.progress is None else self.progress
         best = None
         for run, start in enumerate(starts):
             model, history = em(corpus, start, self.n_iter, self.tol, show, f"EM run {run + 1}/{len(starts)}")
             ll = float(model.exact_log_probs(corpus).mean())
-            if best is None or ll > best[0]:
-                best = (ll, model, history)
-        self.log_likelihood_, self.model_, history = best
-        self.model_.vocabulary, self.model_.floor = corpus.vocabulary, floor
-        self.n_states_, self.floor_ = int(k), floor
-        self.history_ = np.array(history)
-        self.n_iter_ = len(history)
-        return self
-
-    def event_log_probs(self, corpus):
-        return self.model_.event_log_probs(corpus)
-
-    def sequence_log_probs(self, corpus):
-        return self.model_.sequence_log_probs(corpus)
+            if best is None or ll > best[1]:
+                best = (model.with_vocabulary(corpus.vocabulary), ll, history)
+        return best
 
 
 def em(corpus, model: HMM, n_iter: int, tol: float, progress: bool = False, desc: str = "EM") -> tuple[HMM, list[float]]:
@@ -128,18 +132,13 @@ def em(corpus, model: HMM, n_iter: int, tol: float, progress: bool = False, desc
     from tqdm.auto import tqdm
 
     n = len(corpus)
-    parallel = corpus.n_tokens * model.n_states ** 2 >= PARALLEL_WORK
     start, trans, emit = model.initial.copy(), model.transitions.copy(), model.extended_emissions()
     if emit.shape[1] <= corpus.symbols.max(initial=0):
         raise ValueError(f"the corpus has symbol ids beyond the model's {emit.shape[1]} columns")
     history: list[float] = []
     bar = tqdm(total=n_iter, desc=desc, disable=not progress, leave=False)
     for _ in range(n_iter):
-        args = (corpus.symbols, corpus.offsets, EOS, start, trans, emit)
-        if parallel:
-            ll, c_start, c_trans, c_emit = _hmm_kernels.expected_counts_parallel(*args, min(n, 64))
-        else:
-            ll, c_start, c_trans, c_emit = _hmm_kernels.expected_counts(*args)
+        ll, c_start, c_trans, c_emit = _hmm_kernels.expected_counts(corpus.symbols, corpus.offsets, EOS, start, trans, emit)
         if not np.isfinite(ll):
             raise ValueError("a training sequence has probability 0 under the starting model")
         history.append(float(ll))
@@ -193,7 +192,7 @@ def _tensor_starts(corpus, n_states: int, n_init: int, rng, smoothing: float = 0
     seen[EOS] = 1.0
     seen /= seen.sum()
     m = min(n_states, int(np.count_nonzero(seen)) - 1)
-    estimator = TensorHMM(m)
+    estimator = TensorHMM(m, floor=0.0)
     stats = estimator.statistics(corpus)
     starts = []
     for _ in range(n_init):

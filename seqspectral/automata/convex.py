@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .selection import HankelEstimator, automaton_from_blocks, dense_blocks
-
-#: regularisations tried by ``regularization="auto"``, as fractions of τ_max = ||2 H_Σ Hᵀ||₂
-#: (the smallest τ whose solution is zero), solved in this order with warm starts
-TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
+from ..base import either, integer, one_of, real
+from ..selection import TAU_GRID
+from .hankel_learner import HANKEL_CHECKS, HankelEstimator, automaton_from_blocks, dense_blocks
 
 
 def singular_value_threshold(M: np.ndarray, t: float) -> tuple[np.ndarray, np.ndarray]:
@@ -108,18 +106,21 @@ class ConvexWA(HankelEstimator):
 
     Parameters
     ----------
-    regularization : τ as a fraction of τ_max (the smallest τ with a zero solution), or
-        "auto": the ``TAU_GRID`` path with warm starts, chosen by held-out log-likelihood.
-    basis, statistic, basis_size, basis_length, floor, validation_fraction, random_state :
-        as for ``SpectralWA``; the prefix ε must be the basis' first prefix.
+    regularization : τ as a fraction of τ_max = ||2 H_Σ Hᵀ||₂ (the smallest τ with a zero
+        solution), or "auto": the ``selection.TAU_GRID`` path with warm starts, chosen by
+        held-out log-likelihood.
+    basis, statistic, basis_size, basis_length, floor, random_state : as for ``SpectralWA``;
+        the prefix ε must be the basis' first prefix.
     max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
     """
 
     _swept = "regularization"
     method = "convex"
+    _parameter_checks = {**HANKEL_CHECKS, "regularization": either(one_of("auto"), real(0.0, open_low=True)),
+                         "max_iter": integer(1), "tol": real(0.0, open_low=True)}
 
-    def __init__(self, regularization="auto", basis=None, statistic="substring", basis_size=100, basis_length=3,
-                 floor=0.01, max_iter=500, tol=1e-4, validation_fraction=0.2, random_state=0):
+    def __init__(self, regularization="auto", *, basis=None, statistic="substring", basis_size=100, basis_length=3,
+                 floor="auto", max_iter=500, tol=1e-4, random_state=0):
         self.regularization = regularization
         self.basis = basis
         self.statistic = statistic
@@ -128,18 +129,12 @@ class ConvexWA(HankelEstimator):
         self.floor = floor
         self.max_iter = max_iter
         self.tol = tol
-        self.validation_fraction = validation_fraction
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.regularization != "auto" and not float(self.regularization) > 0:
-            raise ValueError(f"regularization must be positive or 'auto', got {self.regularization!r}")
-
-    def _grid(self):
+    def _grid(self, corpus):
         return list(TAU_GRID)
 
-    def _prepare(self, stats, previous):
+    def _prepare(self, stats, previous, largest):
         return ADMMSolver(stats, self.max_iter, self.tol, previous)
 
     def _build(self, solver, regularization):

@@ -18,14 +18,13 @@ import numpy as np
 
 from ..corpus.sequences import Corpus
 from ..corpus.vocabulary import Vocabulary
-from ..metrics import LanguageModelMixin
-from ..serialize import ModelFileError, load_model, save_model
+from ..protocols import EventLogProbs, SequenceLanguageModel
 from . import _hmm_kernels
 
 EOS = Vocabulary.EOS_ID
 
 
-class HMM(LanguageModelMixin):
+class HMM(SequenceLanguageModel):
     """An HMM over int32 symbol ids (ids 0 = UNK and 1 = EOS never emitted; stop is ``stop``).
 
     Parameters
@@ -78,6 +77,22 @@ class HMM(LanguageModelMixin):
         out[:, EOS] = self.stop
         return out
 
+    def with_floor(self, floor: float) -> "HMM":
+        """The same HMM with another language-model floor."""
+        return HMM(self.initial, self.transitions, self.emissions, self.stop, self.vocabulary, floor)
+
+    def with_vocabulary(self, vocabulary) -> "HMM":
+        """The same HMM over ``vocabulary`` (checked against the emission columns)."""
+        return HMM(self.initial, self.transitions, self.emissions, self.stop, vocabulary, self.floor)
+
+    @property
+    def event_ids(self) -> np.ndarray:
+        """The events of every conditional: every emitted id (UNK only if emitted), then EOS."""
+        ids = np.arange(Vocabulary.N_RESERVED, self.n_symbols)
+        if np.any(self.emissions[:, Vocabulary.UNK_ID]):
+            ids = np.concatenate([[Vocabulary.UNK_ID], ids])
+        return np.append(ids, EOS).astype(np.int32)
+
     def to_automaton(self, floor: float | None = None):
         """The equivalent ``WeightedAutomaton``: α0 = π, α∞ = stop, A_σ = diag(O[:, σ]) T
         (with this HMM's ``floor`` unless another is given)."""
@@ -87,9 +102,30 @@ class HMM(LanguageModelMixin):
         return WeightedAutomaton(self.initial, self.stop, operators, self.vocabulary, self.floor if floor is None else floor)
 
     # -- scoring ---------------------------------------------------------------------------
-    def event_log_probs(self, corpus):
-        """The event protocol of ``seqspectral.metrics``: the HMM's conditionals (floored by ``floor``)."""
-        return self.to_automaton().event_log_probs(corpus)
+    def event_log_probs(self, corpus) -> EventLogProbs:
+        """The sequence-model protocol: the HMM's conditionals floored by ``floor`` (the rule of
+        ``WeightedAutomaton``), in memory O(V·k + k²) whatever the vocabulary."""
+        return self._run(corpus, False)
+
+    def event_distributions(self, corpus) -> np.ndarray:
+        """Every event's full conditional, (n_tokens + n_sequences, len(event_ids)), columns = ``event_ids``."""
+        return self._run(corpus, True)
+
+    def _run(self, corpus, distributions: bool):
+        self._check_ids(corpus.symbols)
+        events = self.event_ids
+        column = np.full(self.n_symbols, -1, dtype=np.int32)
+        column[events] = np.arange(len(events), dtype=np.int32)
+        matrix = np.ascontiguousarray(self.extended_emissions()[:, events])
+        out = np.empty((corpus.n_tokens + len(corpus) if distributions else 0, len(events)))
+        log_prob, predicted, n_floored, n_missing = _hmm_kernels.event_log_probs(
+            corpus.symbols, corpus.offsets, self.initial, self.transitions, matrix, events, column, self.floor, out)
+        if n_missing:
+            raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet; "
+                             "encode the corpus with the model's vocabulary")
+        if distributions:
+            return out
+        return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
 
     def sequence_log_probs(self, corpus) -> np.ndarray:
         """Natural-log probability of every sequence: the exact scaled forward pass (Numba)
@@ -137,22 +173,17 @@ class HMM(LanguageModelMixin):
             symbols[offsets[idx] + t] = x
         return Corpus(symbols, offsets, self.vocabulary)
 
-    # -- persistence ----------------------------------------------------------------------------
-    def save(self, path, header: dict | None = None) -> None:
-        full = {"vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(), "floor": self.floor,
-                **(header or {})}
-        save_model(path, self.kind, full, {"initial": self.initial, "transitions": self.transitions,
-                                           "emissions": self.emissions, "stop": self.stop})
+    # -- persistence (``seqspectral.serialize``) -------------------------------------------------
+    def to_state(self) -> tuple[dict, dict]:
+        header = {"floor": self.floor, "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json()}
+        return header, {"initial": self.initial, "transitions": self.transitions, "emissions": self.emissions,
+                        "stop": self.stop}
 
     @classmethod
-    def load(cls, path) -> "HMM":
-        header, arrays = load_model(path, cls.kind)
-        vocab = header.get("vocabulary")
-        try:
-            return cls(arrays["initial"], arrays["transitions"], arrays["emissions"], arrays["stop"],
-                       None if vocab is None else Vocabulary.from_json(vocab), header.get("floor", 0.0))
-        except (KeyError, ValueError) as e:
-            raise ModelFileError(f"{path}: damaged HMM ({e})") from None
+    def from_state(cls, header: dict, arrays: dict) -> "HMM":
+        vocab = header["vocabulary"]
+        return cls(arrays["initial"], arrays["transitions"], arrays["emissions"], arrays["stop"],
+                   None if vocab is None else Vocabulary.from_json(vocab), header["floor"])
 
 
 def _draw(cumulative: np.ndarray, rng) -> np.ndarray:

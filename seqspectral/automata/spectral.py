@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.linalg import truncated_svd
-
-from .selection import HankelEstimator, automaton_from_blocks
-
-#: ranks tried by ``n_states="auto"`` (those up to ``max_states``)
-RANK_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 130, 160, 200, 250, 300)
+from ..base import either, integer, one_of
+from ..linalg import truncated_svd
+from ..selection import RANK_GRID
+from .hankel_learner import HANKEL_CHECKS, HankelEstimator, automaton_from_blocks
 
 
 class SpectralFactorisation:
@@ -56,18 +54,20 @@ class SpectralWA(HankelEstimator):
     Parameters
     ----------
     n_states : rank of the truncated SVD, or "auto" (chosen by held-out log-likelihood
-        over ``RANK_GRID`` up to ``max_states``, from one SVD).
+        over ``selection.RANK_GRID`` up to ``max_states``, from one SVD). A rank above that
+        of the Hankel matrix is an error.
     basis : a ``HankelBasis``; None builds one from the training corpus with the
         ``basis_size`` most frequent prefixes and suffixes of length ≤ ``basis_length``.
     statistic : "string" (f), "prefix" (f^p) or "substring" (f^s).
     floor : the non-stochastic rule's floor (fraction of the positive next-event mass), or "auto".
-    validation_fraction, random_state : the held-out split used when no ``dev`` is given.
+    random_state : seed of the held-out split used when no ``dev`` is given.
     """
 
     _swept = "n_states"
+    _parameter_checks = {**HANKEL_CHECKS, "n_states": either(one_of("auto"), integer(1)), "max_states": integer(1)}
 
-    def __init__(self, n_states=20, basis=None, statistic="substring", basis_size=500, basis_length=3,
-                 floor=0.01, max_states=100, validation_fraction=0.2, random_state=0):
+    def __init__(self, n_states="auto", *, basis=None, statistic="substring", basis_size=500, basis_length=3,
+                 floor="auto", max_states=100, random_state=0):
         self.n_states = n_states
         self.basis = basis
         self.statistic = statistic
@@ -75,26 +75,24 @@ class SpectralWA(HankelEstimator):
         self.basis_length = basis_length
         self.floor = floor
         self.max_states = max_states
-        self.validation_fraction = validation_fraction
         self.random_state = random_state
 
     @property
     def method(self) -> str:
         return "spectral" if self.statistic == "string" else f"spectral-{self.statistic}"
 
-    def _check_params(self) -> None:
-        super()._check_params()
-        if self.n_states != "auto" and (not isinstance(self.n_states, (int, np.integer)) or self.n_states < 1):
-            raise ValueError(f"n_states must be a positive integer or 'auto', got {self.n_states!r}")
-
-    def _grid(self):
+    def _grid(self, corpus):
         return [r for r in RANK_GRID if r <= self.max_states]
 
-    def _prepare(self, stats, previous):
-        rank = max(self._grid()) if self.n_states == "auto" else self.n_states
-        return SpectralFactorisation(stats, rank)
+    def _prepare(self, stats, previous, largest):
+        return SpectralFactorisation(stats, largest)
 
     def _build(self, prepared, rank):
+        if rank > prepared.max_rank:
+            from ..selection import CandidateFailed
+
+            raise CandidateFailed(f"n_states={rank} exceeds the rank of the Hankel matrix on these data "
+                                  f"({prepared.max_rank}); use at most {prepared.max_rank} or 'auto'")
         return prepared.automaton(rank, self.alphabet_, self.n_symbols_, self.statistic, self.vocabulary_)
 
     def with_n_states(self, n_states: int):

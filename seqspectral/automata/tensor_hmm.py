@@ -32,105 +32,107 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Estimator
+from ..base import either, integer, one_of, seed
 from ..linalg import project_simplex, robust_tensor_power, whitening
-from ..metrics import LanguageModelMixin
+from ..selection import STATE_GRID, CandidateFailed
+from .hankel_learner import FLOOR_CHECK
 from .hmm import EOS, HMM
+from .learner import SelectingLearner
 
 REFINE_TOL = 1e-6
 
 
-class TensorHMM(Estimator, LanguageModelMixin):
+class TensorHMM(SelectingLearner):
     """HMM learned by the tensor method of moments. Requires ``n_states <= |Σ|``.
 
     Parameters
     ----------
     n_states : number of hidden states k (at most the alphabet size: O must have rank k), or
-        "auto": chosen among ``hmm_selection.GRID`` up to ``max_states`` and the alphabet size
-        by the mean log-likelihood of a held-out ``validation_fraction`` (statistics counted
-        once on the rest), then refitted on the whole corpus.
+        "auto": chosen among ``selection.STATE_GRID`` up to ``max_states`` and the alphabet
+        size by held-out log-likelihood (``SelectingLearner``; statistics counted once).
     statistic : "substring" (every position: on planted HMMs with 10^5 strings its errors
         of O and T were 1.5-4 times smaller than the prefix statistic's) or "prefix" (the
         strings' beginnings only).
-    basis : a ``HankelBasis`` (empty string first in P and S) or None for the most frequent
-        prefixes/suffixes of the statistic in the training corpus (``n_prefixes``,
-        ``n_suffixes``, ``max_length``).
+    basis : a ``HankelBasis`` (empty string first in P and S) or None for the
+        ``basis_size`` most frequent prefixes and suffixes of length ≤ ``basis_length``.
     n_starts, n_iter : L and N of the robust tensor power method.
     n_refine : at most this many alternating-least-squares sweeps refining O on the whole
         P×Σ×S tensor after the power method (0: the plain method of §3.3). On planted HMMs
         with 10^5 strings it cuts the error of O by about a third and that of T by half.
-    random_state : seed of the tensor power method's random starts (and of the held-out split).
-    floor : the language-model floor of the fitted ``HMM`` (see ``HMM``); "auto" chooses it
-        among ``hmm_selection.FLOORS`` with the number of states (1e-6 with a fixed n_states).
+    random_state : seed of the tensor power method's random starts and of the held-out split.
+    floor : the language-model floor of the fitted ``HMM`` (see ``HMM``), or "auto".
 
     Attributes: ``model_`` (an ``HMM``), ``weights_`` (the tensor eigenvalues), ``n_refine_``
-    (refinement sweeps run).
+    (refinement sweeps run), ``n_states_``, ``floor_``, ``selection_``.
     """
 
-    def __init__(self, n_states: int = 5, statistic: str = "substring", basis=None, n_prefixes: int = 200,
-                 n_suffixes: int = 200, max_length: int = 3, n_starts: int = 20, n_iter: int = 100,
-                 n_refine: int = 300, random_state=None, floor="auto", max_states: int = 20,
-                 validation_fraction: float = 0.2):
+    _swept = "n_states"
+    _parameter_checks = {
+        "n_states": either(one_of("auto"), integer(1)), "statistic": one_of("substring", "prefix"),
+        "basis_size": integer(1), "basis_length": integer(1), "n_starts": integer(1), "n_iter": integer(1),
+        "n_refine": integer(0), "random_state": seed, "floor": FLOOR_CHECK, "max_states": integer(1),
+    }
+
+    def __init__(self, n_states="auto", *, statistic: str = "substring", basis=None, basis_size: int = 200,
+                 basis_length: int = 3, n_starts: int = 20, n_iter: int = 100, n_refine: int = 300,
+                 random_state=0, floor="auto", max_states: int = 64):
         self.n_states = n_states
         self.statistic = statistic
         self.basis = basis
-        self.n_prefixes = n_prefixes
-        self.n_suffixes = n_suffixes
-        self.max_length = max_length
+        self.basis_size = basis_size
+        self.basis_length = basis_length
         self.n_starts = n_starts
         self.n_iter = n_iter
         self.n_refine = n_refine
         self.random_state = random_state
         self.floor = floor
         self.max_states = max_states
-        self.validation_fraction = validation_fraction
 
-    def statistics(self, corpus):
-        """The Hankel statistics this estimator uses (counted once, reusable with ``fit_statistics``)."""
+    def statistics(self, corpus, basis=None):
+        """The Hankel statistics this estimator uses (on ``basis``, else on one built from ``corpus``)."""
         from ..counting import HankelBasis, hankel_statistics
 
-        basis = self.basis
+        basis = basis if basis is not None else self.basis
         if basis is None:
-            basis = HankelBasis.from_corpus(corpus, self.statistic, self.n_prefixes, self.n_suffixes, self.max_length)
+            basis = HankelBasis.from_corpus(corpus, self.statistic, self.basis_size, self.basis_size, self.basis_length)
         return hankel_statistics(corpus, basis, self.statistic)
 
-    def fit(self, corpus) -> "TensorHMM":
-        self.selection_scores_ = None
-        if self.n_states != "auto":
-            return self.fit_statistics(self.statistics(corpus), corpus.vocabulary)
-        from functools import cache
+    def _grid(self, corpus):
+        n_symbols = len(np.unique(corpus.symbols))
+        return [k for k in STATE_GRID if k <= min(self.max_states, n_symbols)] or [min(self.max_states, n_symbols)]
 
-        from .hmm_selection import FLOORS, candidate_states, resolve_floor, select_n_states
+    def _candidates(self, corpus):
+        self.statistics_ = self.statistics(corpus)
+        return lambda k: self._from_statistics(self.statistics_, corpus.vocabulary, k)
 
-        count, params = cache(self.statistics), self.get_params(deep=False)  # the fit part is counted once
+    def _refit(self, corpus, added):
+        self.statistics_ = self.statistics_ + self.statistics(added, self.statistics_.basis)
+        return self._from_statistics(self.statistics_, corpus.vocabulary, self.n_states_)
 
-        def fit_k(k, part):
-            return type(self)(**{**params, "n_states": k}).fit_statistics(count(part), part.vocabulary)
-
-        k, floor, scores = select_n_states(fit_k, corpus, candidate_states(self.max_states, len(np.unique(corpus.symbols))),
-                                           self.validation_fraction, self.random_state,
-                                           FLOORS if self.floor == "auto" else (resolve_floor(self.floor),))
-        self.fit_statistics(self.statistics(corpus), corpus.vocabulary, n_states=k)
-        self.model_.floor = self.floor_ = floor
-        self.selection_scores_ = scores
+    def fit_statistics(self, stats, vocabulary=None) -> "TensorHMM":
+        """Fit from prefix or substring ``HankelStatistics`` (basis with () first) at an explicit
+        ``n_states`` and ``floor``; ``vocabulary`` sizes the model."""
+        self._validate_params()
+        if self._selects():
+            raise ValueError("fit_statistics needs explicit n_states and floor, not 'auto'")
+        self.statistics_, self.selection_ = stats, None
+        self.model_ = self._from_statistics(stats, vocabulary, self.n_states).with_floor(float(self.floor))
+        self._finish(self.n_states, self.floor)
         return self
 
-    def fit_statistics(self, stats, vocabulary=None, n_states: int | None = None) -> "TensorHMM":
-        """Fit from prefix or substring ``HankelStatistics`` (basis with () first); ``vocabulary`` sizes the
-        model; ``n_states`` overrides the hyper-parameter (used by "auto")."""
-        basis, k = stats.basis, self.n_states if n_states is None else n_states
-        if not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"n_states must be a positive integer or 'auto', got {k!r}")
+    def _from_statistics(self, stats, vocabulary, k: int) -> HMM:
+        """Stages 1-4 of the method (module docstring) at k states; an unfloored ``HMM``."""
+        basis = stats.basis
         alphabet = basis.alphabet
         if np.any(alphabet == EOS):
             raise ValueError("the basis alphabet must not contain EOS (id 1): stopping is not a symbol")
         if k > len(alphabet):
-            raise ValueError(f"TensorHMM needs n_states <= alphabet size: {k} states for {len(alphabet)} symbols "
-                             "(the emission matrix must have rank n_states)")
+            raise CandidateFailed(f"TensorHMM needs n_states <= alphabet size: {k} states for {len(alphabet)} symbols "
+                                  "(the emission matrix must have rank n_states)")
         if basis.prefixes[0] != () or basis.suffixes[0] != ():
             raise ValueError("the basis must have the empty string first among prefixes and suffixes")
         if min(basis.n_prefixes, basis.n_suffixes) < k:
-            raise ValueError(f"the basis has {basis.n_prefixes}x{basis.n_suffixes} entries, fewer than {k} states")
+            raise CandidateFailed(f"the basis has {basis.n_prefixes}x{basis.n_suffixes} entries, fewer than {k} states")
         if stats.statistic not in ("prefix", "substring"):
             raise ValueError(f"TensorHMM works on prefix or substring statistics, got {stats.statistic!r}")
         blocks = _Blocks(stats)
@@ -140,17 +142,7 @@ class TensorHMM(Estimator, LanguageModelMixin):
         n_symbols = len(vocabulary) if vocabulary is not None else int(alphabet.max()) + 1
         full = np.zeros((k, n_symbols))
         full[:, alphabet] = emissions
-        from .hmm_selection import resolve_floor
-
-        self.n_states_, self.floor_ = int(k), resolve_floor(self.floor)
-        self.model_ = HMM(initial, trans, full, stop, vocabulary, self.floor_)
-        return self
-
-    def event_log_probs(self, corpus):
-        return self.model_.event_log_probs(corpus)
-
-    def sequence_log_probs(self, corpus):
-        return self.model_.sequence_log_probs(corpus)
+        return HMM(initial, trans, full, stop, vocabulary)
 
 
 class _Blocks:

@@ -17,15 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus.vocabulary import Vocabulary
-from ..metrics import LanguageModelMixin
-from ..serialize import ModelFileError, load_model, save_model
+from ..protocols import EventLogProbs, SequenceLanguageModel
 from . import _kernels
 
 STATISTICS = ("string", "prefix", "substring")
-DEFAULT_FLOOR = 0.01
 
 
-class WeightedAutomaton(LanguageModelMixin):
+class WeightedAutomaton(SequenceLanguageModel):
     """A weighted automaton over int32 symbol ids.
 
     Parameters
@@ -35,13 +33,13 @@ class WeightedAutomaton(LanguageModelMixin):
         ids are zero (EOS must be; UNK is an ordinary event only if its row is non-zero).
     vocabulary : the Vocabulary the ids come from, optional.
     floor : the non-stochastic rule's floor, a fraction of the positive next-event mass
-        (> 0 guarantees no zero probability; 0 only for automata known to be stochastic).
-        A hyper-parameter: the estimators choose it on held-out data.
+        (> 0 guarantees no zero probability; 0, the default, is exact for automata known to
+        be stochastic). A hyper-parameter: the estimators choose it on held-out data.
     """
 
     kind = "weighted_automaton"
 
-    def __init__(self, initial, final, operators, vocabulary: Vocabulary | None = None, floor: float = DEFAULT_FLOOR):
+    def __init__(self, initial, final, operators, vocabulary: Vocabulary | None = None, floor: float = 0.0):
         self.initial = np.ascontiguousarray(initial, dtype=np.float64)
         self.final = np.ascontiguousarray(final, dtype=np.float64)
         self.operators = np.ascontiguousarray(operators, dtype=np.float64)
@@ -172,19 +170,15 @@ class WeightedAutomaton(LanguageModelMixin):
         probs, _ = _kernels.prefix_conditional(prefix, self.initial, self.operators, self.prefix_final, matrix, self.floor)
         return events, probs
 
-    def event_log_probs(self, corpus, return_n_floored: bool = False):
-        """The event protocol of ``seqspectral.metrics``: (log_prob, predicted).
-
-        With ``return_n_floored`` also the number of floored next-event weights and the
-        total number of weights, (log_prob, predicted, n_floored, n_weights).
-        """
-        return self._run(corpus, return_n_floored, False)
+    def event_log_probs(self, corpus) -> EventLogProbs:
+        """The sequence-model protocol (``seqspectral.protocols``), with the floored-weight counts."""
+        return self._run(corpus, False)
 
     def event_distributions(self, corpus) -> np.ndarray:
         """Every event's full conditional, (n_tokens + n_sequences, len(event_ids)), columns = ``event_ids``."""
-        return self._run(corpus, False, True)
+        return self._run(corpus, True)
 
-    def _run(self, corpus, return_n_floored: bool, distributions: bool):
+    def _run(self, corpus, distributions: bool):
         self._check_ids(corpus.symbols)
         matrix, events, column = self._event_arrays()
         out = np.empty((corpus.n_tokens + len(corpus) if distributions else 0, len(events)))
@@ -197,9 +191,7 @@ class WeightedAutomaton(LanguageModelMixin):
                              "encode the corpus with the model's vocabulary")
         if distributions:
             return out
-        if return_n_floored:
-            return log_prob, predicted, int(n_floored), int(len(log_prob) * len(events))
-        return log_prob, predicted
+        return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
 
     def _check_ids(self, ids: np.ndarray) -> None:
         if len(ids) and (ids.min() < 0 or ids.max() >= self.n_symbols):
@@ -246,21 +238,16 @@ class WeightedAutomaton(LanguageModelMixin):
             active = active[going]
         return Corpus.from_ids(sequences, self.vocabulary)
 
-    # -- persistence ---------------------------------------------------------------------------
-    def save(self, path, header: dict | None = None) -> None:
-        """Save as ``.npz`` + JSON header; ``header`` adds e.g. the method and its hyper-parameters."""
-        full = {"floor": self.floor, "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json(), **(header or {})}
-        save_model(path, self.kind, full, {"initial": self.initial, "final": self.final, "operators": self.operators})
+    # -- persistence (``seqspectral.serialize``) -------------------------------------------------
+    def to_state(self) -> tuple[dict, dict]:
+        header = {"floor": self.floor, "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json()}
+        return header, {"initial": self.initial, "final": self.final, "operators": self.operators}
 
     @classmethod
-    def load(cls, path) -> "WeightedAutomaton":
-        header, arrays = load_model(path, cls.kind)
-        vocab = header.get("vocabulary")
-        try:
-            return cls(arrays["initial"], arrays["final"], arrays["operators"],
-                       None if vocab is None else Vocabulary.from_json(vocab), header.get("floor", DEFAULT_FLOOR))
-        except (KeyError, ValueError) as e:
-            raise ModelFileError(f"{path}: damaged weighted automaton ({e})") from None
+    def from_state(cls, header: dict, arrays: dict) -> "WeightedAutomaton":
+        vocab = header["vocabulary"]
+        return cls(arrays["initial"], arrays["final"], arrays["operators"],
+                   None if vocab is None else Vocabulary.from_json(vocab), header["floor"])
 
 
 def _check_statistic(statistic: str) -> None:

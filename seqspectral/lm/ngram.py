@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Estimator
+import copy
+
+from ..base import Estimator, NotFittedError, either, integer, one_of, real, seed
 from ..corpus import Corpus, Vocabulary
-from ..metrics import LanguageModelMixin, event_targets
+from ..metrics import event_targets
+from ..protocols import EventLogProbs, SequenceLanguageModel
+from ..selection import NGRAM_K_GRID, grid_search, held_out_split
 
 _START = Vocabulary.EOS_ID  # the start padding reuses the stop id: stop never occurs inside a history
 
@@ -35,19 +39,22 @@ def _context_codes(corpus: Corpus, events: np.ndarray, n_history: int, base: int
     return codes
 
 
-class NGramLM(LanguageModelMixin, Estimator):
+class NGramLM(Estimator, SequenceLanguageModel):
     """Add-k smoothed n-gram model over symbol sequences with a stop event.
 
     Parameters
     ----------
     order : int
         1 for a unigram, 3 for a trigram.
-    k : float
+    k : float or "auto"
         Additive smoothing constant (> 0, so every event of the alphabet has non-zero
-        probability after every history).
+        probability after every history), or "auto": chosen on ``dev`` (else on a held-out
+        part of the training data, then counted on all of it) among ``NGRAM_K_GRID``.
+    random_state : seed of the held-out split.
 
     Attributes
     ----------
+    k_ : the constant used; ``selection_`` the choice (None for a fixed k).
     n_ids_ : int — vocabulary size V (ids ``0 .. V-1``); the event set is ids ``1 .. V-1``.
     keys_, counts_ : sorted n-gram codes and their counts.
     context_keys_, context_counts_, context_best_ : sorted history codes, their counts and
@@ -55,9 +62,13 @@ class NGramLM(LanguageModelMixin, Estimator):
     unigram_best_ : the most frequent event, predicted after unseen histories.
     """
 
-    def __init__(self, order: int = 3, k: float = 0.1):
+    kind = "ngram"
+    _parameter_checks = {"order": integer(1), "k": either(one_of("auto"), real(0.0, open_low=True)), "random_state": seed}
+
+    def __init__(self, order: int = 3, *, k="auto", random_state=0):
         self.order = order
         self.k = k
+        self.random_state = random_state
 
     def _check(self, corpus: Corpus, n_ids: int) -> None:
         if corpus.n_tokens and (corpus.symbols.min() < Vocabulary.N_RESERVED or corpus.symbols.max() >= n_ids):
@@ -66,14 +77,47 @@ class NGramLM(LanguageModelMixin, Estimator):
                 "is handled by seqspectral.lm.UnknownEscape)"
             )
 
-    def fit(self, corpus: Corpus, n_ids: int | None = None) -> "NGramLM":
-        """Count the n-grams of ``corpus``; V is ``n_ids`` or the vocabulary size."""
-        if int(self.order) < 1 or not self.k > 0:
-            raise ValueError("order must be >= 1 and k > 0")
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "keys_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    def fit(self, corpus: Corpus, dev: Corpus | None = None, n_ids: int | None = None) -> "NGramLM":
+        """Count the n-grams of ``corpus`` (V is ``n_ids`` or the vocabulary size); with
+        ``k="auto"`` choose k on ``dev`` or a held-out part of ``corpus``."""
+        self._validate_params()
         if n_ids is None:
             n_ids = len(corpus.vocabulary) if corpus.vocabulary is not None else int(corpus.symbols.max(initial=1)) + 1
         if int(self.order) * np.log2(max(n_ids, 2)) >= 62:
             raise ValueError(f"an order-{self.order} model over {n_ids} symbols does not fit 64-bit n-gram codes")
+        if self.k != "auto":
+            self.k_, self.selection_ = float(self.k), None
+            return self._count(corpus, n_ids)
+        fit_part, held, on = held_out_split(corpus, dev, self.random_state)
+        self._count(fit_part, n_ids)
+        c_hw, c_h, _ = self._lookups(held)
+        n_events = self.n_events_
+        self.selection_ = grid_search(
+            {"k": NGRAM_K_GRID},
+            lambda k: float((np.log(c_hw + k) - np.log(c_h + k * n_events)).sum() / len(held)), on)
+        self.k_ = float(self.selection_.chosen["k"])
+        if dev is None and held is not corpus:
+            self._count(corpus, n_ids)
+        return self
+
+    def refit(self, corpus: Corpus, added: Corpus | None = None) -> "NGramLM":
+        """The chosen k on the counts of all of ``corpus`` (one vectorised count; ``added`` is
+        accepted for the learners' refit signature)."""
+        self._check_fitted()
+        return self._count(corpus, self.n_ids_)
+
+    def with_k(self, k: float) -> "NGramLM":
+        """The same count tables with another smoothing constant (no refit)."""
+        self._check_fitted()
+        other = copy.copy(self)
+        other.k_ = float(k)
+        return other
+
+    def _count(self, corpus: Corpus, n_ids: int) -> "NGramLM":
         self._check(corpus, n_ids)
         self.n_ids_ = int(n_ids)
         events = event_targets(corpus).astype(np.int64)
@@ -96,20 +140,23 @@ class NGramLM(LanguageModelMixin, Estimator):
         """Size of the event set: the alphabet plus stop."""
         return self.n_ids_ - 1
 
-    def event_log_probs(self, corpus: Corpus) -> tuple[np.ndarray, np.ndarray]:
-        """Natural-log conditional probability of every event and the predicted event."""
+    def _lookups(self, corpus: Corpus):
+        """(c(h, w), c(h), predicted event) for every event of ``corpus``."""
+        self._check_fitted()
         self._check(corpus, self.n_ids_)
         events = event_targets(corpus).astype(np.int64)
         contexts = _context_codes(corpus, events, int(self.order) - 1, self.n_ids_)
         c_hw = _lookup(self.keys_, self.counts_, contexts * self.n_ids_ + events)
         c_h = _lookup(self.context_keys_, self.context_counts_, contexts)
-        k = float(self.k)
-        log_prob = np.log(c_hw + k) - np.log(c_h + k * self.n_events_)
-        where = np.searchsorted(self.context_keys_, contexts)
-        where = np.minimum(where, len(self.context_keys_) - 1)
+        where = np.minimum(np.searchsorted(self.context_keys_, contexts), len(self.context_keys_) - 1)
         seen = self.context_keys_[where] == contexts
         predicted = np.where(seen, self.context_best_[where], self.unigram_best_).astype(np.int32)
-        return log_prob, predicted
+        return c_hw, c_h, predicted
+
+    def event_log_probs(self, corpus: Corpus) -> EventLogProbs:
+        """Natural-log conditional probability of every event and the predicted event."""
+        c_hw, c_h, predicted = self._lookups(corpus)
+        return EventLogProbs(np.log(c_hw + self.k_) - np.log(c_h + self.k_ * self.n_events_), predicted)
 
     @property
     def event_ids(self) -> np.ndarray:
@@ -118,29 +165,30 @@ class NGramLM(LanguageModelMixin, Estimator):
 
     def event_distributions(self, corpus: Corpus) -> np.ndarray:
         """The whole next-event distribution before every event, (n_events, V - 1), columns ``event_ids``."""
+        self._check_fitted()
         self._check(corpus, self.n_ids_)
         events = event_targets(corpus).astype(np.int64)
         contexts = _context_codes(corpus, events, int(self.order) - 1, self.n_ids_)
         c_hw = _lookup(self.keys_, self.counts_, (contexts * self.n_ids_)[:, None] + self.event_ids[None, :])
         c_h = _lookup(self.context_keys_, self.context_counts_, contexts)
-        k = float(self.k)
-        return (c_hw + k) / (c_h + k * self.n_events_)[:, None]
+        return (c_hw + self.k_) / (c_h + self.k_ * self.n_events_)[:, None]
 
-    # -- persistence (arrays + JSON-able parameters; the CLI adds the file header) --------
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        return {
-            "keys": self.keys_, "counts": self.counts_, "context_keys": self.context_keys_,
-            "context_counts": self.context_counts_, "context_best": self.context_best_,
-        }
+    # -- persistence (``seqspectral.serialize``) ---------------------------------------------------
+    def to_state(self) -> tuple[dict, dict]:
+        self._check_fitted()
+        header = {"params": self.json_params(), "k_": self.k_, "n_ids": self.n_ids_, "unigram_best": self.unigram_best_}
+        return header, {"keys": self.keys_, "counts": self.counts_, "context_keys": self.context_keys_,
+                        "context_counts": self.context_counts_, "context_best": self.context_best_}
 
     @classmethod
-    def from_arrays(cls, params: dict, arrays: dict[str, np.ndarray], n_ids: int, unigram_best: int) -> "NGramLM":
-        model = cls(**params)
+    def from_state(cls, header: dict, arrays: dict) -> "NGramLM":
+        model = cls(**header["params"])
         model.keys_, model.counts_ = arrays["keys"].astype(np.int64), arrays["counts"].astype(np.int64)
         model.context_keys_ = arrays["context_keys"].astype(np.int64)
         model.context_counts_ = arrays["context_counts"].astype(np.int64)
         model.context_best_ = arrays["context_best"].astype(np.int32)
-        model.n_ids_, model.unigram_best_ = int(n_ids), int(unigram_best)
+        model.n_ids_, model.unigram_best_, model.k_ = int(header["n_ids"]), int(header["unigram_best"]), float(header["k_"])
+        model.selection_ = None
         return model
 
 
@@ -150,9 +198,3 @@ def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.nda
         return np.zeros(np.shape(queries), dtype=np.float64)
     where = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
     return np.where(keys[where] == queries, values[where], 0).astype(np.float64)
-
-
-def select_k(order: int, train: Corpus, held_out: Corpus, grid=(0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0), n_ids=None) -> float:
-    """The smoothing constant of ``grid`` with the best held-out log-likelihood."""
-    scores = [NGramLM(order, k).fit(train, n_ids).event_log_probs(held_out)[0].sum() for k in grid]
-    return float(grid[int(np.argmax(scores))])

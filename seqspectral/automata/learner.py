@@ -1,0 +1,116 @@
+"""The fit-select-refit skeleton every sequence learner of the toolkit shares.
+
+A learner has one *swept* hyper-parameter (the number of states, or the convex
+regularisation) and the floor of the non-stochastic rule. Either may be ``"auto"``; then
+``fit`` chooses it through :func:`seqspectral.selection.grid_search` by held-out
+log-likelihood — on ``dev`` when given, else on a seeded :data:`HELD_OUT_FRACTION` of the
+training sequences, after which the chosen configuration is *refitted* on all of them
+(:meth:`refit`): statistics that add (Hankel blocks) are counted on the held-out part only
+and added to the stored ones, EM restarts from the chosen model. The command line
+(``seqspectral lm train``), the benchmarks and the estimator's own ``"auto"`` all run this
+one path, so the same method on the same data makes the same choice.
+
+Subclasses provide ``_swept``, ``_grid(corpus)`` (values tried, in sweep order),
+``_candidates(corpus)`` → a function value → unfloored model (counting once per corpus,
+cheap per value where the method allows), and ``_refit(corpus, added)`` → the unfloored
+model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
+``event_distributions``, ``event_ids`` and ``n_symbols`` (``WeightedAutomaton``, ``HMM``).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import ClassVar
+
+from ..base import Estimator
+from ..protocols import EventLogProbs, SequenceLanguageModel
+from ..selection import FLOOR_GRID, floored_log_probs, grid_search, held_out_split
+
+
+class SelectingLearner(Estimator, SequenceLanguageModel):
+    """Base of ``SpectralWA``, ``ConvexWA``, ``TensorHMM`` and ``BaumWelchHMM``.
+
+    Fitted attributes: ``model_`` (the language model), ``<swept>_`` and ``floor_`` (the
+    values used), ``selection_`` (a ``SelectionResult``, None when nothing was chosen) and
+    ``fit_time_`` (seconds, counting and selection included).
+    """
+
+    _swept: ClassVar[str] = "n_states"
+
+    def _selects(self) -> bool:
+        return "auto" in (getattr(self, self._swept), self.floor)
+
+    def fit(self, corpus, dev=None):
+        """Fit on ``corpus``; ``"auto"`` values are chosen on ``dev`` (else on a held-out part
+        of ``corpus``, then refitted on all of it). Returns self."""
+        self._validate_params()
+        if len(corpus) == 0 or corpus.n_tokens == 0:
+            raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
+        start = time.perf_counter()
+        if not self._selects():
+            value, floor = getattr(self, self._swept), float(self.floor)
+            self.model_ = self._candidates(corpus)(value).with_floor(floor)
+            self.selection_ = None
+        else:
+            fit_part, held, on = held_out_split(corpus, dev, self.random_state)
+            value, floor = self._choose(fit_part, held, on)
+            if dev is None and held is not corpus:
+                self._finish(value, floor)
+                self.refit(corpus, held)
+        self._finish(value, floor)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _choose(self, fit_part, held, on: str):
+        """Every (swept value, floor) scored on ``held`` by mean log-likelihood per sequence."""
+        make = self._candidates(fit_part)
+        value, floor = getattr(self, self._swept), self.floor
+        values = self._grid(fit_part) if value == "auto" else [value]
+        floors = list(FLOOR_GRID) if floor == "auto" else [float(floor)]
+
+        @cache
+        def scored(v):
+            model = make(v)
+            n = len(held)
+            return model, [float(lp.sum() / n) for lp in floored_log_probs(model, held, floors)]
+
+        result = grid_search({self._swept: values, "floor": floors},
+                             lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on)
+        chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]
+        self.model_ = scored(chosen_value)[0].with_floor(chosen_floor)
+        self.selection_ = result
+        return chosen_value, chosen_floor
+
+    def _finish(self, value, floor) -> None:
+        setattr(self, self._swept + "_", value)
+        self.floor_ = float(floor)
+
+    def refit(self, corpus, added):
+        """The chosen configuration fitted again on ``corpus``, of which ``added`` is the part
+        the last fit did not see (its statistics are added, not recounted). Returns self."""
+        self._check_fitted()
+        self.model_ = self._refit(corpus, added).with_floor(self.floor_)
+        return self
+
+    def event_log_probs(self, corpus) -> EventLogProbs:
+        """The sequence-model protocol, by the fitted model."""
+        self._check_fitted()
+        return self.model_.event_log_probs(corpus)
+
+    def sequence_log_probs(self, corpus):
+        self._check_fitted()
+        return self.model_.sequence_log_probs(corpus)
+
+    # -- hooks -------------------------------------------------------------------------------
+    def _grid(self, corpus) -> list:
+        raise NotImplementedError
+
+    def _candidates(self, corpus):
+        raise NotImplementedError
+
+    def _refit(self, corpus, added):
+        raise NotImplementedError
+
+
+

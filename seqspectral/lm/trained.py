@@ -1,0 +1,80 @@
+"""A trained language model with everything its file records, and what it says about itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..corpus import Vocabulary
+from ..selection import SelectionResult
+from ..serialize import ModelFileError, load, nest, save, unnest
+from .unknown import UnknownEscape
+
+_SWEPT_NAMES = {"n_states": "number of states", "regularization": "regularisation", "k": "smoothing k",
+                "mixture_k": "smoothing k of the mixed-in n-gram"}
+
+
+@dataclass
+class TrainedLM:
+    """The model of ``seqspectral lm``: an ``UnknownEscape`` over the learned model (possibly
+    mixed with a lower-order n-gram), the method, its hyper-parameters, the vocabulary, what
+    selection chose and the training data's description."""
+
+    kind: ClassVar[str] = "trained_lm"
+
+    model: UnknownEscape
+    method: str
+    params: dict
+    vocabulary: Vocabulary
+    selection: SelectionResult | None = None
+    training: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """The choices, rounded, and plain warnings (a choice at the edge of its grid, a learned
+        model that got no weight in its mixture); JSON-able, the same for ``train`` and ``info``."""
+        chosen = {} if self.selection is None else dict(self.selection.chosen)
+        out = {"method": self.method, "selected_on": None if self.selection is None else self.selection.on}
+        for name, value in chosen.items():
+            out[name] = float(f"{value:.3g}") if isinstance(value, float) else value
+        warnings = []
+        for name in ([] if self.selection is None else self.selection.at_edge):
+            if name == "weight" or (name == "floor" and chosen["floor"] == min(r["floor"] for r in self.selection.table
+                                                                                 if "floor" in r)):
+                continue  # weight 0 is said below, 1 is no mixing; the smallest floor best needs no wider grid
+            values = sorted({r[name] for r in self.selection.table if name in r})
+            end = "largest" if chosen[name] == values[-1] else "smallest"
+            warnings.append(f"{_SWEPT_NAMES.get(name, name)} chose {chosen[name]:g}, the {end} value tried "
+                            f"({values[0]:g}-{values[-1]:g}); the best may lie beyond")
+        if chosen.get("weight") == 0.0:
+            warnings.append("the learned model got weight 0 in its mixture: the n-gram alone scores the held-out "
+                            "data, so this model adds nothing there")
+        out["warnings"] = warnings
+        return out
+
+    def to_state(self) -> tuple[dict, dict]:
+        header, arrays = nest("model", self.model)
+        return {"method": self.method, "params": self.params, "vocabulary": self.vocabulary.to_json(),
+                "selection": None if self.selection is None else self.selection.to_json(),
+                "training": self.training, "model": header}, arrays
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict) -> "TrainedLM":
+        selection = header["selection"]
+        return cls(unnest("model", header["model"], arrays), header["method"], dict(header["params"]),
+                   Vocabulary.from_json(header["vocabulary"]),
+                   None if selection is None else SelectionResult.from_json(selection), dict(header["training"]))
+
+
+def save_lm(path, lm: TrainedLM, extra: dict | None = None) -> None:
+    """Write ``lm`` (``extra`` adds to its training description) atomically."""
+    if extra:
+        lm = TrainedLM(lm.model, lm.method, lm.params, lm.vocabulary, lm.selection, {**lm.training, **extra})
+    save(path, lm)
+
+
+def load_lm(path) -> tuple[TrainedLM, dict]:
+    """Read a language-model file: (the model, its header as JSON: kind and training description)."""
+    lm = load(path)
+    if not isinstance(lm, TrainedLM):
+        raise ModelFileError(f"{path}: a {lm.kind!r} model file, not a language model of `seqspectral lm`")
+    return lm, {"kind": lm.kind, "training": lm.training}

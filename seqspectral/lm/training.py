@@ -1,0 +1,102 @@
+"""Training and evaluating the language models of ``seqspectral lm``.
+
+Every choice is made on one held-out set by the selection engine (``seqspectral.selection``):
+the user's development set, else a seeded 10% of the training sequences. In order: the
+learner's own ``"auto"`` values (states or regularisation × floor, ``SelectingLearner``),
+then the smoothing k of an add-k bigram (from its count tables) and the weight λ of the
+learner mixed with it (λ = 1: the learner alone). Without a development set the chosen
+configuration is then refitted on all of the training data (``refit``: statistics added,
+not recounted). The estimator's own ``fit`` runs the same first stage the same way, so the
+same method on the same data makes the same choice from Python, the command line and the
+benchmarks.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..corpus import Corpus, Vocabulary
+from ..metrics import event_report
+from ..selection import CandidateFailed, SelectionError, held_out_split
+from .methods import METHODS, make_estimator
+from .mixture import Interpolated, select_weight
+from .ngram import NGramLM
+from .trained import TrainedLM
+from .unknown import UnknownEscape, unknown_probability
+
+
+class LanguageModelError(ValueError):
+    """Bad usage or input of the language-model layer (the command line exits with 2)."""
+
+    user_facing = True
+
+
+def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = None, basis_length: int | None = None,
+             random_state=0, verbose: bool = False, order: int = 3, n_iter: int | None = None,
+             mix_order: int | None = 2) -> TrainedLM:
+    """Fit ``method`` on ``train``, every choice made by held-out log-likelihood (module docstring).
+
+    ``order`` is the n-gram order of ``method="ngram"``, ``n_iter`` caps EM iterations,
+    ``mix_order`` the order of the n-gram mixed into every learner (None: no mixing).
+    """
+    if method not in METHODS:
+        raise LanguageModelError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if train.vocabulary is None or len(train) == 0 or train.n_tokens == 0:
+        raise LanguageModelError("the training corpus is empty or has no vocabulary")
+    if dev is not None and (len(dev) == 0 or dev.drop_unknown().n_tokens == 0 and dev.n_tokens > 0):
+        raise LanguageModelError("the development set is empty (or has no known symbol): give a non-empty --dev")
+    n_ids = len(train.vocabulary)
+    try:
+        estimator = make_estimator(method, n_states, basis_length=basis_length, random_state=random_state,
+                                   n_iter=n_iter, order=order, progress=verbose)
+        fit_part, held, on = held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
+        ngram = isinstance(estimator, NGramLM)
+        estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}))
+        selection, lower = estimator.selection_, None
+        if mix_order and not ngram:
+            lower = NGramLM(mix_order, random_state=random_state).fit(fit_part, dev=held, n_ids=n_ids)
+            weight = select_weight(estimator.event_log_probs(held).log_prob, lower.event_log_probs(held).log_prob,
+                                   len(held), on)
+            selection = _merged(selection, lower.selection_.prefixed("mixture_"), weight)
+        if dev is None and held is not train:
+            estimator.refit(train, held)
+            lower = lower and lower.refit(train, held)
+    except (CandidateFailed, SelectionError) as e:
+        raise LanguageModelError(f"{method}: {e}") from None
+    model = estimator if ngram else estimator.model_
+    if lower is not None and selection.chosen["weight"] < 1.0:
+        model = Interpolated(model, lower, selection.chosen["weight"])
+    return TrainedLM(UnknownEscape(model, unknown_probability(train)), method, estimator.json_params(), train.vocabulary,
+                     selection, {"n_sequences": len(train), "n_tokens": train.n_tokens})
+
+
+def _merged(*results):
+    results = [r for r in results if r is not None]
+    out = results[0]
+    for r in results[1:]:
+        out = out.merged(r)
+    return out
+
+
+def evaluate_lm(lm: TrainedLM, corpus: Corpus, solution: np.ndarray | None = None) -> dict:
+    """Perplexity, WER, PAutomaC score (given true probabilities), sizes, floored weights, unknowns."""
+    if len(corpus) == 0:
+        raise LanguageModelError("the test corpus has no sequences")
+    if solution is not None and len(solution) != len(corpus):
+        raise LanguageModelError(f"the solution has {len(solution)} probabilities for {len(corpus)} test sequences")
+    events = lm.model.event_log_probs(corpus)
+    return {
+        **event_report(events.log_prob, events.predicted, corpus, solution),
+        "n_unknown": int(np.sum(corpus.symbols == Vocabulary.UNK_ID)),
+        "n_floored": int(events.n_floored),
+        "n_weights": int(events.n_weights),
+    }
+
+
+def timed(fn, *args, **kwargs):
+    """(result, wall seconds) of ``fn(*args, **kwargs)``."""
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0
