@@ -2,61 +2,75 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+import time
 
-from seqspectral.lm import METHODS
+from ._common import INHERITED, add_reading_options, leaf_parser, note, read_input, reading_of, warn
 
-FORMATS = ["auto", "conllu", "conllx", "malttab", "pautomac", "text", "brown"]
+HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
+#: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
+SCORE_CHUNK = 20_000
+#: unknown-token shares of a test file: warn above the first; refuse above the second
+#: (unless --allow-unknown), the file is then not data of the model's kind
+UNKNOWN_WARN, UNKNOWN_REFUSE = 0.2, 0.9
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lm", help="symbol-sequence language models (POS tags, PAutomaC, ...)")
+    from seqspectral.lm import METHODS
+
+    p = sub.add_parser("lm", help=HELP)
     lsub = p.add_subparsers(dest="lm_command", metavar="SUBCOMMAND")
     lsub.required = True
 
-    t = lsub.add_parser("train", help="train a model and save it")
-    t.add_argument("train", metavar="TRAIN")
-    t.add_argument("-o", "--output", required=True, metavar="MODEL")
-    t.add_argument("--method", required=True, choices=METHODS)
+    methods = "\n".join(f"  {name:20s}{what}" for name, what in METHODS.items())
+    t = leaf_parser(lsub, "train", help="train a model and save it", formatter_class=argparse.RawDescriptionHelpFormatter,
+                    epilog=f"methods:\n{methods}")
+    t.add_argument("train", metavar="TRAIN", help="training corpus (- for standard input)")
+    t.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="model file to write (.npz; checked before training, written atomically)")
+    t.add_argument("--method", required=True, choices=list(METHODS), metavar="METHOD",
+                   help="the learner (see the list below)")
     t.add_argument("--states", default="auto", type=_states, metavar="N|auto",
                    help="number of states, or 'auto' to choose it on --dev (else on 10%% of TRAIN)")
     t.add_argument("--basis-length", type=_positive_int, default=None, metavar="L",
                    help="longest prefix/suffix of the Hankel basis (default: the method's)")
     t.add_argument("--order", type=_positive_int, default=3, help="n-gram order of --method ngram (default 3)")
     t.add_argument("--n-iter", type=_positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
-    _reading_args(t)
-    t.add_argument("--dev", default=None, metavar="DEV", help="held-out file for --states auto and smoothing")
-    t.add_argument("--random-state", type=int, default=0, metavar="S")
-    t.add_argument("--quiet", action="store_true", help="no progress bars, no summary")
+    add_reading_options(t)
+    t.add_argument("--dev", default=None, metavar="DEV",
+                   help="held-out file for the choices (states, floor, smoothing, mixture weight); must not be empty")
+    t.add_argument("--random-state", type=int, default=0, metavar="S",
+                   help="seed of the random choices (held-out split, initialisations); same seed, same model")
+    t.add_argument("--allow-unknown", action="store_true", help="accept a --dev file whose tokens are nearly all unknown")
+    t.add_argument("--json", action="store_true", help="print what was chosen as one JSON object")
+    t.add_argument("--quiet", action="store_true", help="no progress bars, notes or summary")
     t.set_defaults(handler=run_train)
 
-    s = lsub.add_parser("score", help="probability of every sequence, one per line")
-    s.add_argument("model", metavar="MODEL")
-    s.add_argument("test", metavar="TEST")
-    s.add_argument("-o", "--output", default=None, metavar="OUT")
+    s = leaf_parser(lsub, "score", help="probability of every sequence, one per line, in order")
+    s.add_argument("model", metavar="MODEL", help="model file written by lm train")
+    s.add_argument("test", metavar="TEST", help="sequences to score (- for standard input)")
+    s.add_argument("-o", "--output", default=None, metavar="OUT",
+                   help="file to write (atomically; nothing is left if interrupted); default: standard output")
     s.add_argument("--log", action="store_true", help="log10 probabilities (never underflow)")
-    s.add_argument("--format", default=None, choices=FORMATS, help="default: the training file's")
+    add_reading_options(s, inherit=True)
+    s.add_argument("--allow-unknown", action="store_true", help="score a file whose tokens are nearly all unknown")
     s.set_defaults(handler=run_score)
 
-    e = lsub.add_parser("eval", help="perplexity, WER and (with --solution) PAutomaC score")
-    e.add_argument("model", metavar="MODEL")
-    e.add_argument("test", metavar="TEST")
+    e = leaf_parser(lsub, "eval", help="perplexity, WER and (with --solution) PAutomaC score")
+    e.add_argument("model", metavar="MODEL", help="model file written by lm train")
+    e.add_argument("test", metavar="TEST", help="test sequences (- for standard input)")
     e.add_argument("--solution", default=None, metavar="SOL", help="PAutomaC solution file (true probabilities)")
-    e.add_argument("--format", default=None, choices=FORMATS, help="default: the training file's")
-    e.add_argument("--json", action="store_true")
+    add_reading_options(e, inherit=True)
+    e.add_argument("--allow-unknown", action="store_true", help="evaluate a file whose tokens are nearly all unknown")
+    e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(handler=run_eval)
 
-    i = lsub.add_parser("info", help="kind, method, vocabulary, hyper-parameters")
-    i.add_argument("model", metavar="MODEL")
-    i.add_argument("--json", action="store_true")
+    i = leaf_parser(lsub, "info", help="method, what was chosen (with warnings), vocabulary, training data")
+    i.add_argument("model", metavar="MODEL", help="model file written by lm train")
+    i.add_argument("--json", action="store_true", help="print one JSON object")
     i.set_defaults(handler=run_info)
-
-
-def _reading_args(p) -> None:
-    p.add_argument("--format", default="auto", choices=FORMATS)
-    p.add_argument("--field", default="upos", choices=["upos", "xpos", "form"])
-    p.add_argument("--tagset", default=None, choices=["universal12"])
 
 
 def _states(text: str):
@@ -69,105 +83,129 @@ def _positive_int(text: str, expected: str = "a positive integer") -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise _argparse_error(f"expected {expected}, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
 
 
-def _argparse_error(message: str):
-    import argparse
-
-    return argparse.ArgumentTypeError(message)
-
-
-def _read(path, reading: dict, vocabulary=None):
-    from seqspectral.corpus.readers import read_corpus
-
-    return read_corpus(path, format=reading.get("format", "auto"), field=reading.get("field", "upos"),
-                       tagset=reading.get("tagset"), vocabulary=vocabulary)
-
-
-def _read_test(lm, args):
-    reading = dict(lm.training.get("reading", {}))
-    if args.format is not None:
-        reading["format"] = args.format
-    return _read(args.test, reading, vocabulary=lm.vocabulary)
-
-
-def _report_unknown(corpus, path) -> None:
+def _check_unknown(corpus, path: str, allow: bool, quiet: bool = False) -> None:
+    """Warn when many tokens of ``path`` are unknown to the model; refuse nearly all."""
     import numpy as np
 
+    from .main import UsageError
+
     n = int(np.sum(corpus.symbols == 0))
-    if n:
-        print(f"seqspectral: note: {path}: {n} token(s) unseen in training read as <unk>", file=sys.stderr)
+    if not n:
+        return
+    share = n / corpus.n_tokens
+    if share > UNKNOWN_REFUSE and not allow:
+        raise UsageError(f"{path}: {share:.0%} of the tokens are unknown to the model: data of another kind, or "
+                         f"another --field/--format? (--allow-unknown to go on)")
+    if quiet:
+        return
+    message = f"{path}: {n} token(s) ({share:.1%}) unseen in training, read as <unk>"
+    warn(message) if share > UNKNOWN_WARN else note(message)
 
 
 def run_train(args) -> int:
-    from seqspectral.lm import save_lm, timed, train_lm
+    from seqspectral.io import check_output_path
+    from seqspectral.lm import save_lm, train_lm
 
+    check_output_path(args.output)
     verbose = not args.quiet and sys.stderr.isatty()
-    reading = {"format": args.format, "field": args.field, "tagset": args.tagset}
-    (train, dev), read_seconds = timed(lambda: _read_pair(args, reading))
+    reading = reading_of(args)
+    t0 = time.perf_counter()
+    train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)
+    dev = None
+    if args.dev is not None:
+        dev, _, _ = read_input(args.dev, {**reading, "format": fmt if reading["format"] == "auto" else reading["format"]},
+                               vocabulary=train.vocabulary, quiet=args.quiet)
+        _check_unknown(dev, args.dev, args.allow_unknown, args.quiet)
+    read_seconds = time.perf_counter() - t0
     try:
-        lm, fit_seconds = timed(train_lm, train, args.method, n_states=args.states, dev=dev, basis_length=args.basis_length,
-                                random_state=args.random_state, verbose=verbose, order=args.order, n_iter=args.n_iter)
-    except ValueError as e:  # a learner refusing its hyper-parameters or data (e.g. more states than symbols)
+        lm = train_lm(train, args.method, n_states=args.states, dev=dev, basis_length=args.basis_length,
+                      random_state=args.random_state, verbose=verbose, order=args.order, n_iter=args.n_iter)
+    except ValueError as e:  # a learner refusing its hyper-parameters or data
         if getattr(e, "user_facing", False):
             raise
         from .main import UsageError
 
         raise UsageError(f"{args.method}: {e}") from None
-    save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": reading,
-                              "read_seconds": round(read_seconds, 3), "fit_seconds": round(fit_seconds, 3)})
-    if not args.quiet:
-        chosen = ", ".join(f"{k}={v}" for k, v in lm.params.items() if k in ("n_states", "order", "k", "regularization", "floor"))
-        if "mixture" in lm.selection:
-            mix = lm.selection["mixture"]
-            chosen += f", mixed with an add-{mix['k']:g} {mix['order']}-gram at weight {1 - mix['weight']:.2f}"
-        print(f"{args.method}: {len(train)} sequences, {train.n_tokens} tokens, {len(lm.vocabulary) - 2} symbols; "
-              f"{chosen}; read {read_seconds:.2f} s, fit {fit_seconds:.2f} s -> {args.output}")
+    fit_seconds = time.perf_counter() - t0 - read_seconds
+    save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
+                                                                              "format": fmt},
+                              "n_skipped": n_skipped, "read_seconds": round(read_seconds, 3),
+                              "fit_seconds": round(fit_seconds, 3)})
+    summary = {**lm.summary(), "n_sequences": len(train), "n_tokens": train.n_tokens,
+               "n_symbols": len(lm.vocabulary) - 2, "read_seconds": round(read_seconds, 2),
+               "fit_seconds": round(fit_seconds, 2), "output": args.output}
+    if args.json:
+        print(json.dumps(summary))
+    elif not args.quiet:
+        print(f"{args.method}: {len(train)} sequences, {train.n_tokens} tokens, {summary['n_symbols']} symbols; "
+              f"{_chosen(summary)}; read {read_seconds:.2f} s, fit {fit_seconds:.2f} s -> {args.output}")
+        for w in summary["warnings"]:
+            warn(w)
     return 0
 
 
-def _read_pair(args, reading):
-    train = _read(args.train, reading)
-    dev = None
-    if args.dev is not None:
-        dev = _read(args.dev, reading, vocabulary=train.vocabulary)
-        _report_unknown(dev, args.dev)
-    return train, dev
+def _chosen(summary: dict) -> str:
+    """The chosen values of a summary in one line: ``name=value, ...``."""
+    skip = {"method", "warnings", "selected_on", "n_sequences", "n_tokens", "n_symbols", "read_seconds",
+            "fit_seconds", "output"}
+    chosen = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in summary.items() if k not in skip)
+    where = f" (chosen on {summary['selected_on']})" if summary.get("selected_on") else ""
+    return (chosen or "nothing to choose") + where
+
+
+def _load_and_read(args):
+    """The model of ``args.model`` and ``args.test`` read as its training file was."""
+    from seqspectral.lm import load_lm
+
+    lm, _ = load_lm(args.model)
+    reading = reading_of(args, lm.training.get("reading", {}))
+    corpus, _, _ = read_input(args.test, reading, vocabulary=lm.vocabulary)
+    _check_unknown(corpus, args.test, args.allow_unknown)
+    return lm, corpus
 
 
 def run_score(args) -> int:
     import numpy as np
 
-    from seqspectral.io import atomic_open
-    from seqspectral.lm import load_lm
+    from seqspectral.interrupts import deferred_interrupts
+    from seqspectral.io import atomic_open, check_output_path
 
-    lm, _ = load_lm(args.model)
-    corpus = _read_test(lm, args)
-    _report_unknown(corpus, args.test)
-    log_probs = lm.model.sequence_log_probs(corpus)
-    values = log_probs / np.log(10.0) if args.log else np.exp(log_probs)
-    text = "".join(f"{v:.10g}\n" for v in values.tolist())
+    if args.output is not None:
+        check_output_path(args.output)
+    lm, corpus = _load_and_read(args)
+    scale = 1.0 / np.log(10.0)
+
+    def write_scores(out) -> None:
+        for start in range(0, len(corpus), SCORE_CHUNK):
+            with deferred_interrupts():  # never inside a Numba kernel: delivered between chunks
+                log_probs = lm.model.sequence_log_probs(corpus[start:start + SCORE_CHUNK])
+            values = log_probs * scale if args.log else np.exp(log_probs)
+            out.write("".join(f"{v:.10g}\n" for v in values.tolist()))
+
     if args.output is None:
-        sys.stdout.write(text)
+        write_scores(sys.stdout)
     else:
         with atomic_open(args.output, "w") as f:
-            f.write(text)
+            write_scores(f)
     return 0
 
 
 def run_eval(args) -> int:
-    from seqspectral.lm import evaluate_lm, load_lm
+    from seqspectral.interrupts import deferred_interrupts
+    from seqspectral.lm import evaluate_lm
 
-    lm, _ = load_lm(args.model)
-    corpus = _read_test(lm, args)
+    lm, corpus = _load_and_read(args)
     solution = None
     if args.solution is not None:
         from seqspectral.corpus.pautomac import read_pautomac_solution
 
         solution = read_pautomac_solution(args.solution)
-    result = evaluate_lm(lm, corpus, solution)
+    with deferred_interrupts():  # an interrupt is delivered when the scoring kernels are done
+        result = evaluate_lm(lm, corpus, solution)
     if args.json:
         print(json.dumps(result))
     else:
@@ -187,23 +225,32 @@ def run_info(args) -> int:
 
     lm, header = load_lm(args.model)
     symbols = lm.vocabulary.symbols[2:]
+    summary = lm.summary()
     info = {
         "kind": header["kind"],
         "method": lm.method,
+        "chosen": _chosen(summary),
+        "warnings": summary["warnings"],
+        "summary": summary,
         "params": lm.params,
         "unknown_probability": lm.model.unknown_probability,
         "vocabulary_size": len(symbols),
         "vocabulary": symbols,
-        "selection": lm.selection,
         "training": lm.training,
     }
     if args.json:
         print(json.dumps(info))
-    else:
-        for key, value in info.items():
-            if isinstance(value, list):
-                value = " ".join(value) if len(value) <= 60 else " ".join(value[:60]) + f" ... (+{len(value) - 60})"
-            elif isinstance(value, dict):
-                value = ", ".join(f"{k}={v}" for k, v in value.items())
-            print(f"{key:20s} {value}")
+        return 0
+    for key, value in info.items():
+        if key == "summary":
+            continue
+        if key == "warnings":
+            for w in value:
+                print(f"{'warning':20s} {w}")
+            continue
+        if isinstance(value, list):
+            value = " ".join(value) if len(value) <= 60 else " ".join(value[:60]) + f" ... (+{len(value) - 60})"
+        elif isinstance(value, dict):
+            value = ", ".join(f"{k}={v}" for k, v in value.items())
+        print(f"{key:20s} {value}")
     return 0

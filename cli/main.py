@@ -1,14 +1,19 @@
 """Entry point of the `seqspectral` command: argument parsing and exit statuses.
 
-Exit status: 0 success, 2 bad usage or bad input (one line on stderr), 1 anything else.
-Each command group lives in its own module exposing ``register(subparsers)``; handlers
-return an exit status. Heavy imports happen inside the handlers.
+Exit status: 0 success, 2 bad usage or bad input (one line on stderr), 130 interrupted
+(SIGINT or SIGTERM; nothing partial is left), 1 anything else.
+Each command group lives in its own module exposing ``register(subparsers)`` (and a
+one-line ``HELP``); handlers return an exit status. Only the group named on the command
+line is registered in full, so ``seqspectral --help`` imports no library code; heavy
+imports happen inside the handlers.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import signal
 import sys
 
 #: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
@@ -20,7 +25,9 @@ class UsageError(Exception):
     """Bad usage or bad input detected by a command handler: exit status 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only the group ``command`` gets its subcommands and options (the others
+    are listed with their one-line help)."""
     parser = argparse.ArgumentParser(
         prog="seqspectral",
         description="Spectral learning of latent-variable models of sequences and trees.",
@@ -29,8 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for group in COMMAND_GROUPS:
-        importlib.import_module(f"{__package__}.{group}").register(sub)
+        module = importlib.import_module(f"{__package__}.{group}")
+        if group == command:
+            module.register(sub)
+        else:
+            sub.add_parser(group, help=_group_help(module))
     return parser
+
+
+def _group_help(module) -> str:
+    help_text = getattr(module, "HELP", None)
+    if help_text is None:  # the first line of the module's docstring, after "`seqspectral x ...`: "
+        help_text = (module.__doc__ or "").strip().split("\n")[0].split("`: ", 1)[-1].rstrip(".")
+    return help_text
 
 
 def _version() -> str:
@@ -40,19 +58,26 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)  # argparse exits with status 2 on bad usage
+    from seqspectral.interrupts import terminate_as_interrupt
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
+    args, extra = parser.parse_known_args(argv)  # argparse exits with status 2 on bad usage
+    if extra:  # reported with the usage of the subcommand they were given to
+        getattr(args, "leaf_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    terminate_as_interrupt()
     try:
         return int(args.handler(args) or 0)
-    except KeyboardInterrupt:
-        print("seqspectral: interrupted", file=sys.stderr)
-        return 1
+    except KeyboardInterrupt as e:
+        print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the boundary that turns errors into statuses
         from seqspectral.corpus.errors import CorpusFormatError
 
-        if isinstance(e, (UsageError, CorpusFormatError, FileNotFoundError, IsADirectoryError, PermissionError)):
+        if isinstance(e, (UsageError, CorpusFormatError)) or _user_os_error(e):
             print(f"seqspectral: error: {_one_line(e)}", file=sys.stderr)
             return 2
         if isinstance(e, ValueError) and getattr(e, "user_facing", False):
@@ -60,10 +85,24 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"seqspectral: internal error: {type(e).__name__}: {_one_line(e)}", file=sys.stderr)
         return 1
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+#: exit status after SIGINT or SIGTERM
+INTERRUPTED = 130
+#: errors about a path the user gave (missing, a directory, no permission, name too long, ...)
+_USER_ERRNOS = {errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG,
+                errno.ELOOP, errno.EROFS}
+
+
+def _user_os_error(e: BaseException) -> bool:
+    return isinstance(e, OSError) and e.errno in _USER_ERRNOS
 
 
 def _one_line(e: BaseException) -> str:
-    if isinstance(e, (FileNotFoundError, IsADirectoryError, PermissionError)) and e.filename:
+    if isinstance(e, OSError) and e.filename:
         return f"{e.filename}: {e.strerror}"
     return " ".join(str(e).split())
 

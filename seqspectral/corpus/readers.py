@@ -35,10 +35,12 @@ _INTEGERS = re.compile(r"\d+(?:[ \t]+\d+)*")
 
 
 class Detection(NamedTuple):
-    """A detected format and what it was detected by (for the user to check)."""
+    """A detected format, what it was detected by (for the user to check), and whether
+    that was the file's content rather than its name."""
 
     format: str
     reason: str
+    by_content: bool = True
 
 
 def detect_format(path) -> str:
@@ -55,11 +57,11 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
     path = Path(path)
     name = path.name.lower()
     if path.is_dir() or name == "brown.zip":
-        return Detection("brown", "a directory or brown.zip")
+        return Detection("brown", "a directory or brown.zip", False)
     if re.search(r"\.pautomac\.(train|test)$", name):
-        return Detection("pautomac", "the name *.pautomac.train/test")
+        return Detection("pautomac", "the name *.pautomac.train/test", False)
     if path.suffix.lower() in _EXTENSIONS:
-        return Detection(_EXTENSIONS[path.suffix.lower()], f"the extension {path.suffix}")
+        return Detection(_EXTENSIONS[path.suffix.lower()], f"the extension {path.suffix}", False)
     with open(path, "rb") as f:
         chunk = f.read(1 << 16)
     data, encoding = ascii_bytes(path, chunk, encoding)

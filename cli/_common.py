@@ -1,0 +1,108 @@
+"""What every command that reads a corpus shares: the reading options (one list of formats,
+one list of fields, from the library), reading with warnings and notes on stderr, and
+standard input as ``-``."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+#: the reading options recorded in a model file and inherited by the commands that use it
+INHERITED = ("format", "field", "tagset", "encoding")
+DEFAULTS = {"format": "auto", "field": "upos", "tagset": None, "encoding": "utf-8", "errors": "raise"}
+STDIN = "-"
+
+
+def leaf_parser(sub, name: str, **kwargs):
+    """A subcommand parser that reports unknown arguments with its own usage (see main)."""
+    parser = sub.add_parser(name, **kwargs)
+    parser.set_defaults(leaf_parser=parser)
+    return parser
+
+
+def add_reading_options(parser, inherit: bool = False) -> None:
+    """``--format --field --tagset --encoding --errors``; with ``inherit`` the first four
+    default to what the model's training file was read with."""
+    from seqspectral.corpus import FIELDS, FORMATS
+    from seqspectral.corpus.tagsets import TAGSETS
+
+    given = " (default: as the training file was read)" if inherit else ""
+    d = (lambda name: None) if inherit else DEFAULTS.get
+    parser.add_argument("--format", default=d("format"), choices=("auto", *FORMATS),
+                        help="file format; auto: by the file's name, else by its first lines (what was "
+                             f"detected is printed){given or ' (default: auto)'}")
+    parser.add_argument("--field", default=d("field"), choices=FIELDS,
+                        help=f"treebank column read as the symbols{given or ' (default: upos)'}")
+    parser.add_argument("--tagset", default=d("tagset"), choices=sorted(TAGSETS),
+                        help=f"fold the tags: universal12 maps UD's 17 UPOS tags to 12{given}")
+    parser.add_argument("--encoding", default=d("encoding"), metavar="NAME",
+                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; a UTF-8 "
+                             f"byte-order mark is skipped){given or ' (default: utf-8)'}")
+    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
+                        help="skip: drop malformed sentences or strings (their count is printed) instead of "
+                             "stopping at the first (default: raise)")
+
+
+def reading_of(args, inherited: dict | None = None) -> dict:
+    """The reading options: given on the command line, else ``inherited``, else the defaults."""
+    inherited = inherited or {}
+    reading = {}
+    for name in (*INHERITED, "errors"):
+        value = getattr(args, name, None)
+        reading[name] = value if value is not None else inherited.get(name, DEFAULTS[name])
+    return reading
+
+
+def read_input(path: str, reading: dict, vocabulary=None, quiet: bool = False):
+    """``(corpus, n_skipped, format)`` of ``path`` (``-``: standard input), printing the
+    readers' warnings and, when the format was detected from the content, what it was."""
+    import warnings
+
+    from seqspectral.corpus import CorpusFormatError, CorpusWarning, SkippedRecordsWarning, detect, read_corpus
+
+    with _local_file(path) as local:
+        fmt = reading["format"]
+        if fmt == "auto":
+            detection = detect(local, reading["encoding"])
+            fmt = detection.format
+            if detection.by_content and not quiet:
+                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", CorpusWarning)
+            try:
+                corpus = read_corpus(local, format=fmt, field=reading["field"], tagset=reading["tagset"],
+                                     vocabulary=vocabulary, errors=reading["errors"], encoding=reading["encoding"])
+            except CorpusFormatError as e:
+                if local == path:
+                    raise
+                raise CorpusFormatError("<stdin>", e.line, e.reason) from None
+    n_skipped = 0
+    for w in caught:
+        if isinstance(w.message, SkippedRecordsWarning):
+            n_skipped += w.message.n_skipped
+        if isinstance(w.message, CorpusWarning) and not quiet:
+            warn(str(w.message).replace(str(local), "<stdin>") if local != path else str(w.message))
+    return corpus, n_skipped, fmt
+
+
+@contextmanager
+def _local_file(path: str):
+    """``path`` itself, or for ``-`` a temporary copy of standard input (read twice: detection, reading)."""
+    if path != STDIN:
+        yield path
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        local = Path(directory) / "stdin"
+        local.write_bytes(sys.stdin.buffer.read())
+        yield str(local)
+
+
+def note(message: str) -> None:
+    print(f"seqspectral: note: {message}", file=sys.stderr)
+
+
+def warn(message: str) -> None:
+    print(f"seqspectral: warning: {message}", file=sys.stderr)
