@@ -18,7 +18,7 @@ import sys
 
 #: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
 #: they import the library only inside their handlers)
-COMMAND_GROUPS = ["corpus", "lm", "embed"]
+COMMAND_GROUPS = ["corpus", "lm", "embed", "tree"]
 
 
 class UsageError(Exception):

@@ -38,6 +38,8 @@ KINDS = {
     "unknown_escape": "seqspectral.lm.unknown:UnknownEscape",
     "trained_lm": "seqspectral.lm.trained:TrainedLM",
     "cca_embeddings": "seqspectral.embeddings.cca:CCAEmbeddings",
+    "spectral_tree_model": "seqspectral.trees.spectral:SpectralTreeModel",
+    "em_tree_model": "seqspectral.trees.em:EMTreeModel",
 }
 
 

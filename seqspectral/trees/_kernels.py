@@ -1,0 +1,320 @@
+"""Numba kernels of the dependency-tree models: tree layout, the spectral bottom-up
+recursion, exact belief propagation, EM expected counts and sampling.
+
+Every kernel takes a whole corpus as flat arrays (``symbols`` int32, ``heads`` int32
+1-based within the sentence with 0 = root, ``offsets`` int64) plus the layout of
+:func:`tree_layout`, and loops over sentences and nodes without Python objects.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def tree_layout(heads, offsets):
+    """Children lists and a top-down order of every tree of a treebank.
+
+    Returns ``(parent, is_left, order, child_start, child_list, bad)``: ``parent[i]`` the
+    global index of the head of token i (-1 at a root attachment), ``is_left[i]`` 1 when
+    i stands left of its head; ``order[a:b]`` the tokens of sentence ``[a, b)`` top-down
+    (breadth first from the root attachments, so every head comes before its
+    dependents); the dependents of i are ``child_list[child_start[i]:child_start[i+1]]``
+    in sentence order (the left ones first). ``bad`` is the first token whose head is out
+    of range, itself, or on a cycle (-1 when every sentence is a tree).
+    """
+    n = len(heads)
+    parent = np.full(n, -1, np.int64)
+    is_left = np.zeros(n, np.int8)
+    n_children = np.zeros(n + 1, np.int64)
+    for j in range(len(offsets) - 1):
+        a = offsets[j]
+        b = offsets[j + 1]
+        for t in range(a, b):
+            h = heads[t]
+            if h < 0 or h > b - a or a + h - 1 == t:
+                return parent, is_left, np.zeros(0, np.int64), n_children, np.zeros(0, np.int64), t
+            if h > 0:
+                g = a + h - 1
+                parent[t] = g
+                is_left[t] = 1 if t < g else 0
+                n_children[g + 1] += 1
+    child_start = np.cumsum(n_children)
+    fill = child_start[:-1].copy()
+    child_list = np.empty(child_start[-1], np.int64)
+    for t in range(n):
+        g = parent[t]
+        if g >= 0:
+            child_list[fill[g]] = t
+            fill[g] += 1
+    order = np.empty(n, np.int64)
+    for j in range(len(offsets) - 1):
+        a = offsets[j]
+        b = offsets[j + 1]
+        tail = a
+        for t in range(a, b):
+            if parent[t] < 0:
+                order[tail] = t
+                tail += 1
+        head = a
+        while head < tail:
+            g = order[head]
+            head += 1
+            for q in range(child_start[g], child_start[g + 1]):
+                order[tail] = child_list[q]
+                tail += 1
+        if tail != b:  # some token never reached from a root: it sits on a cycle
+            for t in range(a, b):
+                seen = False
+                for q in range(a, tail):
+                    if order[q] == t:
+                        seen = True
+                        break
+                if not seen:
+                    return parent, is_left, order, child_start, child_list, t
+    return parent, is_left, order, child_start, child_list, -1
+
+
+@njit(cache=True)
+def _times_tensor(out, v, coef, K):
+    """out = sum_a coef[a] (v K[a]) (row vector v; K is k x k x k)."""
+    k = len(v)
+    out[:] = 0.0
+    for a in range(k):
+        ca = coef[a]
+        if ca == 0.0:
+            continue
+        for e in range(k):
+            w = ca * v[e]
+            if w == 0.0:
+                continue
+            for c in range(k):
+                out[c] += w * K[a, e, c]
+
+
+@njit(cache=True)
+def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child_list,
+                    c1, cinf, EL, ER, KL, KR, KP, emit, leaf, floor, out):
+    """The bottom-up recursion of the observable tree model over a whole corpus.
+
+    Per node i (dependents in sentence order, then the word): ``v = b(c1) E_d1``;
+    ``v <- sum_a b(cj)[a] v K_dj[a]`` for every further dependent; ``b'(i) = sum_a
+    emit[x_i, a] v KP[a]`` (``= emit[x_i] leaf`` at a leaf). The factor ``rho_i = b'(i) w_i``
+    (``w`` the state-marginal vector, ``cinf`` at a root, ``E_d w_head`` below) is
+    positive for an exact model; ``rho_i < floor[x_i]`` (NaN included) is replaced by
+    ``floor[x_i]`` and the node passes up the uninformative vector ``c1``. Otherwise
+    ``b(i) = b'(i) / rho_i``. ``out[s] = sum of log rho_i`` over sentence s. Returns the
+    number of floored nodes.
+    """
+    k = len(c1)
+    n = len(symbols)
+    b = np.empty((n, k))
+    w = np.empty((n, k))
+    v = np.empty(k)
+    tmp = np.empty(k)
+    n_floored = 0
+    for j in range(len(offsets) - 1):
+        lo = offsets[j]
+        hi = offsets[j + 1]
+        for q in range(lo, hi):  # state marginals, top-down
+            i = order[q]
+            g = parent[i]
+            if g < 0:
+                for c in range(k):
+                    w[i, c] = cinf[c]
+            else:
+                E = EL if is_left[i] else ER
+                for r in range(k):
+                    s = 0.0
+                    for c in range(k):
+                        s += E[r, c] * w[g, c]
+                    w[i, r] = s
+        total = 0.0
+        for q in range(hi - 1, lo - 1, -1):  # inside vectors, bottom-up
+            i = order[q]
+            x = symbols[i]
+            first = child_start[i]
+            last = child_start[i + 1]
+            if first == last:
+                for c in range(k):
+                    s = 0.0
+                    for a in range(k):
+                        s += emit[x, a] * leaf[a, c]
+                    tmp[c] = s
+            else:
+                ch = child_list[first]
+                E = EL if is_left[ch] else ER
+                for c in range(k):
+                    s = 0.0
+                    for a in range(k):
+                        s += b[ch, a] * E[a, c]
+                    v[c] = s
+                for p in range(first + 1, last):
+                    ch = child_list[p]
+                    _times_tensor(tmp, v, b[ch], KL if is_left[ch] else KR)
+                    v[:] = tmp
+                _times_tensor(tmp, v, emit[x], KP)
+            rho = 0.0
+            for c in range(k):
+                rho += tmp[c] * w[i, c]
+            if not rho >= floor[x]:
+                n_floored += 1
+                total += np.log(floor[x])
+                for c in range(k):
+                    b[i, c] = c1[c]
+            else:
+                total += np.log(rho)
+                for c in range(k):
+                    b[i, c] = tmp[c] / rho
+        out[j] = total
+    return n_floored
+
+
+@njit(cache=True)
+def _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL, TR, O, beta, up):
+    """Sum-normalised inside vectors ``beta`` and upward messages ``up`` (T_d^T beta) of
+    one sentence; returns the log of the scales."""
+    m = O.shape[1]
+    log_scale = 0.0
+    for q in range(hi - 1, lo - 1, -1):
+        i = order[q]
+        x = symbols[i]
+        for h in range(m):
+            beta[i, h] = O[x, h]
+        for p in range(child_start[i], child_start[i + 1]):
+            ch = child_list[p]
+            for h in range(m):
+                beta[i, h] *= up[ch, h]
+        s = 0.0
+        for h in range(m):
+            s += beta[i, h]
+        log_scale += np.log(s)
+        for h in range(m):
+            beta[i, h] /= s
+        if parent[i] >= 0:
+            T = TL if is_left[i] else TR
+            for h in range(m):
+                u = 0.0
+                for hc in range(m):
+                    u += T[hc, h] * beta[i, hc]
+                up[i, h] = u
+    return log_scale
+
+
+@njit(cache=True)
+def latent_log_probs(symbols, offsets, parent, is_left, order, child_start, child_list, pi, TL, TR, O, out):
+    """Exact log p(words | tree) of a latent tree model (pi, T_L, T_R, O) by belief
+    propagation (inside pass with rescaling): out[s] per sentence."""
+    m = len(pi)
+    n = len(symbols)
+    beta = np.empty((n, m))
+    up = np.empty((n, m))
+    for j in range(len(offsets) - 1):
+        lo = offsets[j]
+        hi = offsets[j + 1]
+        total = _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL, TR, O, beta, up)
+        for q in range(lo, hi):
+            i = order[q]
+            if parent[i] < 0:
+                s = 0.0
+                for h in range(m):
+                    s += pi[h] * beta[i, h]
+                total += np.log(s)
+        out[j] = total
+
+
+@njit(cache=True)
+def latent_expected_counts(symbols, offsets, parent, is_left, order, child_start, child_list, pi, TL, TR, O):
+    """E-step of EM (upward-downward message passing): expected root-state, left/right
+    transition and emission counts, and the total log-likelihood."""
+    m = len(pi)
+    n = len(symbols)
+    beta = np.empty((n, m))
+    up = np.empty((n, m))
+    alpha = np.empty((n, m))  # outside, up to a constant per node
+    root_acc = np.zeros(m)
+    tl_acc = np.zeros((m, m))
+    tr_acc = np.zeros((m, m))
+    o_acc = np.zeros(O.shape)
+    post = np.empty(m)
+    rest = np.empty(m)
+    loglik = 0.0
+    for j in range(len(offsets) - 1):
+        lo = offsets[j]
+        hi = offsets[j + 1]
+        loglik += _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL, TR, O, beta, up)
+        for q in range(lo, hi):  # downward, top-down
+            i = order[q]
+            g = parent[i]
+            if g < 0:
+                s = 0.0
+                for h in range(m):
+                    alpha[i, h] = pi[h]
+                    s += pi[h] * beta[i, h]
+                loglik += np.log(s)
+            else:
+                T = TL if is_left[i] else TR
+                acc = tl_acc if is_left[i] else tr_acc
+                # the head's outside times its inside without this dependent's message
+                for h in range(m):
+                    rest[h] = alpha[g, h] * beta[g, h] / up[i, h] if up[i, h] > 0.0 else 0.0
+                z = 0.0
+                for hp in range(m):
+                    for hc in range(m):
+                        z += rest[hp] * T[hc, hp] * beta[i, hc]
+                s = 0.0
+                for hc in range(m):
+                    a = 0.0
+                    for hp in range(m):
+                        a += T[hc, hp] * rest[hp]
+                    alpha[i, hc] = a
+                    s += a
+                for hc in range(m):
+                    alpha[i, hc] /= s
+                for hp in range(m):
+                    for hc in range(m):
+                        acc[hc, hp] += rest[hp] * T[hc, hp] * beta[i, hc] / z
+            z = 0.0
+            for h in range(m):
+                post[h] = alpha[i, h] * beta[i, h]
+                z += post[h]
+            x = symbols[i]
+            for h in range(m):
+                post[h] /= z
+                o_acc[x, h] += post[h]
+                if g < 0:
+                    root_acc[h] += post[h]
+    return root_acc, tl_acc, tr_acc, o_acc, loglik
+
+
+@njit(cache=True)
+def _draw(cdf_row, u):
+    """The index i with cdf[i-1] <= u < cdf[i] (the last one if rounding leaves u above)."""
+    m = len(cdf_row)
+    for i in range(m):
+        if u < cdf_row[i]:
+            return i
+    return m - 1
+
+
+@njit(cache=True)
+def sample_latent(parent, is_left, order, pi_cdf, TL_cdf, TR_cdf, O_cdf, u_state, u_word):
+    """Hidden states top-down (root attachments from pi, dependents from T_L / T_R given
+    their head's state) and words from O, from pre-drawn uniforms (one pair per token).
+    The cdfs are cumulative over the drawn index: TL_cdf[h_head, h], O_cdf[h, x]."""
+    n = len(parent)
+    states = np.empty(n, np.int32)
+    words = np.empty(n, np.int32)
+    for q in range(n):
+        i = order[q]
+        g = parent[i]
+        if g < 0:
+            h = _draw(pi_cdf, u_state[i])
+        elif is_left[i]:
+            h = _draw(TL_cdf[states[g]], u_state[i])
+        else:
+            h = _draw(TR_cdf[states[g]], u_state[i])
+        states[i] = h
+        words[i] = _draw(O_cdf[h], u_word[i])
+    return states, words
