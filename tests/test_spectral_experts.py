@@ -1,0 +1,213 @@
+"""Spectral Experts (Chaganty & Liang 2013) and EM for mixtures of linear regressions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from seqspectral.base import NotFittedError, ParameterError
+from seqspectral.mixtures._fista import objective, solve_low_rank_regression
+from seqspectral.mixtures.experts_alignment import align_components, parameter_error
+from seqspectral.mixtures.experts_em import MixtureOfLinearRegressionsEM
+from seqspectral.mixtures.experts_mixture import InputError
+from seqspectral.mixtures.experts_synthetic import (FEATURE_MAPS, polynomial_features, sample_inputs,
+                                                    sample_responses)
+from seqspectral.mixtures.regression_monomials import SymmetricIndex, regression_statistics
+from seqspectral.mixtures.spectral_experts import SpectralExperts, experts_from_moments, mixture_moments
+
+
+def planted(n, coef, weights, noise_variance, seed, *, bias=False):
+    rng = np.random.default_rng(seed)
+    d = coef.shape[0]
+    X = rng.standard_normal((n, d))
+    if bias:
+        X[:, 0] = 1.0
+    y, _ = sample_responses(X, coef, weights, noise_variance, rng)
+    return X, y
+
+
+# -- the moments and Algorithm 1 ---------------------------------------------------------------
+@pytest.mark.parametrize("d,k", [(3, 2), (5, 5), (8, 3), (8, 8)])
+def test_exact_moments_recover_parameters(d, k):
+    rng = np.random.default_rng(d * 10 + k)
+    B, pi = rng.standard_normal((d, k)), rng.dirichlet(np.ones(k))
+    _, M2, M3 = mixture_moments(B, pi)
+    weights, coef = experts_from_moments(M2, M3, k, random_state=1)
+    p = align_components(B, coef)
+    assert np.max(np.abs(coef[:, p] - B)) < 1e-6
+    assert np.max(np.abs(weights[p] - pi)) < 1e-6
+
+
+def test_mixture_moments_match_brute_force():
+    rng = np.random.default_rng(0)
+    B, pi = rng.standard_normal((3, 2)), np.array([0.3, 0.7])
+    M1, M2, M3 = mixture_moments(B, pi)
+    assert np.allclose(M1, sum(pi[h] * B[:, h] for h in range(2)))
+    assert np.allclose(M2, sum(pi[h] * np.outer(B[:, h], B[:, h]) for h in range(2)))
+    assert np.allclose(M3, sum(pi[h] * np.multiply.outer(np.outer(B[:, h], B[:, h]), B[:, h]) for h in range(2)))
+
+
+def test_symmetric_monomial_features_give_the_tensor_inner_product():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 3))
+    for order in (2, 3):
+        index = SymmetricIndex.build(3, order)
+        m = rng.standard_normal(index.size)
+        T = index.to_tensor(m)
+        assert np.allclose(index.from_tensor(T), m)
+        for x, phi in zip(X, index.features(X)):
+            brute = sum(T[idx] * np.prod(x[list(idx)]) for idx in itertools.product(range(3), repeat=order))
+            assert phi @ m == pytest.approx(brute)
+
+
+# -- the regressions: FISTA against cvxpy ---------------------------------------------------------
+def cvxpy_solution(stats, regularization):
+    cp = pytest.importorskip("cvxpy")
+    sp = pytest.importorskip("scipy.sparse")
+    index, d = stats.index, stats.index.dim
+    m = cp.Variable(index.size)
+    norms = []
+    for j in range(index.order):
+        entries = np.moveaxis(index.position, j, 0).reshape(-1)
+        pick = sp.csr_matrix((np.ones(entries.size), (np.arange(entries.size), entries)), shape=(entries.size, index.size))
+        norms.append(cp.normNuc(cp.reshape(pick @ m, (d, entries.size // d), order="C")))
+    w, V = np.linalg.eigh((stats.gram + stats.gram.T) / 2)
+    root = V * np.sqrt(np.clip(w, 0, None))
+    loss = 0.5 * cp.sum_squares(root.T @ m) - stats.target @ m
+    cp.Problem(cp.Minimize(loss + regularization * sum(norms) / index.order)).solve(solver=cp.CLARABEL)
+    return m.value
+
+
+@pytest.mark.parametrize("order", [2, 3])
+def test_fista_agrees_with_cvxpy(order):
+    B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.45, 0.55])
+    X, y = planted(400, B, pi, 0.09, seed=3, bias=True)
+    stats = regression_statistics(X, y ** order, order)
+    regularization = 0.3  # large enough that the nuclear norm shapes the solution
+    ours = solve_low_rank_regression(stats, regularization, max_iter=50000, tol=1e-13)
+    reference = cvxpy_solution(stats, regularization)
+    assert ours.converged
+    assert np.linalg.norm(ours.coef - reference) <= 1e-4 * np.linalg.norm(reference)
+    assert objective(stats, ours.coef, regularization) <= objective(stats, reference, regularization) + 1e-9
+    # the regulariser is active: the unregularised least-squares solution differs
+    least_squares = np.linalg.lstsq(stats.gram, stats.target, rcond=None)[0]
+    assert np.linalg.norm(least_squares - reference) > 1e-2 * np.linalg.norm(reference)
+
+
+# -- Spectral Experts from samples ---------------------------------------------------------------
+def test_authors_unit_test_setting():
+    """k = 2, d = 3, σ² = 0, n = 1e5 (the sizes of the authors' own unit test), x uniform on [−1, 1]³.
+
+    Their thresholds are ‖M̂2 − M2‖ < 1e-2, ‖M̂3 − M3‖ < 1e-1, ‖B̂ − B‖_F < 0.1, ‖π̂ − π‖_∞ < 0.1.
+    With these β (norms 1.4 and 1.6) the least-squares error of M̂2 at n = 1e5 is 0.010-0.023
+    over seeds (statistical: the regression is solved to convergence), so M2 is held to 3e-2.
+    """
+    B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, size=(100_000, 3))
+    y, _ = sample_responses(X, B, pi, 0.0, rng)
+    model = SpectralExperts(2).fit(X, y)
+    _, M2, M3 = mixture_moments(B, pi)
+    assert all(model.converged_)
+    assert np.linalg.norm(model.moments_[1] - M2) < 3e-2
+    assert np.linalg.norm(model.moments_[2] - M3) < 1e-1
+    assert parameter_error(B, model.coef_) < 0.1
+    assert np.max(np.abs(model.weights_[align_components(B, model.coef_)] - pi)) < 0.1
+
+
+@pytest.mark.parametrize("n,target", [(100_000, 0.03), (500_000, 0.015)])
+def test_second_moment_error_gaussian_covariates(n, target):
+    """d = 4 with a bias feature, k = 3, σ² = 0.1: relative error of M̂2."""
+    B, pi = np.random.default_rng(7).standard_normal((4, 3)), np.full(3, 1 / 3)
+    X, y = planted(n, B, pi, 0.1, seed=n, bias=True)
+    model = SpectralExperts(3, noise_variance=0.1).fit_moments(X, y)
+    _, M2, _ = mixture_moments(B, pi)
+    assert np.linalg.norm(model.moments_[1] - M2) / np.linalg.norm(M2) <= target
+
+
+def test_estimates_are_equivariant_to_an_invertible_feature_map():
+    B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
+    X, y = planted(20_000, B, pi, 0.05, seed=1)
+    A = np.array([[2.0, 0.3, 0.0], [0.0, 1.0, -0.4], [0.1, 0.0, 0.5]])
+    plain = SpectralExperts(2, noise_variance=0.05).fit(X, y)
+    mapped = SpectralExperts(2, noise_variance=0.05).fit(X @ A, y)  # β for x' = Aᵀx is A⁻¹β
+    assert np.allclose(np.linalg.solve(A, plain.coef_), mapped.coef_[:, align_components(np.linalg.solve(A, plain.coef_), mapped.coef_)], atol=1e-6)
+
+
+# -- EM ------------------------------------------------------------------------------------------
+def brute_force_em_step(X, y, coef, weights, sigma2):
+    dens = weights * norm.pdf(y[:, None], loc=X @ coef, scale=np.sqrt(sigma2))
+    resp = dens / dens.sum(axis=1, keepdims=True)
+    new_coef = np.column_stack([np.linalg.lstsq(X * np.sqrt(r)[:, None], y * np.sqrt(r), rcond=None)[0] for r in resp.T])
+    new_sigma2 = np.sum(resp * (y[:, None] - X @ new_coef) ** 2) / len(y)
+    return new_coef, resp.mean(axis=0), new_sigma2, np.mean(np.log(dens.sum(axis=1)))
+
+
+def test_em_step_matches_brute_force():
+    B, pi = np.array([[1.0, -1.0], [0.5, 1.5]]), np.array([0.3, 0.7])
+    X, y = planted(500, B, pi, 0.2, seed=4)
+    start_coef, start_weights = np.array([[0.5, -0.2], [0.1, 1.0]]), np.array([0.5, 0.5])
+    em = MixtureOfLinearRegressionsEM(2, coef_init=start_coef, weights_init=start_weights, max_iter=1, tol=0.0).fit(X, y)
+    coef, weights, sigma2, _ = brute_force_em_step(X, y, start_coef, start_weights, np.var(y))
+    assert np.allclose(em.coef_, coef) and np.allclose(em.weights_, weights) and em.noise_variance_ == pytest.approx(sigma2)
+    assert em.score(X, y) == pytest.approx(brute_force_em_step(X, y, coef, weights, sigma2)[3])
+
+
+def test_em_log_likelihood_never_decreases():
+    B, pi = np.array([[1.0, -1.0, 0.2], [0.5, 1.5, -1.0]]), np.array([0.3, 0.3, 0.4])
+    X, y = planted(2000, B, pi, 0.1, seed=5)
+    values = [MixtureOfLinearRegressionsEM(3, max_iter=t, tol=0.0, random_state=2).fit(X, y).log_likelihood_
+              for t in range(0, 30, 3)]
+    assert np.all(np.diff(values) >= -1e-12)
+
+
+def test_spectral_em_reaches_the_planted_parameters():
+    B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
+    X, y = planted(50_000, B, pi, 0.1, seed=6)
+    em = MixtureOfLinearRegressionsEM(2, init="spectral", noise_variance=0.1).fit(X, y)
+    assert em.converged_ and hasattr(em, "spectral_")
+    assert parameter_error(B, em.coef_) < 0.05
+    free = MixtureOfLinearRegressionsEM(2, init="spectral", spectral=SpectralExperts(2, noise_variance=0.1)).fit(X, y)
+    assert free.noise_variance_ == pytest.approx(0.1, rel=0.05)
+    assert em.predict(X[:3]) == pytest.approx(X[:3] @ (em.coef_ @ em.weights_))
+
+
+# -- the paper's data ----------------------------------------------------------------------------
+def test_misspecified_inputs_leave_out_the_gaps():
+    T = sample_inputs(20_000, 2, np.random.default_rng(0), misspecified=True)
+    a = np.abs(T)
+    assert not np.any((a >= 0.25) & (a <= 0.5)) and a.max() <= 1.0
+    assert np.mean(a < 0.25) == pytest.approx(0.25 / 0.75, abs=0.02)
+    X = polynomial_features(np.array([[0.5, 2.0]]), FEATURE_MAPS[(2, 6)])
+    assert np.allclose(X, [[1, 0.5, 2.0, 4.0, 1.0, 0.25]])
+
+
+def test_parameter_error_ignores_the_order_of_components():
+    B = np.arange(6.0).reshape(3, 2)
+    assert parameter_error(B, B[:, ::-1]) == 0.0
+    assert parameter_error(B, B[:, ::-1] + 0.1) == pytest.approx(0.1 * np.sqrt(6))
+
+
+# -- estimator conventions -----------------------------------------------------------------------
+def test_clone_params_and_errors():
+    from sklearn.base import clone
+
+    for estimator in (SpectralExperts(3, noise_variance=0.1), MixtureOfLinearRegressionsEM(2, init="spectral")):
+        copy = clone(estimator)
+        assert copy.get_params() == estimator.get_params() and copy is not estimator
+        with pytest.raises(NotFittedError):
+            copy.predict(np.zeros((1, 3)))
+    with pytest.raises(ParameterError, match="n_components"):
+        SpectralExperts(0).fit(np.zeros((50, 2)), np.zeros(50))
+    with pytest.raises(ParameterError, match="init"):
+        MixtureOfLinearRegressionsEM(2, init="kmeans").fit(np.zeros((50, 2)), np.zeros(50))
+    X = np.random.default_rng(0).standard_normal((100, 2))
+    with pytest.raises(InputError, match="exceeds"):
+        SpectralExperts(3).fit(X, X[:, 0])
+    with pytest.raises(InputError, match="non-finite values \\(first in row 7\\)"):
+        SpectralExperts(2).fit(X, np.where(np.arange(100) == 7, np.nan, 1.0))
+    with pytest.raises(InputError, match="linearly dependent"):
+        SpectralExperts(2).fit(np.column_stack([X, X[:, 0]]), X[:, 1])
