@@ -1,13 +1,9 @@
-"""Evaluation metrics and the language-model event protocol.
+"""Evaluation metrics, pure functions: perplexity, WER, PAutomaC score, per-sequence sums.
 
-Every language model exposes ``event_log_probs(corpus) -> (log_prob, predicted)``: one
-entry per *event*, the tokens of each sequence followed by one stop event (id
+They read the per-event arrays of the sequence-model protocol (``seqspectral.protocols``):
+one entry per *event*, the tokens of each sequence followed by one stop event (id
 ``Vocabulary.EOS_ID``), so sequence ``i`` owns events ``offsets[i] + i`` to
-``offsets[i + 1] + i`` inclusive. ``log_prob`` is the natural log of the model's
-normalised conditional probability of the actual event, ``predicted`` (int32) the most
-likely event after the same prefix. Each conditional is a proper distribution over the
-alphabet and stop (DESIGN.md, Definitions), so perplexity, WER and string probabilities
-all come from one distribution.
+``offsets[i + 1] + i`` inclusive.
 """
 
 from __future__ import annotations
@@ -74,21 +70,10 @@ def pautomac_score(model_probs: np.ndarray, true_probs: np.ndarray, log: bool = 
     return float(2.0 ** cross)
 
 
-class LanguageModelMixin:
-    """``score`` and per-sequence probabilities for any class with ``event_log_probs``."""
-
-    def sequence_log_probs(self, corpus) -> np.ndarray:
-        """Natural-log probability of every sequence of ``corpus``."""
-        return sequence_log_probs(self.event_log_probs(corpus)[0], corpus)
-
-    def score(self, corpus) -> float:
-        """Mean log-likelihood per sequence (natural log; higher is better)."""
-        return float(self.sequence_log_probs(corpus).mean())
-
-
 def evaluate(model, corpus, solution: np.ndarray | None = None) -> dict:
     """Perplexity, WER and (given PAutomaC's true probabilities) the PAutomaC score."""
-    return event_report(*model.event_log_probs(corpus), corpus, solution)
+    events = model.event_log_probs(corpus)
+    return event_report(events[0], events[1], corpus, solution)
 
 
 def event_report(log_prob: np.ndarray, predicted: np.ndarray, corpus, solution: np.ndarray | None = None) -> dict:

@@ -27,7 +27,7 @@ FLOOR_GRID = (1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1)
 #: ranks tried by the spectral weighted automata (one SVD serves them all)
 RANK_GRID = (1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 130, 160, 200, 250, 300)
 #: numbers of states tried by the HMM learners (tensor: at most |Σ|; each EM candidate is a full run)
-STATE_GRID = (2, 4, 8, 12, 16, 24, 32, 48, 64)
+STATE_GRID = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 #: nuclear-norm regularisations of the convex automaton, fractions of τ_max, solved in this
 #: order with warm starts
 TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)

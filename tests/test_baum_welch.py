@@ -10,7 +10,7 @@ from seqspectral.automata.baum_welch import BaumWelchHMM, em
 from seqspectral.automata.hmm import EOS, HMM
 from seqspectral.corpus import Corpus
 
-from test_hmm import small_hmm
+from references import small_hmm
 
 
 def brute_counts(hmm, strings):
@@ -41,21 +41,21 @@ def test_expected_counts_match_brute_force():
     strings = [[], [2], [3, 4, 2], [4, 4], [2, 3, 4, 4]]
     corpus = Corpus.from_ids(strings, hmm.vocabulary)
     args = (corpus.symbols, corpus.offsets, EOS, hmm.initial, hmm.transitions, hmm.extended_emissions())
-    for ll, cs, ct, ce in (_hmm_kernels.expected_counts(*args), _hmm_kernels.expected_counts_parallel(*args, 3)):
-        bs, bt, be = brute_counts(hmm, strings)
-        np.testing.assert_allclose(cs, bs, rtol=1e-10)
-        np.testing.assert_allclose(ct, bt, rtol=1e-10)
-        np.testing.assert_allclose(ce, be, rtol=1e-10, atol=1e-14)
-        assert ll == pytest.approx(hmm.sequence_log_probs(corpus).sum(), rel=1e-12)
+    ll, cs, ct, ce = _hmm_kernels.expected_counts(*args)
+    bs, bt, be = brute_counts(hmm, strings)
+    np.testing.assert_allclose(cs, bs, rtol=1e-10)
+    np.testing.assert_allclose(ct, bt, rtol=1e-10)
+    np.testing.assert_allclose(ce, be, rtol=1e-10, atol=1e-14)
+    assert ll == pytest.approx(hmm.sequence_log_probs(corpus).sum(), rel=1e-12)
 
 
 def test_log_likelihood_never_decreases_and_restarts_keep_the_best():
     corpus = small_hmm(4, k=3, n_symbols=5).sample(1_000, random_state=0)
-    fit = BaumWelchHMM(4, n_iter=60, tol=0, n_init=3, random_state=0, progress=False).fit(corpus)
+    fit = BaumWelchHMM(4, n_iter=60, tol=0, n_init=3, random_state=0, progress=False, floor=0.0).fit(corpus)
     assert fit.n_iter_ == 60
     assert np.all(np.diff(fit.history_) >= -1e-8 * abs(fit.history_[-1]))
     assert fit.history_[-1] > fit.history_[0]
-    first = BaumWelchHMM(4, n_iter=60, tol=0, random_state=0, progress=False).fit(corpus)  # the first of the 3 starts
+    first = BaumWelchHMM(4, n_iter=60, tol=0, random_state=0, progress=False, floor=0.0).fit(corpus)  # the first of the 3 starts
     assert fit.log_likelihood_ >= first.log_likelihood_
     assert fit.log_likelihood_ == pytest.approx(fit.score(corpus))
 
@@ -83,8 +83,8 @@ def test_tensor_initialisation_runs_and_beats_its_start():
     from seqspectral.automata.tensor_hmm import TensorHMM
 
     corpus = small_hmm(7, k=3, n_symbols=5).sample(3_000, random_state=0)
-    fit = BaumWelchHMM(3, n_iter=20, init="tensor", random_state=0, progress=False).fit(corpus)
-    assert fit.log_likelihood_ >= TensorHMM(3).fit(corpus).score(corpus) - 1e-6
+    fit = BaumWelchHMM(3, n_iter=20, init="tensor", random_state=0, progress=False, floor=0.0).fit(corpus)
+    assert fit.log_likelihood_ >= TensorHMM(3, floor=0.0).fit(corpus).score(corpus) - 1e-6
     with pytest.raises(ValueError, match="init"):
         BaumWelchHMM(3, init="kmeans").fit(corpus)
 
@@ -99,13 +99,14 @@ def test_params_protocol():
 
 def test_auto_states_and_split_tensor_start():
     from seqspectral.automata.baum_welch import _split_states
-    from seqspectral.automata.hmm_selection import GRID
+    from seqspectral.selection import STATE_GRID
 
     true = small_hmm(8, k=3, n_symbols=2)
     corpus = true.sample(2_000, random_state=0)
     fit = BaumWelchHMM("auto", n_iter=15, max_states=4, init="tensor", random_state=0, progress=False).fit(corpus)
-    assert set(fit.selection_scores_) == {k for k in GRID if k <= 4}  # 3 and 4 exceed |Σ| = 2: split starts
-    assert fit.n_states_ == max(fit.selection_scores_, key=fit.selection_scores_.get)
+    assert {r["n_states"] for r in fit.selection_.table} == {k for k in STATE_GRID if k <= 4}  # 4 > |Σ| = 2: split
+    best = max(fit.selection_.table, key=lambda r: r["score"])
+    assert (fit.n_states_, fit.floor_) == (best["n_states"], best["floor"])
     assert fit.model_.n_states == fit.n_states_ and np.isfinite(fit.score(corpus))
     rng = np.random.default_rng(0)
     initial, trans, ext = _split_states(true.initial, true.transitions, true.extended_emissions(), 7, rng)

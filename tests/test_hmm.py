@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 
 from seqspectral.automata.hmm import HMM
+from seqspectral.serialize import load, save
 from seqspectral.corpus import Corpus, Vocabulary
 
-
-def small_hmm(seed=0, k=2, n_symbols=3):
-    rng = np.random.default_rng(seed)
-    ext = rng.dirichlet(np.ones(n_symbols + 1), k)  # column 0 = stop
-    emit = np.zeros((k, n_symbols + 2))
-    emit[:, 2:] = ext[:, 1:]
-    return HMM(rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k), k), emit, ext[:, 0],
-               Vocabulary(str(a) for a in range(n_symbols)))
+from references import small_hmm
 
 
 def brute_force(hmm, x):
@@ -36,8 +30,11 @@ def test_probabilities_match_brute_force_and_automaton():
     expected = np.array([brute_force(hmm, x) for x in strings])
     np.testing.assert_allclose(np.exp(hmm.sequence_log_probs(corpus)), expected, rtol=1e-12)
     np.testing.assert_allclose(np.exp(hmm.to_automaton().log_values(corpus)[1]), expected, rtol=1e-12)
-    log_prob, predicted = hmm.event_log_probs(corpus)
-    assert len(log_prob) == corpus.n_tokens + len(corpus)
+    events = hmm.event_log_probs(corpus)
+    assert len(events.log_prob) == corpus.n_tokens + len(corpus)
+    via_automaton = hmm.to_automaton().event_log_probs(corpus)
+    np.testing.assert_allclose(events.log_prob, via_automaton.log_prob, rtol=1e-12)
+    np.testing.assert_array_equal(events.predicted, via_automaton.predicted)
     np.testing.assert_allclose(hmm.score(corpus), np.log(expected).mean(), rtol=1e-10)
 
 
@@ -63,8 +60,8 @@ def test_sample_frequencies_match_probabilities():
 
 def test_save_load_round_trip_and_validation(tmp_path):
     hmm = small_hmm(3)
-    hmm.save(tmp_path / "m.npz")
-    back = HMM.load(tmp_path / "m.npz")
+    save(tmp_path / "m.npz", hmm)
+    back = load(tmp_path / "m.npz", "hmm")
     np.testing.assert_array_equal(back.transitions, hmm.transitions)
     assert back.vocabulary == hmm.vocabulary
     with pytest.raises(ValueError, match="sum to 1"):

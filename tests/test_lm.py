@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from seqspectral.corpus import Corpus, Vocabulary
-from seqspectral.lm import TrainedLM, UnknownEscape, load_lm, save_lm, unknown_probability
-from seqspectral.mixture import Interpolated
-from seqspectral.ngram import NGramLM
+from seqspectral.lm import Interpolated, NGramLM, TrainedLM, UnknownEscape, load_lm, save_lm, unknown_probability
+from seqspectral.selection import SelectionResult
+
+from references import conditional
 
 V = Vocabulary(["a", "b", "c"])  # ids 2, 3, 4
 
@@ -18,10 +19,7 @@ def _corpus(rng, n=80):
 
 
 def _conditional(model, history, event) -> float:
-    """p(event | history) read off event_log_probs of the probe history + event."""
-    probe = list(history) + ([event] if event != Vocabulary.EOS_ID else [])
-    lp = model.event_log_probs(Corpus.from_ids([probe], V))[0]
-    return float(np.exp(lp[len(history)]))
+    return conditional(model, history, event, V)
 
 
 def test_unknown_escape_is_a_proper_distribution_over_unk_alphabet_and_stop():
@@ -42,8 +40,8 @@ def test_unknown_escape_predictions_follow_the_base_model():
     rng = np.random.default_rng(1)
     base = NGramLM(order=2, k=0.5).fit(_corpus(rng))
     test = Corpus.from_ids([[2, 0, 3], [0], []], V)
-    _, pred = UnknownEscape(base, 0.01).event_log_probs(test)
-    _, base_pred = base.event_log_probs(Corpus.from_ids([[2, 3], [], []], V))
+    _, pred = UnknownEscape(base, 0.01).event_log_probs(test)[:2]
+    _, base_pred = base.event_log_probs(Corpus.from_ids([[2, 3], [], []], V))[:2]
     # events: 2 UNK 3 stop | UNK stop | stop; UNK shares the history of the next known event
     assert pred.tolist() == [base_pred[0], base_pred[1], base_pred[1], base_pred[2],
                              base_pred[3], base_pred[3], base_pred[4]]
@@ -74,11 +72,15 @@ def test_save_load_round_trip(tmp_path, mixed):
     train, test = _corpus(rng), Corpus.from_ids([[2, 0, 3], [], [4, 4, 2]], V)
     base = _hmm_lm()
     inner = Interpolated(base, NGramLM(order=2, k=0.2).fit(train), 0.6) if mixed else base
-    lm = TrainedLM(UnknownEscape(inner, 0.02), "em", {"n_states": 3}, V, {"n_states": 3})
+    lm = TrainedLM(UnknownEscape(inner, 0.02), "em", {"n_states": 3}, V, SelectionResult("dev", {"n_states": 3}))
     save_lm(tmp_path / "m.npz", lm, {"file": "x"})
     loaded, header = load_lm(tmp_path / "m.npz")
-    assert header["kind"] == "hmm" and loaded.method == "em" and loaded.vocabulary == V
-    assert loaded.training["file"] == "x"
+    assert header["kind"] == "trained_lm" and loaded.method == "em" and loaded.vocabulary == V
+    assert loaded.training["file"] == "x" and loaded.selection == lm.selection
+    # nested models keep their arrays as arrays under prefixed names, never as JSON lists
+    with np.load(tmp_path / "m.npz") as npz:
+        assert "model/model/transitions" in npz.files or "model/model/model/transitions" in npz.files
+        assert ("model/model/lower/keys" in npz.files) == mixed
     for got, want in zip(loaded.model.event_log_probs(test), lm.model.event_log_probs(test)):
         np.testing.assert_array_equal(got, want)
 
@@ -89,5 +91,5 @@ def test_ngram_model_file_round_trip(tmp_path):
     lm = TrainedLM(UnknownEscape(NGramLM(order=3, k=0.1).fit(train), 0.01), "ngram", {"order": 3, "k": 0.1}, V)
     save_lm(tmp_path / "n.npz", lm)
     loaded, header = load_lm(tmp_path / "n.npz")
-    assert header["kind"] == "ngram"
+    assert header["kind"] == "trained_lm" and loaded.selection is None
     np.testing.assert_array_equal(loaded.model.event_log_probs(test)[0], lm.model.event_log_probs(test)[0])

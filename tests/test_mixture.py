@@ -5,10 +5,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import seqspectral.mixture
-from seqspectral.mixture import Interpolated, select_weight
-from seqspectral.ngram import NGramLM
-from test_lm import _conditional, _corpus
+import seqspectral.lm.mixture
+from seqspectral.corpus import Corpus, Vocabulary
+from seqspectral.lm import Interpolated, NGramLM
+from seqspectral.lm.mixture import select_weight
+
+from references import conditional
+
+V = Vocabulary(["a", "b", "c"])  # ids 2, 3, 4
+
+
+def _corpus(rng, n=80):
+    return Corpus.from_ids([rng.integers(2, 5, size=rng.integers(0, 7)) for _ in range(n)], V)
+
+
+def _conditional(model, history, event) -> float:
+    return conditional(model, history, event, V)
 
 
 def test_interpolation_matches_the_mixed_conditionals(monkeypatch):
@@ -16,7 +28,7 @@ def test_interpolation_matches_the_mixed_conditionals(monkeypatch):
     train, test = _corpus(rng), _corpus(rng, 15)
     a, b = NGramLM(order=3, k=0.05).fit(train), NGramLM(order=1, k=1.0).fit(train)
     mix = Interpolated(a, b, 0.3)
-    lp, pred = mix.event_log_probs(test)
+    lp, pred = mix.event_log_probs(test)[:2]
     i = 0
     for seq in test:
         for t in range(len(seq) + 1):
@@ -27,7 +39,7 @@ def test_interpolation_matches_the_mixed_conditionals(monkeypatch):
             i += 1
     assert sum(probs.values()) == pytest.approx(1.0)
     # predictions taken block by block (bounded memory) are the same
-    monkeypatch.setattr(seqspectral.mixture, "_MAX_DISTRIBUTION_CELLS", 40)
+    monkeypatch.setattr(seqspectral.lm.mixture, "_MAX_DISTRIBUTION_CELLS", 40)
     np.testing.assert_array_equal(mix.event_log_probs(test)[1], pred)
 
 
@@ -36,4 +48,6 @@ def test_select_weight_maximises_held_out_likelihood():
     lp_b = np.log(np.array([0.2, 0.6, 0.5]))
     grid = np.linspace(0, 1, 101)
     best = grid[np.argmax([np.log(w * np.exp(lp_a) + (1 - w) * np.exp(lp_b)).sum() for w in grid])]
-    assert select_weight(lp_a, lp_b, grid) == pytest.approx(best)
+    result = select_weight(lp_a, lp_b, 1, "test", grid)
+    assert result.chosen["weight"] == pytest.approx(best)
+    assert len(result.table) == len(grid) and result.on == "test"

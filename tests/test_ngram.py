@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from seqspectral.corpus import Corpus, Vocabulary
-from seqspectral.ngram import NGramLM, select_k
+from seqspectral.lm import NGramLM
 
 
 def _random_corpus(rng, n=60, n_symbols=5, max_len=7):
@@ -42,7 +42,7 @@ def test_event_log_probs_match_brute_force(order):
     rng = np.random.default_rng(order)
     train, test = _random_corpus(rng), _random_corpus(rng, n=30)
     model = NGramLM(order=order, k=0.3).fit(train)
-    log_prob, predicted = model.event_log_probs(test)
+    log_prob, predicted = model.event_log_probs(test)[:2]
     expected, grams, hist = _brute_force(train, test, order, 0.3)
     np.testing.assert_allclose(log_prob, expected, rtol=1e-12)
     assert len(predicted) == test.n_tokens + len(test) and predicted.dtype == np.int32
@@ -72,7 +72,7 @@ def test_conditionals_are_proper_distributions():
             for w in range(1, V):
                 cont = list(seq[:t]) + ([w] if w != 1 else [])
                 probe = Corpus.from_ids([cont], train.vocabulary)
-                lp, _ = model.event_log_probs(probe)
+                lp, _ = model.event_log_probs(probe)[:2]
                 total += np.exp(lp[t])
             assert total == pytest.approx(1.0, abs=1e-12)
 
@@ -87,7 +87,7 @@ def test_string_probabilities_sum_to_one_by_enumeration():
     for order in (1, 2):
         model = NGramLM(order=order, k=0.5).fit(train)
         seqs = [list(x) for L in range(0, 13) for x in itertools.product([2, 3], repeat=L)]
-        lp, _ = model.event_log_probs(Corpus.from_ids(seqs, vocab))
+        lp, _ = model.event_log_probs(Corpus.from_ids(seqs, vocab))[:2]
         corpus = Corpus.from_ids(seqs, vocab)
         per_seq = np.add.reduceat(lp, corpus.offsets[:-1] + np.arange(len(corpus)))
         mass = np.exp(per_seq).sum()
@@ -100,13 +100,18 @@ def test_unknown_ids_rejected_and_k_selected():
     model = NGramLM(order=2, k=0.1).fit(train)
     with pytest.raises(ValueError, match="unknown"):
         model.event_log_probs(Corpus.from_ids([[0, 2]], train.vocabulary))
-    k = select_k(2, train, held, grid=(0.01, 0.1, 1.0))
-    best = max((0.01, 0.1, 1.0), key=lambda k: NGramLM(2, k).fit(train).score(held))
-    assert k == best
+    chosen = NGramLM(order=2, k="auto").fit(train, dev=held)
+    # the k chosen from one set of count tables is the one refitting each k would choose
+    from seqspectral.selection import NGRAM_K_GRID
+
+    best = max(NGRAM_K_GRID, key=lambda k: NGramLM(2, k=k).fit(train).score(held))
+    assert chosen.k_ == best and chosen.selection_.chosen == {"k": best}
+    for row in chosen.selection_.table:
+        assert row["score"] == pytest.approx(NGramLM(2, k=row["k"]).fit(train).score(held), rel=1e-12)
 
 
 def test_params_protocol():
     sklearn_base = pytest.importorskip("sklearn.base")
     m = NGramLM(order=2, k=0.5)
     c = sklearn_base.clone(m)
-    assert c.get_params() == {"k": 0.5, "order": 2}
+    assert c.get_params() == {"k": 0.5, "order": 2, "random_state": 0}

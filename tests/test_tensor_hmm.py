@@ -1,28 +1,13 @@
 """TensorHMM: exact recovery from population moments, planted recovery from samples."""
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from scipy.optimize import linear_sum_assignment
 
-from seqspectral.automata.hmm import HMM
 from seqspectral.automata.tensor_hmm import TensorHMM
-from seqspectral.corpus import Vocabulary
 from seqspectral.counting import HankelBasis
 
-
-def planted_hmm(k, n_symbols, seed, stop=0.15, sharp=0.6):
-    """Each state has its own most likely symbol (weight ``sharp``); T = half a permutation."""
-    rng = np.random.default_rng(seed)
-    emit = np.zeros((k, n_symbols + 2))
-    emit[:, 2:] = (1 - sharp) * rng.dirichlet(np.ones(n_symbols), k)
-    emit[np.arange(k), 2 + rng.permutation(n_symbols)[:k]] += sharp
-    trans = 0.5 * rng.dirichlet(np.ones(k), k)
-    trans[np.arange(k), rng.permutation(k)] += 0.5
-    return HMM(rng.dirichlet(np.full(k, 2.0)), trans, emit * (1 - stop), np.full(k, stop),
-               Vocabulary(str(a) for a in range(n_symbols)))
+from references import exact_hankel, planted_hmm
 
 
 def matched_errors(true, est):
@@ -35,14 +20,8 @@ def matched_errors(true, est):
 
 
 def population_statistics(hmm, basis, statistic):
-    """Prefix or substring Hankel blocks computed exactly from the model (no sampling), with
-    the attributes of ``HankelStatistics`` that TensorHMM reads."""
-    wa = hmm.to_automaton().as_statistic(statistic)
-
-    def block(middle):
-        return sp.csr_matrix([[wa.value(p + middle + s) for s in basis.suffixes] for p in basis.prefixes])
-
-    return SimpleNamespace(basis=basis, statistic=statistic, H=block(()), H_sigma=[block((int(a),)) for a in basis.alphabet])
+    """Prefix or substring Hankel blocks computed exactly from the model (no sampling)."""
+    return exact_hankel(hmm.to_automaton(), statistic, None, basis=basis)
 
 
 @pytest.mark.parametrize("statistic", ["prefix", "substring"])
@@ -51,7 +30,7 @@ def test_exact_moments_recover_the_model(k, n_symbols, statistic):
     true = planted_hmm(k, n_symbols, seed=k)
     basis = HankelBasis.all_strings(np.arange(2, n_symbols + 2), 2)
     stats = population_statistics(true, basis, statistic)
-    est = TensorHMM(k, random_state=0).fit_statistics(stats, true.vocabulary).model_
+    est = TensorHMM(k, random_state=0, floor=0.0).fit_statistics(stats, true.vocabulary).model_
     rows, cols = linear_sum_assignment(-true.emissions @ est.emissions.T)
     np.testing.assert_allclose(est.emissions[cols], true.emissions[rows], atol=1e-9)
     np.testing.assert_allclose(est.stop[cols], true.stop[rows], atol=1e-9)
@@ -84,7 +63,7 @@ def test_more_states_than_symbols_is_a_clear_error():
 def test_estimator_protocol_and_scoring():
     from sklearn.base import clone
 
-    est = TensorHMM(3, max_length=2, random_state=5)
+    est = TensorHMM(3, basis_length=2, random_state=5)
     assert clone(est).get_params() == est.get_params()
     corpus = planted_hmm(3, 4, seed=1).sample(2_000, random_state=0)
     a, b = TensorHMM(3, random_state=5).fit(corpus), TensorHMM(3, random_state=5).fit(corpus)
@@ -95,5 +74,5 @@ def test_estimator_protocol_and_scoring():
 def test_auto_selects_the_planted_number_of_states():
     corpus = planted_hmm(3, 5, seed=3).sample(20_000, random_state=0)
     fit = TensorHMM("auto", max_states=5, random_state=0).fit(corpus)
-    assert set(fit.selection_scores_) == {1, 2, 3, 4}  # capped by max_states and |Σ|... and the grid
+    assert {r["n_states"] for r in fit.selection_.table} == {1, 2, 3, 4}  # the grid, capped by max_states and |Σ|
     assert fit.n_states_ == 3 and fit.model_.n_states == 3
