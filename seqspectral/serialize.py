@@ -40,6 +40,9 @@ KINDS = {
     "cca_embeddings": "seqspectral.embeddings.cca:CCAEmbeddings",
     "spectral_tree_model": "seqspectral.trees.spectral:SpectralTreeModel",
     "em_tree_model": "seqspectral.trees.em:EMTreeModel",
+    "dependency_parser": "seqspectral.parsing.parser:DependencyParser",
+    "dependency_labeler": "seqspectral.parsing.labeler:DependencyLabeler",
+    "reranker": "seqspectral.reranking.reranker:Reranker",
 }
 
 
