@@ -137,7 +137,7 @@ def planted_rows(sizes) -> list[dict]:
         for n in sizes:
             corpus = true.sample(n, random_state=1)
             t0 = time.perf_counter()
-            est = TensorHMM(k, random_state=0).fit(corpus)
+            est = TensorHMM(k, random_state=0, floor=0.0).fit(corpus)
             secs = time.perf_counter() - t0
             rows.append({"k": k, "sigma": n_symbols, "n": n, "fit_s": secs, **dict(zip(("err_o", "err_t"), matched_errors(true, est.model_)))})
     return rows
@@ -146,7 +146,7 @@ def planted_rows(sizes) -> list[dict]:
 def convergence_row(problem: int, n_states: int, tol: float, cap: int) -> dict:
     train = read_pautomac(DATA / f"{problem}.pautomac.train")
     t0 = time.perf_counter()
-    SpectralWA(n_states=n_states, statistic="substring").fit(train)
+    SpectralWA(n_states=n_states, statistic="substring", floor=0.01).fit(train)
     spectral_s = time.perf_counter() - t0
     start = _random_start(train, n_states, len(train.vocabulary), np.random.default_rng(0))
     t0 = time.perf_counter()
@@ -177,7 +177,7 @@ def main(argv=None) -> None:
     for r in planted:
         print(r, flush=True)
     problems = sorted(int(f.name.split(".")[0]) for f in DATA.glob("*.pautomac.train"))
-    SpectralWA(n_states=2, statistic="substring").fit(read_pautomac(DATA / f"{problems[0]}.pautomac.train"))  # compile
+    SpectralWA(n_states=2, statistic="substring", floor=0.01).fit(read_pautomac(DATA / f"{problems[0]}.pautomac.train"))  # compile
     convergence = []
     for p in problems:
         convergence.append(convergence_row(p, args.convergence_states, args.convergence_tol, args.convergence_cap))

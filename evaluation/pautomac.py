@@ -1,7 +1,7 @@
 """PAutomaC benchmark: every weighted-automaton learner next to scikit-splearn, in one run.
 
 For each problem: every method of ``METHODS`` is fitted on ``<n>.pautomac.train`` with
-its hyper-parameters chosen on a held-out 20% of train (never on test), then scored on
+its hyper-parameters chosen on a held-out 10% of train (never on test), then scored on
 ``<n>.pautomac.test`` by the PAutomaC score (against ``_solution.txt``), its excess over
 the true-model floor (score / floor − 1, the floor being the score of the solution
 probabilities themselves), next-symbol WER, and the end-to-end fit time (read, count,
@@ -18,9 +18,10 @@ lengths) and rank.
 Usage: python evaluation/pautomac.py [--problems 1 3 6 ...] [--no-splearn] [--methods ...]
 Writes evaluation/results/pautomac.md.
 
-Other learners register in ``METHODS``: name -> function(train Corpus, random_state)
-returning a fitted model with the event protocol of ``seqspectral.metrics`` (selection
-on held-out train inside).
+Every learner is built by ``seqspectral.lm.make_estimator`` and chooses its hyper-parameters
+by its own ``fit`` — the selection path of ``seqspectral lm train`` — on the held-out part
+``seqspectral.selection.held_out_split`` gives (scikit-splearn's configuration is chosen on
+the same part).
 """
 
 from __future__ import annotations
@@ -46,15 +47,14 @@ sys.path.insert(0, str(ROOT / "evaluation"))
 
 from _machine import describe  # noqa: E402
 
-from seqspectral.automata.convex import ConvexWA  # noqa: E402
-from seqspectral.automata.spectral import SpectralWA  # noqa: E402
 from seqspectral.automata.wfa import WeightedAutomaton  # noqa: E402
+from seqspectral.lm import make_estimator  # noqa: E402
+from seqspectral.selection import held_out_split  # noqa: E402
 from seqspectral.corpus.pautomac import read_pautomac, read_pautomac_solution, write_pautomac  # noqa: E402
 from seqspectral.metrics import pautomac_score, perplexity, sequence_log_probs, wer  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "corpora" / "pautomac"
 RESULTS = ROOT / "evaluation" / "results" / "pautomac.md"
-VALIDATION_FRACTION = 0.2
 SPLEARN_FLOOR = 1e-12
 SPLEARN_CONFIGS = [
     {"version": "classic", "lrows": 3, "lcolumns": 3, "ranks": [5, 10, 15, 20, 30, 40, 60]},
@@ -62,57 +62,26 @@ SPLEARN_CONFIGS = [
 ]
 
 
-def _spectral(statistic):
-    def fit(train, random_state):
-        return SpectralWA(n_states="auto", statistic=statistic, floor="auto", max_states=100,
-                          validation_fraction=VALIDATION_FRACTION, random_state=random_state).fit(train)
-    return fit
+#: budget of em / em-tensor (the same for both): one EM run of at most EM_ITER iterations per
+#: candidate number of states (``selection.STATE_GRID``; tensor: also at most |Σ| states) on the
+#: fit part of train, then one more such run on all of train from the chosen candidate
+EM_ITER = 50
+
+#: the learners compared: each built by ``seqspectral.lm.make_estimator``, the constructor
+#: `seqspectral lm train` uses, and fitted by its own ``fit`` (the selection path of the CLI)
+METHODS = ("spectral", "spectral-prefix", "spectral-substring", "convex", "tensor", "em", "em-tensor")
 
 
-def _convex(train, random_state):
-    return ConvexWA(regularization="auto", statistic="substring", floor="auto",
-                    validation_fraction=VALIDATION_FRACTION, random_state=random_state).fit(train)
-
-
-#: budget of em / em-tensor (the same for both): one EM run of at most EM_ITER iterations
-#: (stopping at a mean per-string gain below EM_TOL nats) per candidate number of states of
-#: hmm_selection.GRID up to HMM_MAX_STATES on 80% of train, then one more such run on all of
-#: train from the chosen candidate (tensor: also at most |Σ| states)
-EM_ITER, EM_TOL, HMM_MAX_STATES = 50, 1e-4, 48
-
-
-def _tensor(train, random_state):
-    from seqspectral.automata.tensor_hmm import TensorHMM
-
-    return TensorHMM(n_states="auto", max_states=HMM_MAX_STATES, validation_fraction=VALIDATION_FRACTION,
-                     random_state=random_state).fit(train)
-
-
-def _em(init):
-    def fit(train, random_state):
-        from seqspectral.automata.baum_welch import BaumWelchHMM
-
-        return BaumWelchHMM(n_states="auto", n_iter=EM_ITER, tol=EM_TOL, init=init, progress=False,
-                            max_states=HMM_MAX_STATES, validation_fraction=VALIDATION_FRACTION,
-                            random_state=random_state).fit(train)
-    return fit
-
-
-#: name -> function(train, random_state) -> fitted model following the event protocol
-METHODS = {
-    "spectral": _spectral("string"),
-    "spectral-prefix": _spectral("prefix"),
-    "spectral-substring": _spectral("substring"),
-    "convex": _convex,
-    "tensor": _tensor,
-    "em": _em("random"),
-    "em-tensor": _em("tensor"),
-}
+def fit_method(method, train, random_state):
+    """``method`` fitted on ``train``, every "auto" value chosen on a held-out part of it."""
+    return make_estimator(method, "auto", random_state=random_state, n_iter=EM_ITER).fit(train)
 
 
 def _held_out(model):
     """The held-out mean log-likelihood of the configuration selection chose (None without a sweep)."""
-    scores = [r["score"] for r in getattr(model, "selection_", []) if np.isfinite(r["score"])]
+    if model.selection_ is None:
+        return None
+    scores = [r["score"] for r in model.selection_.table if r["score"] is not None and np.isfinite(r["score"])]
     return max(scores) if scores else None
 
 
@@ -125,7 +94,7 @@ def _choice(model) -> str:
 
 
 def evaluate(model, test, solution) -> dict:
-    log_prob, predicted = model.event_log_probs(test)
+    log_prob, predicted = model.event_log_probs(test)[:2]
     return {
         "score": pautomac_score(sequence_log_probs(log_prob, test), solution, log=True),
         "wer": wer(predicted, test),
@@ -154,7 +123,7 @@ def run_splearn(train_path, train, test, solution, random_state) -> tuple[dict, 
     from _splearn import run_worker
 
     worker = ROOT / "evaluation" / "_splearn_pautomac_worker.py"
-    fit_part, held_out = train.split(VALIDATION_FRACTION, random_state=random_state)
+    fit_part, held_out, _ = held_out_split(train, None, random_state)
     n_alpha = len(train.vocabulary) - 2
     with tempfile.TemporaryDirectory() as tmp:
         fit_path = Path(tmp) / "fit.train"
@@ -215,7 +184,7 @@ def run_problem(n: int, methods, with_splearn: bool, random_state: int) -> dict:
         print(f"problem {n}: no true model ({e})", file=sys.stderr)
     for name in methods:
         start = time.perf_counter()
-        model = METHODS[name](train, random_state)
+        model = fit_method(name, train, random_state)
         fit = time.perf_counter() - start + read_seconds
         row["methods"][name] = {**evaluate(model, test, solution), "fit": fit, "choice": _choice(model),
                                 "held_out": _held_out(model)}
@@ -238,7 +207,7 @@ def write_table(rows, names, header: str) -> str:
         "# PAutomaC: weighted-automaton learners against scikit-splearn",
         "",
         header,
-        "Hyper-parameters chosen on a held-out 20% of train (never test); splearn's best configuration "
+        "Hyper-parameters chosen on a held-out 10% of train (never test); splearn's best configuration "
         "chosen the same way. Cells: PAutomaC score (excess over the floor) / WER / fit seconds.",
         "",
         "Notes. Our fit times are end-to-end: reading, counting, the whole selection sweep (ranks or τ path × floors "

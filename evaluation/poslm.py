@@ -71,10 +71,11 @@ def run_toolkit(method, train, dev, test, random_state=0, mix=True, n_states="au
     lm, fit_s = timed(train_lm, train, method, n_states=n_states, dev=dev, random_state=random_state,
                       mix_order=2 if mix else None)
     result, score_s = timed(evaluate_lm, lm, test)
+    summary = lm.summary()
     chosen = {k: v for k, v in lm.params.items() if k in ("n_states", "k", "order", "regularization", "floor")}
-    chosen.update({k: v for k, v in lm.selection.items() if k in ("n_states", "floor", "regularization")})
-    if "mixture" in lm.selection:
-        chosen["bigram weight"] = round(1 - lm.selection["mixture"]["weight"], 2)
+    chosen.update({k: v for k, v in summary.items() if k in ("n_states", "floor", "regularization", "k")})
+    if "weight" in summary:
+        chosen["model weight"] = summary["weight"]
     name = f"seqspectral {method}" + ("" if mix or method in ("ngram", "unigram") else " (no bigram mixing)")
     if n_states != "auto":
         name += f", {n_states} states fixed"

@@ -1,0 +1,70 @@
+"""The selection engine: grid search against a brute-force argmax, and one choice everywhere —
+``lm train``, the estimator's own "auto" and ``evaluation/pautomac.py`` choose the same."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seqspectral.corpus import read_pautomac
+from seqspectral.lm import make_estimator, train_lm
+from seqspectral.selection import CandidateFailed, SelectionError, SelectionResult, grid_search, held_out_split
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_grid_search_finds_the_brute_force_best_and_records_failures():
+    rng = np.random.default_rng(0)
+    table = rng.normal(size=(4, 3))
+    grid = {"a": [1, 2, 3, 4], "b": [0.1, 0.2, 0.3]}
+
+    def score(a, b):
+        if a == 3:
+            raise CandidateFailed("three is not allowed")
+        return table[a - 1, grid["b"].index(b)]
+
+    result = grid_search(grid, score, "test")
+    allowed = [(a, b) for a, b in itertools.product(grid["a"], grid["b"]) if a != 3]
+    best = max(allowed, key=lambda c: score(*c))
+    assert (result.chosen["a"], result.chosen["b"]) == best
+    assert len(result.table) == 12 and sum(r["score"] is None for r in result.table) == 3
+    assert SelectionResult.from_json(result.to_json()) == result
+    with pytest.raises(SelectionError):
+        grid_search({"a": [1]}, lambda a: (_ for _ in ()).throw(CandidateFailed("no")), "test")
+
+
+def test_at_edge_names_choices_at_either_end_of_a_grid():
+    result = grid_search({"n": [1, 2, 4, 8], "f": [0.5]}, lambda n, f: n, "test")
+    assert result.chosen == {"n": 8, "f": 0.5} and result.at_edge == ["n"]  # a one-value grid has no edge
+
+
+def test_held_out_split_is_seeded_and_refuses_an_empty_dev():
+    corpus = read_pautomac(ROOT / "corpora" / "toy.pautomac.train")
+    a, b = held_out_split(corpus, None, 0)[1], held_out_split(corpus, None, 0)[1]
+    np.testing.assert_array_equal(a.symbols, b.symbols)
+    assert len(a) == round(0.1 * len(corpus))
+    with pytest.raises(SelectionError, match="empty"):
+        held_out_split(corpus, corpus.subset([]), 0)
+
+
+def _pautomac_benchmark():
+    spec = importlib.util.spec_from_file_location("pautomac_benchmark", ROOT / "evaluation" / "pautomac.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("method", ["spectral-substring", "tensor"])
+def test_the_same_method_on_the_same_data_makes_the_same_choice_everywhere(method):
+    train = read_pautomac(ROOT / "corpora" / "toy.pautomac.train")
+    lm = train_lm(train, method)
+    own = make_estimator(method).fit(train)
+    benchmark = _pautomac_benchmark().fit_method(method, train, 0)
+    chosen = {k: lm.selection.chosen[k] for k in ("n_states", "floor")}
+    assert chosen == {"n_states": own.n_states_, "floor": own.floor_}
+    assert chosen == {"n_states": benchmark.n_states_, "floor": benchmark.floor_}
+    assert lm.selection.table[: len(own.selection_.table)] == own.selection_.table
