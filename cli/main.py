@@ -60,18 +60,25 @@ def _version() -> str:
 def main(argv: list[str] | None = None) -> int:
     from seqspectral.interrupts import terminate_as_interrupt
 
-    argv = sys.argv[1:] if argv is None else list(argv)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    terminate_as_interrupt()
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt as e:
+        print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
+        return INTERRUPTED
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(next((a for a in argv if not a.startswith("-")), None))
     args, extra = parser.parse_known_args(argv)  # argparse exits with status 2 on bad usage
     if extra:  # reported with the usage of the subcommand they were given to
         getattr(args, "leaf_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    terminate_as_interrupt()
     try:
         return int(args.handler(args) or 0)
-    except KeyboardInterrupt as e:
-        print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
-        return INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the boundary that turns errors into statuses
@@ -85,9 +92,6 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(f"seqspectral: internal error: {type(e).__name__}: {_one_line(e)}", file=sys.stderr)
         return 1
-    finally:
-        for signum, handler in handlers.items():
-            signal.signal(signum, handler)
 
 
 #: exit status after SIGINT or SIGTERM

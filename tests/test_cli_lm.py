@@ -1,23 +1,29 @@
-"""`seqspectral lm` as a user runs it: subprocesses on the bundled samples."""
+"""`seqspectral lm` as a user meets it, in-process through ``main([...])``; one subprocess
+smoke test per subcommand and the interrupt tests (real signals) run the installed command."""
 
 from __future__ import annotations
 
 import json
-import pickle
+import os
+import signal
+import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from seqspectral.cli.main import main
 from seqspectral.lm import load_lm
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 TRAIN, DEV = CORPORA / "ewt-sample.conllu", CORPORA / "ewt-sample-dev.conllu"
 DEV_SENTENCES, DEV_WORDS = 100, 2319
+TOY = {s: CORPORA / f"toy.pautomac{s}" for s in (".train", ".test", "_solution.txt")}
 
-# every method, kept small so the whole file runs in well under a minute
+# every method, kept small so that the file runs in seconds
 METHODS = {
     "unigram": [],
     "ngram": [],
@@ -27,130 +33,314 @@ METHODS = {
     "convex": ["--basis-length", "1"],
     "tensor": ["--states", "4", "--basis-length", "1"],
     "em": ["--states", "4", "--n-iter", "5"],
-    "em-tensor": ["--states", "4", "--n-iter", "5", "--basis-length", "1"],
+    "em-tensor": ["--states", "4", "--n-iter", "2", "--basis-length", "1"],
 }
 
 
-def run(*args, check_status=0):
-    proc = subprocess.run([sys.executable, "-m", "seqspectral.cli.main", *map(str, args)], capture_output=True, text=True)
-    if check_status is not None:
-        assert proc.returncode == check_status, proc.stderr
-    return proc
+def lm(capsys, *args, status=0):
+    """Run ``seqspectral lm ARGS`` in-process; (stdout, stderr), the exit status checked."""
+    code = main(["lm", *map(str, args)])
+    out, err = capsys.readouterr()
+    assert code == status, err
+    return out, err
+
+
+def command(*args, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
 
 
 @pytest.fixture(scope="module", autouse=True)
 def samples():
-    if not (TRAIN.is_file() and DEV.is_file()):
-        pytest.skip("bundled EWT samples missing")
+    if not (TRAIN.is_file() and DEV.is_file() and TOY[".train"].is_file()):
+        pytest.skip("bundled samples missing")
+
+
+@pytest.fixture(scope="module")
+def ngram_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ngram") / "m.npz"
+    assert main(["lm", "train", str(TRAIN), "-o", str(path), "--method", "ngram", "--dev", str(DEV), "--quiet"]) == 0
+    return path
 
 
 @pytest.mark.parametrize("method", list(METHODS))
-def test_train_score_eval_round_trip(tmp_path, method):
+def test_train_score_eval_round_trip(capsys, tmp_path, method):
     model = tmp_path / f"{method}.npz"
-    run("lm", "train", TRAIN, "-o", model, "--method", method, "--dev", DEV, "--quiet", *METHODS[method])
-    assert model.is_file()
-
+    lm(capsys, "train", TRAIN, "-o", model, "--method", method, "--dev", DEV, "--quiet", *METHODS[method])
     out = tmp_path / "scores.txt"
-    run("lm", "score", model, DEV, "--log", "-o", out)
+    lm(capsys, "score", model, DEV, "--log", "-o", out)
     log10 = np.array(out.read_text().split(), dtype=float)
     assert len(log10) == DEV_SENTENCES  # every sentence, in order
     assert np.all(np.isfinite(log10)) and np.all(log10 < 0)
     assert {p.name for p in tmp_path.iterdir()} == {model.name, out.name}  # no temporary file left behind
-
-    result = json.loads(run("lm", "eval", model, DEV, "--json").stdout)
+    result = json.loads(lm(capsys, "eval", model, DEV, "--json")[0])
     assert result["n_sequences"] == DEV_SENTENCES and result["n_tokens"] == DEV_WORDS
     assert result["pautomac_score"] is None and result["n_unknown"] == 0
     # eval's perplexity is the one the per-sentence probabilities of `score` imply
-    T = DEV_WORDS + DEV_SENTENCES
-    assert result["perplexity"] == pytest.approx(10 ** (-log10.sum() / T), rel=1e-7)
+    assert result["perplexity"] == pytest.approx(10 ** (-log10.sum() / (DEV_WORDS + DEV_SENTENCES)), rel=1e-7)
     assert 1.0 < result["perplexity"] < 17 + 1 and 0.0 <= result["wer"] <= 1.0
 
 
-@pytest.fixture(scope="module")
-def good_model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("good") / "m.npz"
-    run("lm", "train", TRAIN, "-o", path, "--method", "ngram", "--dev", DEV, "--quiet")
-    return path
+def test_score_is_the_library_score_chunk_by_chunk(capsys, monkeypatch, ngram_model):
+    import seqspectral.cli.lm as cli_lm
+
+    model, _ = load_lm(ngram_model)
+    from seqspectral.corpus import read_corpus
+
+    expected = model.model.sequence_log_probs(read_corpus(DEV, vocabulary=model.vocabulary)) / np.log(10)
+    monkeypatch.setattr(cli_lm, "SCORE_CHUNK", 7)  # many chunks, the last one short
+    out, _ = lm(capsys, "score", ngram_model, DEV, "--log")
+    np.testing.assert_allclose(np.array(out.split(), dtype=float), expected, rtol=1e-9)
+    probs = np.array(lm(capsys, "score", ngram_model, DEV)[0].split(), dtype=float)
+    np.testing.assert_allclose(np.log10(probs), expected, rtol=1e-8)
 
 
-def test_score_probabilities_and_info(good_model):
-    probs = np.array(run("lm", "score", good_model, DEV).stdout.split(), dtype=float)
-    log10 = np.array(run("lm", "score", good_model, DEV, "--log").stdout.split(), dtype=float)
-    assert len(probs) == DEV_SENTENCES and np.all(probs > 0) and np.all(probs < 1)
-    np.testing.assert_allclose(np.log10(probs), log10, rtol=1e-8)
-    meta = json.loads(run("lm", "info", good_model, "--json").stdout)
-    assert meta["kind"] == "ngram" and meta["method"] == "ngram" and meta["params"]["order"] == 3
+def test_train_says_what_it_chose_and_info_says_the_same(capsys, tmp_path):
+    model = tmp_path / "m.npz"
+    out, _ = lm(capsys, "train", TRAIN, "-o", model, "--method", "spectral-substring", "--basis-length", "1",
+                "--dev", DEV, "--json")
+    summary = json.loads(out)
+    assert summary["method"] == "spectral-substring" and summary["selected_on"] == "dev"
+    assert summary["n_sequences"] == 300 and summary["n_symbols"] == 17 and isinstance(summary["warnings"], list)
+    info = json.loads(lm(capsys, "info", model, "--json")[0])
+    assert info["summary"] == load_lm(model)[0].summary()
+    assert {k: v for k, v in summary.items() if k in info["summary"]} == info["summary"]
+    text, _ = lm(capsys, "train", TRAIN, "-o", model, "--method", "spectral-substring", "--basis-length", "1",
+                 "--dev", DEV)
+    shown = lm(capsys, "info", model)[0]
+    chosen = next(line for line in shown.splitlines() if line.startswith("chosen")).split(None, 1)[1]
+    assert chosen in text  # one wording in both
+
+
+def test_info(capsys, ngram_model):
+    meta = json.loads(lm(capsys, "info", ngram_model, "--json")[0])
+    assert meta["method"] == "ngram" and meta["params"]["order"] == 3
     assert meta["vocabulary_size"] == 17 and "NOUN" in meta["vocabulary"]
-    assert meta["selection"]["on"] == "dev" and meta["training"]["dev"] == str(DEV)
-    text = run("lm", "info", good_model).stdout
-    assert "method" in text and "ngram" in text
+    assert meta["training"]["dev"] == str(DEV) and meta["training"]["reading"]["format"] == "conllu"
+    assert "method" in lm(capsys, "info", ngram_model)[0]
 
 
-def test_pautomac_solution_gives_a_score_above_the_true_model(tmp_path):
-    train, test, sol = (CORPORA / f"toy.pautomac{s}" for s in (".train", ".test", "_solution.txt"))
-    if not train.is_file():
-        pytest.skip("toy PAutomaC problem missing")
-    run("lm", "train", train, "-o", tmp_path / "m.npz", "--method", "ngram", "--quiet")
-    result = json.loads(run("lm", "eval", tmp_path / "m.npz", test, "--solution", sol, "--json").stdout)
-    true = np.loadtxt(sol, skiprows=1)
+def test_pautomac_solution_gives_a_score_above_the_true_model(capsys, tmp_path):
+    model = tmp_path / "m.npz"
+    lm(capsys, "train", TOY[".train"], "-o", model, "--method", "ngram", "--quiet")
+    result = json.loads(lm(capsys, "eval", model, TOY[".test"], "--solution", TOY["_solution.txt"], "--json")[0])
+    true = np.loadtxt(TOY["_solution.txt"], skiprows=1)
     true = true / true.sum()
     floor = 2 ** -(true * np.log2(true)).sum()
-    assert floor <= result["pautomac_score"] < 1.5 * floor
-    assert result["n_sequences"] == len(true)
+    assert floor <= result["pautomac_score"] < 1.5 * floor and result["n_sequences"] == len(true)
     bad = tmp_path / "short_solution.txt"
     bad.write_text("2\n0.5\n0.5\n")
-    proc = run("lm", "eval", tmp_path / "m.npz", test, "--solution", bad, check_status=2)
-    assert "solution" in proc.stderr
+    assert "solution" in lm(capsys, "eval", model, TOY[".test"], "--solution", bad, status=2)[1]
 
 
-def test_unknown_symbols_are_counted_and_get_probability(tmp_path):
+def test_unknown_symbols_are_counted_warned_and_refused(capsys, tmp_path):
     train = tmp_path / "train.txt"
     train.write_text("a b c\nb c\na a b c\nc\n\nb a c\n" * 5)
     test = tmp_path / "test.txt"
     test.write_text("a z b\n\nz z\nc\n")
     model = tmp_path / "m.npz"
     for method, extra in (("ngram", []), ("spectral-substring", ["--basis-length", "1"])):
-        run("lm", "train", train, "--format", "text", "-o", model, "--method", method, "--quiet", *extra)
-        proc = run("lm", "score", model, test, "--log")
-        values = np.array(proc.stdout.split(), dtype=float)
+        lm(capsys, "train", train, "--format", "text", "-o", model, "--method", method, "--quiet", *extra)
+        out, err = lm(capsys, "score", model, test, "--log")
+        values = np.array(out.split(), dtype=float)
         assert len(values) == 4 and np.all(np.isfinite(values))
-        assert "3 token(s)" in proc.stderr
-        result = json.loads(run("lm", "eval", model, test, "--json").stdout)
+        assert "3 token(s) (50.0%)" in err and "warning" in err  # above the warning threshold
+        result = json.loads(lm(capsys, "eval", model, test, "--json")[0])
         assert result["n_unknown"] == 3 and result["n_tokens"] == 6
         eps = load_lm(model)[0].model.unknown_probability
         assert 0 < eps < 0.1
         # "z z": two unknown tokens at ε each, then the stop of the empty known history
         assert values[2] == pytest.approx(values[1] + 2 * np.log10(eps), rel=1e-9)
+    other_kind = tmp_path / "words.txt"
+    other_kind.write_text("the dog barks\nhello world\n")
+    for sub in ("score", "eval"):
+        _, err = lm(capsys, sub, model, other_kind, status=2)
+        assert "100% of the tokens are unknown" in err and "--allow-unknown" in err
+        lm(capsys, sub, model, other_kind, "--allow-unknown")
 
 
-def test_bad_model_files_exit_2(tmp_path, good_model):
-    from seqspectral.serialize import save_model
-
-    truncated = tmp_path / "truncated.npz"
-    data = good_model.read_bytes()
-    truncated.write_bytes(data[: len(data) // 2])
-    wrong_kind = tmp_path / "tree.npz"
-    save_model(wrong_kind, "tree_model", {"dim": 3}, {"w": np.zeros(3)})
-    pickled_array = tmp_path / "pickled.npz"
-    np.savez(pickled_array, __header__=np.array([{"kind": "ngram"}], dtype=object))
-    raw_pickle = tmp_path / "raw.npz"
-    raw_pickle.write_bytes(pickle.dumps({"kind": "ngram"}))
-    for cmd in (("score", truncated, DEV), ("eval", wrong_kind, DEV), ("info", pickled_array), ("score", raw_pickle, DEV),
-                ("eval", tmp_path / "missing.npz", DEV)):
-        proc = run("lm", *cmd, check_status=2)
-        assert str(cmd[1]) in proc.stderr and "Traceback" not in proc.stderr
-
-
-def test_bad_usage_exit_2(tmp_path, good_model):
+def test_reserved_names_are_ordinary_symbols(capsys, tmp_path):
+    train = tmp_path / "train.txt"
+    train.write_text("a </s> b\n<unk> a\nb a </s>\n" * 10)
+    test = tmp_path / "test.txt"
+    test.write_text("a </s>\n</s> <unk> b\n")
     model = tmp_path / "m.npz"
-    assert "regularisation" in run("lm", "train", TRAIN, "-o", model, "--method", "convex", "--states", "5",
-                                   check_status=2).stderr
-    run("lm", "train", TRAIN, "-o", model, "--method", "em", "--states", "0", check_status=2)
-    run("lm", "train", TRAIN, "-o", model, "--method", "nope", check_status=2)
-    proc = run("lm", "train", tmp_path / "missing.conllu", "-o", model, "--method", "ngram", check_status=2)
-    assert "missing.conllu" in proc.stderr
+    lm(capsys, "train", train, "-o", model, "--method", "ngram", "--order", "2", "--quiet")
+    trained = load_lm(model)[0]
+    assert trained.vocabulary.id("</s>") >= 2 and trained.vocabulary.id("<unk>") >= 2
+    out, err = lm(capsys, "score", model, test, "--log")
+    assert len(out.split()) == 2 and "unseen" not in err
+    result = json.loads(lm(capsys, "eval", model, test, "--json")[0])
+    assert result["n_unknown"] == 0 and result["n_tokens"] == 5
+
+
+def test_conll2007_style_latin1_several_roots_ten_columns(capsys, tmp_path):
+    """A CoNLL-2007-like file (Latin-1, several root attachments, 10 columns, named .train)."""
+    rows = [
+        [("Año", "NOUN", 0), ("pasado", "ADJ", 1), ("llovió", "VERB", 0), (".", "PUNCT", 3)],
+        [("Él", "PRON", 2), ("comió", "VERB", 0)],
+        [("Sí", "ADV", 0), (",", "PUNCT", 1), ("señor", "NOUN", 0)],
+    ] * 20
+    lines = []
+    for sentence in rows:
+        for i, (form, tag, head) in enumerate(sentence, 1):
+            lines.append(f"{i}\t{form}\t{form.lower()}\t{tag}\t{tag}\t_\t{head}\t{'ROOT' if head == 0 else 'dep'}\t_\t_")
+        lines.append("")
+    train, dev = tmp_path / "basque.train", tmp_path / "basque.dev"
+    train.write_bytes(("\n".join(lines) + "\n").encode("latin-1"))
+    dev.write_bytes(("\n".join(lines[:17]) + "\n").encode("latin-1"))
+    model = tmp_path / "m.npz"
+    _, err = lm(capsys, "train", train, "-o", model, "--method", "ngram", "--field", "form", status=2)
+    assert "basque.train:1:" in err and "--encoding" in err  # the error says what to do
+    out, err = lm(capsys, "train", train, "-o", model, "--method", "spectral-substring", "--basis-length", "1",
+                  "--field", "form", "--encoding", "latin-1", "--dev", dev)
+    assert "read as conllx" in err and "Traceback" not in err
+    assert "Año" in load_lm(model)[0].vocabulary.symbols
+    result = json.loads(lm(capsys, "eval", model, dev, "--json")[0])  # encoding and format inherited
+    assert result["n_sequences"] == 4 and result["n_tokens"] == 13 and result["n_unknown"] == 0
+    assert main(["corpus", "stats", str(train), "--encoding", "latin-1", "--json"]) == 0
+    stats = json.loads(capsys.readouterr()[0])
+    assert stats["format"] == "conllx" and stats["n_several_roots"] == 40
+
+
+def test_errors_skip_on_train_score_eval(capsys, tmp_path):
+    train = tmp_path / "t.pautomac.train"
+    train.write_text("4 3\n2 0 1\n3 1 1 2\n2 5 0\n1 2\n")
+    model = tmp_path / "m.npz"
+    assert "t.pautomac.train:4:" in lm(capsys, "train", train, "-o", model, "--method", "ngram", status=2)[1]
+    _, err = lm(capsys, "train", train, "-o", model, "--method", "ngram", "--errors", "skip")
+    assert "skipped 1 malformed" in err and "header declares 4 strings but the file has 4" not in err
+    out, err = lm(capsys, "score", model, train, "--errors", "skip")
+    assert len(out.split()) == 3 and "skipped 1" in err
+    assert json.loads(lm(capsys, "eval", model, train, "--errors", "skip", "--json")[0])["n_sequences"] == 3
+
+
+def test_bad_model_files_exit_2(capsys, tmp_path, ngram_model):
+    truncated = tmp_path / "truncated.npz"
+    data = ngram_model.read_bytes()
+    truncated.write_bytes(data[: len(data) // 2])
+    text = tmp_path / "text.npz"
+    text.write_text("a b c\n")
+    directory = tmp_path / "dir.npz"
+    directory.mkdir()
+    for cmd, needle in ((("score", truncated, DEV), "truncated.npz"), (("info", text), "not a seqspectral model"),
+                        (("eval", directory, DEV), "directory"), (("eval", tmp_path / "missing.npz", DEV), "missing")):
+        _, err = lm(capsys, *cmd, status=2)
+        assert needle in err and "Traceback" not in err and "pickled" not in err and err.count("\n") == 1
+
+
+def test_bad_usage_exit_2(capsys, tmp_path):
+    model = tmp_path / "m.npz"
+    assert "regularisation" in lm(capsys, "train", TRAIN, "-o", model, "--method", "convex", "--states", "5", status=2)[1]
+    with pytest.raises(SystemExit) as exit_info:
+        main(["lm", "train", str(TRAIN), "-o", str(model), "--method", "em", "--states", "0"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit):
+        main(["lm", "train", str(TRAIN), "-o", str(model), "--method", "ngram", "--errors"])
+    assert "usage: seqspectral lm train" in capsys.readouterr()[1]  # lm train's own usage
+    with pytest.raises(SystemExit):
+        main(["lm", "score", str(model), str(DEV), "--bogus"])
+    assert "usage: seqspectral lm score" in capsys.readouterr()[1]
+    assert "missing.conllu" in lm(capsys, "train", tmp_path / "missing.conllu", "-o", model, "--method", "ngram",
+                                  status=2)[1]
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    run("lm", "train", empty, "--format", "text", "-o", model, "--method", "ngram", check_status=2)
+    lm(capsys, "train", empty, "--format", "text", "-o", model, "--method", "ngram", status=2)
+    assert "--dev" in lm(capsys, "train", TRAIN, "-o", model, "--method", "ngram", "--dev", empty, "--format", "text",
+                         status=2)[1]
     assert not model.exists()
-    run("lm", "eval", good_model, empty, "--format", "text", check_status=2)
+
+
+def test_help_describes_every_option(capsys):
+    import argparse
+
+    from seqspectral.cli.main import build_parser
+    from seqspectral.lm import METHODS
+
+    (group,) = [a for a in build_parser("lm")._actions if isinstance(a, argparse._SubParsersAction)]
+    (leaves,) = [a for a in group.choices["lm"]._actions if isinstance(a, argparse._SubParsersAction)]
+    for name, leaf in leaves.choices.items():
+        for action in leaf._actions:
+            assert action.help, f"lm {name} {action.dest} has no help"
+    with pytest.raises(SystemExit):
+        main(["lm", "train", "--help"])
+    out = capsys.readouterr()[0]
+    assert all(f"  {m} " in out for m in METHODS) and "standard input" in out
+
+
+def test_output_destination_checked_before_training(capsys, tmp_path, monkeypatch):
+    import seqspectral.lm as lm_module
+
+    def never(*args, **kwargs):
+        raise AssertionError("trained before the output path was checked")
+
+    monkeypatch.setattr(lm_module, "train_lm", never)
+    for output, needle in ((tmp_path / "missing" / "m.npz", "does not exist"), (tmp_path, "is a directory"),
+                           (tmp_path / ("x" * 300 + ".npz"), "too long")):
+        _, err = lm(capsys, "train", TRAIN, "-o", output, "--method", "ngram", status=2)
+        assert str(output) in err and needle in err and ".tmp" not in err
+    if os.geteuid() != 0:  # root writes anywhere
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        assert "not writable" in lm(capsys, "train", TRAIN, "-o", locked / "m.npz", "--method", "ngram", status=2)[1]
+
+
+def test_replaced_read_only_file_keeps_its_mode_and_loops_are_errors(capsys, tmp_path, ngram_model):
+    out = tmp_path / "scores.txt"
+    out.write_text("old\n")
+    out.chmod(0o444)
+    lm(capsys, "score", ngram_model, DEV, "-o", out)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o444 and len(out.read_text().split()) == DEV_SENTENCES
+    loop = tmp_path / "loop.txt"
+    loop.symlink_to(loop)
+    assert "loop.txt" in lm(capsys, "score", ngram_model, loop, status=2)[1]
+    long_name = tmp_path / ("y" * 300 + ".txt")
+    assert "File name too long" in lm(capsys, "score", ngram_model, long_name, status=2)[1]
+    near_limit = tmp_path / ("z" * 250 + ".txt")  # fits, but its temporary name would not without shortening
+    lm(capsys, "score", ngram_model, DEV, "-o", near_limit)
+    assert near_limit.is_file() and not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_standard_input(capsys, monkeypatch, ngram_model):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(DEV.read_bytes())))
+    out, err = lm(capsys, "score", ngram_model, "-", "--format", "conllu", "--log")
+    assert len(out.split()) == DEV_SENTENCES
+
+
+def test_smoke_train_eval_info_as_processes(tmp_path, ngram_model):
+    """The installed command end to end (lm score runs as a process in the interrupt test)."""
+    model = tmp_path / "m.npz"
+    runs = [("lm", "train", TOY[".train"], "-o", model, "--method", "unigram", "--quiet"),
+            ("lm", "eval", ngram_model, DEV, "--json"), ("lm", "info", ngram_model)]
+    for args in runs:
+        proc = command(*args)
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    assert model.is_file() and "ngram" in out
+
+
+def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
+    """Real signals at several moments of `lm score -o`: exit 130, one line, no output, no temp file."""
+    from seqspectral.corpus import read_corpus, write_pautomac
+
+    test = tmp_path / "big.pautomac.test"
+    toy = read_corpus(TOY[".test"])
+    write_pautomac(test, toy.subset(np.tile(np.arange(len(toy)), 100)))
+    model = tmp_path / "m.npz"
+    assert main(["lm", "train", str(TOY[".train"]), "-o", str(model), "--method", "spectral-substring",
+                 "--basis-length", "2", "--quiet"]) == 0
+    out = tmp_path / "scores.txt"
+    statuses = []
+    for delay, signum in ((1.0, signal.SIGINT), (2.0, signal.SIGTERM), (3.0, signal.SIGINT)):
+        proc = command("lm", "score", model, test, "-o", out)
+        time.sleep(delay)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=120)
+        statuses.append(proc.returncode)
+        assert proc.returncode in (130, 0), err  # 0: finished before the signal
+        if proc.returncode == 130:
+            assert err.count("\n") == 1 and "interrupted" in err
+            assert sorted(p.name for p in tmp_path.iterdir()) == sorted([test.name, model.name])
+    assert 130 in statuses
