@@ -11,7 +11,7 @@ from ._common import INHERITED, add_reading_options, leaf_parser, note, read_inp
 
 HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
 #: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
-SCORE_CHUNK = 20_000
+SCORE_CHUNK = 5_000
 #: unknown-token shares of a test file: warn above the first; refuse above the second
 #: (unless --allow-unknown), the file is then not data of the model's kind
 UNKNOWN_WARN, UNKNOWN_REFUSE = 0.2, 0.9

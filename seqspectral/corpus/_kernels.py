@@ -13,7 +13,7 @@ MAX_DIGITS = 15
 def integer_tokens(buf):
     """The whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
 
-    Returns ``(values, lines, n_lines, bad)``: each token's value (int64) and 0-based line,
+    Returns ``(values, lines, n_lines, bad)``: each token's value (int64) and 0-based line (int32),
     the number of lines (LF, CR LF and a lone CR end a line; a last line without its line
     break counts), and ``bad`` = -1, or the
     byte offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a
@@ -22,7 +22,7 @@ def integer_tokens(buf):
     """
     n = len(buf)
     values = np.empty(n // 2 + 1, np.int64)
-    lines = np.empty(n // 2 + 1, np.int64)
+    lines = np.empty(n // 2 + 1, np.int32)
     n_tokens = 0
     line = 0
     value = 0

@@ -52,6 +52,7 @@ def read_pautomac(
     data, encoding = ascii_bytes(path, Path(path).read_bytes(), encoding)
     policy = ErrorPolicy(path, errors)
     values, lines, _ = _tokens(path, data, encoding)
+    del data  # memory: the token arrays are several times the file's size
     if len(values) == 0:
         policy.finish()
         return Corpus(np.zeros(0, np.int32), np.zeros(1, np.int64), Vocabulary() if vocabulary is None else vocabulary)
@@ -87,12 +88,15 @@ def read_pautomac(
     policy.finish()
     good = data_lines[~bad[data_lines]]
     keep_token = ~bad[lines] & is_symbol
+    del lines, is_symbol
     offsets = np.zeros(len(good) + 1, dtype=np.int64)
     np.cumsum(per_line[good] - 1, out=offsets[1:])
-    raw = values[keep_token]
+    raw = values[keep_token].astype(np.int32)  # every symbol is below k <= MAX_ALPHABET
+    del values, keep_token
     if vocabulary is None:
         vocabulary = Vocabulary(str(i) for i in range(k))
-        symbols = raw + Vocabulary.N_RESERVED
+        symbols = raw
+        symbols += Vocabulary.N_RESERVED
     else:
         table = np.array([vocabulary.id(str(i)) for i in range(int(raw.max()) + 1 if len(raw) else 0)], dtype=np.int32)
         symbols = table[raw] if len(raw) else np.zeros(0, np.int32)

@@ -65,7 +65,13 @@ class Corpus:
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return self.subset(np.arange(len(self))[i])
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return self.subset(np.arange(len(self))[i])
+            stop = max(start, stop)  # a contiguous run of sequences: views, no copy of the tokens
+            a, b = self.offsets[start], self.offsets[stop]
+            heads = None if self.heads is None else self.heads[a:b]
+            return Corpus(self.symbols[a:b], self.offsets[start:stop + 1] - a, self.vocabulary, heads)
         n = len(self)
         if i < 0:
             i += n
