@@ -1,0 +1,121 @@
+"""`seqspectral parse ...`: train a dependency parser; parse 1-best or n-best."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+HELP = "projective dependency parsing (first order, k-best Eisner) with a label classifier"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("parse", help=HELP)
+    psub = p.add_subparsers(dest="parse_command", metavar="SUBCOMMAND")
+    psub.required = True
+
+    t = psub.add_parser("train", help="train a parser on a CoNLL-U treebank and save it")
+    t.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
+    t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
+    t.add_argument("--order", type=int, default=1, choices=[1], help="factorisation order (1: arc-factored)")
+    t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--dev", default=None, metavar="DEV.conllu", help="treebank parsed after every epoch (dev UAS)")
+    t.add_argument("--use-xpos", action="store_true", help="features over XPOS as well as UPOS")
+    t.add_argument("--hash-bits", type=_positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
+    t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
+    _reading(t)
+    t.set_defaults(handler=run_train)
+
+    r = psub.add_parser("run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
+    r.add_argument("parser", metavar="PARSER", help="parser file written by parse train")
+    r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (tags are read, heads replaced)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
+    r.add_argument("-k", type=_positive_int, default=None, metavar="K",
+                   help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
+    r.add_argument("--folds", type=_positive_int, default=None, metavar="F",
+                   help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
+                        "settings trained on the other folds")
+    _reading(r)
+    r.set_defaults(handler=run_parse)
+
+
+def _reading(parser) -> None:
+    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
+                        help="skip: drop malformed sentences (their count is printed) instead of stopping")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def read_treebank(path: str, errors: str, quiet: bool) -> list:
+    """The sentences of a CoNLL-U file, skipped-record warnings printed."""
+    import warnings
+
+    from seqspectral.corpus import read_conllu
+
+    from .main import UsageError
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sentences = read_conllu(path, errors=errors)
+    for w in caught:
+        if not quiet:
+            print(f"seqspectral: warning: {w.message}", file=sys.stderr)
+    if not sentences:
+        raise UsageError(f"{path}: no sentences")
+    return sentences
+
+
+def run_train(args) -> int:
+    from seqspectral import serialize
+    from seqspectral.parsing import DependencyParser
+
+    train = read_treebank(args.train, args.errors, args.quiet)
+    dev = read_treebank(args.dev, args.errors, args.quiet) if args.dev else None
+    parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits,
+                              use_xpos=args.use_xpos, random_state=args.random_state)
+    start = time.process_time()
+
+    def progress(record):
+        if args.quiet:
+            return
+        dev_part = f", dev UAS {record['dev_uas']:.2f}" if "dev_uas" in record else ""
+        print(f"epoch {record['epoch']}/{args.epochs}: train UAS {record['train_uas']:.2f}{dev_part} "
+              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
+
+    parser.fit(train, dev=dev, on_epoch=progress)
+    serialize.save(args.output, parser)
+    if not args.quiet:
+        print(f"seqspectral: {len(train)} sentences, {time.process_time() - start:.1f} CPU s; wrote {args.output}",
+              file=sys.stderr)
+    return 0
+
+
+def run_parse(args) -> int:
+    from seqspectral import serialize
+    from seqspectral.corpus import write_conllu, write_nbest
+    from seqspectral.parsing.jackknife import jackknife
+
+    parser = serialize.load(args.parser, kind="dependency_parser")
+    sentences = read_treebank(args.input, args.errors, args.quiet)
+    start = time.perf_counter()
+    if args.folds:
+        result = jackknife(parser, sentences, args.folds, args.k)
+    elif args.k:
+        result = parser.kbest(sentences, args.k)
+    else:
+        result = parser.parse(sentences)
+    elapsed = time.perf_counter() - start
+    (write_nbest if args.k else write_conllu)(args.output, result)
+    if not args.quiet:
+        print(f"seqspectral: parsed {len(sentences)} sentences in {elapsed:.1f} s; wrote {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,254 @@
+"""Numba kernels of the first-order parser: arc features, arc scores, perceptron epochs.
+
+Arc features follow McDonald, Crammer & Pereira (2005), Table 1: unigram features of the
+head and of the modifier (word, POS, word+POS, lemma, 5-character prefix), bigram features
+of the pair, in-between POS (head POS, the POS of each word between, modifier POS) and the
+surrounding-POS 4-grams and their 3-gram backoffs; every one of them also conjoined with
+the arc's direction and binned distance. ``use_xpos`` adds the same shapes over XPOS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._eisner_kernels import eisner, kbest_eisner
+from ._hashing import feature, mix, slot
+from .atoms import AFTER, BEFORE
+
+W, L, P, X, PRE, SUF = 0, 1, 2, 3, 4, 5
+#: fixed features per arc before the in-between ones (an upper bound, both halves)
+N_FIXED = 2 * 48 + 1
+
+
+@njit(cache=True, inline="always")
+def atom(atoms, start, n, t, col):
+    """Column ``col`` at position ``t`` of the sentence whose root row is ``start``."""
+    if t < 0:
+        return BEFORE
+    if t > n:
+        return AFTER
+    return atoms[start + t, col]
+
+
+@njit(cache=True)
+def direction_distance(h, m):
+    """One code for the arc's direction (left, right, from the root) and binned length."""
+    d = abs(h - m)
+    if d <= 5:
+        b = d
+    elif d <= 7:
+        b = 6
+    elif d <= 10:
+        b = 7
+    elif d <= 15:
+        b = 8
+    elif d <= 20:
+        b = 9
+    elif d <= 30:
+        b = 10
+    else:
+        b = 11
+    if h == 0:
+        return 32 + b
+    return b + (16 if h < m else 0)
+
+
+@njit(cache=True, inline="always")
+def _put(out, k, f, dd, mask):
+    out[k] = slot(f, mask)
+    out[k + 1] = slot(mix(f, dd), mask)
+    return k + 2
+
+
+@njit(cache=True)
+def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
+    """Write the weight slots of arc ``h -> m`` into ``out``; returns how many."""
+    dd = direction_distance(h, m)
+    hw, hl, hp, hx, hpre = atoms[start + h, W], atoms[start + h, L], atoms[start + h, P], atoms[start + h, X], atoms[start + h, PRE]
+    mw, ml, mp, mx, mpre = atoms[start + m, W], atoms[start + m, L], atoms[start + m, P], atoms[start + m, X], atoms[start + m, PRE]
+    hp1, hm1 = atom(atoms, start, n, h + 1, P), atom(atoms, start, n, h - 1, P)
+    mp1, mm1 = atom(atoms, start, n, m + 1, P), atom(atoms, start, n, m - 1, P)
+    out[0] = slot(feature(0, dd, 0, 0, 0), mask)
+    k = 1
+    # unigram
+    k = _put(out, k, feature(1, hw, hp, 0, 0), dd, mask)
+    k = _put(out, k, feature(2, hw, 0, 0, 0), dd, mask)
+    k = _put(out, k, feature(3, hp, 0, 0, 0), dd, mask)
+    k = _put(out, k, feature(4, mw, mp, 0, 0), dd, mask)
+    k = _put(out, k, feature(5, mw, 0, 0, 0), dd, mask)
+    k = _put(out, k, feature(6, mp, 0, 0, 0), dd, mask)
+    k = _put(out, k, feature(7, hpre, hp, 0, 0), dd, mask)
+    k = _put(out, k, feature(8, mpre, mp, 0, 0), dd, mask)
+    k = _put(out, k, feature(9, hl, 0, 0, 0), dd, mask)
+    k = _put(out, k, feature(10, ml, 0, 0, 0), dd, mask)
+    # bigram
+    k = _put(out, k, feature(11, hw, hp, mw, mp), dd, mask)
+    k = _put(out, k, feature(12, hp, mw, mp, 0), dd, mask)
+    k = _put(out, k, feature(13, hw, mw, mp, 0), dd, mask)
+    k = _put(out, k, feature(14, hw, hp, mp, 0), dd, mask)
+    k = _put(out, k, feature(15, hw, hp, mw, 0), dd, mask)
+    k = _put(out, k, feature(16, hw, mw, 0, 0), dd, mask)
+    k = _put(out, k, feature(17, hp, mp, 0, 0), dd, mask)
+    k = _put(out, k, feature(18, hl, ml, 0, 0), dd, mask)
+    k = _put(out, k, feature(19, hl, mp, 0, 0), dd, mask)
+    k = _put(out, k, feature(20, hp, ml, 0, 0), dd, mask)
+    k = _put(out, k, feature(21, hpre, mpre, 0, 0), dd, mask)
+    k = _put(out, k, feature(22, hpre, mp, 0, 0), dd, mask)
+    k = _put(out, k, feature(23, hp, mpre, 0, 0), dd, mask)
+    # surrounding POS
+    k = _put(out, k, feature(25, hp, hp1, mm1, mp), dd, mask)
+    k = _put(out, k, feature(26, hm1, hp, mm1, mp), dd, mask)
+    k = _put(out, k, feature(27, hp, hp1, mp, mp1), dd, mask)
+    k = _put(out, k, feature(28, hm1, hp, mp, mp1), dd, mask)
+    k = _put(out, k, feature(29, hp, mm1, mp, 0), dd, mask)
+    k = _put(out, k, feature(30, hp, mp, mp1, 0), dd, mask)
+    k = _put(out, k, feature(31, hm1, hp, mp, 0), dd, mask)
+    k = _put(out, k, feature(32, hp, hp1, mp, 0), dd, mask)
+    if use_xpos:
+        hx1, hxm1 = atom(atoms, start, n, h + 1, X), atom(atoms, start, n, h - 1, X)
+        mx1, mxm1 = atom(atoms, start, n, m + 1, X), atom(atoms, start, n, m - 1, X)
+        k = _put(out, k, feature(33, hx, mx, 0, 0), dd, mask)
+        k = _put(out, k, feature(34, hw, mx, 0, 0), dd, mask)
+        k = _put(out, k, feature(35, hx, mw, 0, 0), dd, mask)
+        k = _put(out, k, feature(36, hx, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(37, mx, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(38, hx, hx1, mxm1, mx), dd, mask)
+        k = _put(out, k, feature(39, hxm1, hx, mx, mx1), dd, mask)
+        k = _put(out, k, feature(40, hx, hx1, mx, mx1), dd, mask)
+        k = _put(out, k, feature(41, hxm1, hx, mxm1, mx), dd, mask)
+        k = _put(out, k, feature(42, hx, mw, mx, 0), dd, mask)
+        k = _put(out, k, feature(43, hw, hx, mx, 0), dd, mask)
+    # in-between POS
+    lo, hi = min(h, m), max(h, m)
+    for b in range(lo + 1, hi):
+        k = _put(out, k, feature(50, hp, atoms[start + b, P], mp, 0), dd, mask)
+        if use_xpos:
+            k = _put(out, k, feature(51, hx, atoms[start + b, X], mx, 0), dd, mask)
+    return k
+
+
+@njit(cache=True)
+def arc_scores(atoms, start, n, use_xpos, weights, out):
+    """The ``(n + 1) × (n + 1)`` matrix of arc scores ``S[h, m]`` (-inf where no arc can be)."""
+    mask = len(weights) - 1
+    S = np.full((n + 1, n + 1), -np.inf)
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            if h == m:
+                continue
+            k = arc_features(atoms, start, n, h, m, use_xpos, mask, out)
+            s = 0.0
+            for i in range(k):
+                s += weights[out[i]]
+            S[h, m] = s
+    return S
+
+
+@njit(cache=True)
+def feature_buffer(max_length, use_xpos):
+    """A slot buffer large enough for any arc of a sentence of ``max_length`` words."""
+    return np.empty(N_FIXED + 2 * (2 if use_xpos else 1) * (max_length + 1), dtype=np.int64)
+
+
+@njit(cache=True)
+def _update(atoms, start, n, h, m, use_xpos, weights, totals, step, delta, buf):
+    k = arc_features(atoms, start, n, h, m, use_xpos, len(weights) - 1, buf)
+    for i in range(k):
+        weights[buf[i]] += delta
+        totals[buf[i]] += step * delta
+
+
+@njit(cache=True)
+def perceptron_epoch(atoms, offsets, gold, order, use_xpos, single_root, margin, weights, totals, step):
+    """One pass of the structured perceptron over the sentences in ``order``.
+
+    Decodes each sentence with the current ``weights`` (plus ``margin`` on every wrong arc:
+    cost-augmented decoding, 0 for the plain perceptron) and, where the predicted head of a
+    word differs from ``gold``, adds the gold arc's features and subtracts the predicted
+    arc's. ``totals`` accumulates ``step × update`` for averaging (averaged weights are
+    ``weights - totals / step`` at the end). Returns ``(step, correct heads, heads)``.
+    """
+    max_n = 0
+    for i in range(len(offsets) - 1):
+        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
+    buf = feature_buffer(max_n, use_xpos)
+    correct = 0
+    total = 0
+    for i in order:
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            continue
+        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
+        if margin > 0:
+            for m in range(1, n + 1):
+                for h in range(n + 1):
+                    if h != gold[start + m]:
+                        S[h, m] += margin
+        pred = eisner(S, single_root)
+        for m in range(1, n + 1):
+            g = gold[start + m]
+            p = pred[m - 1]
+            total += 1
+            if g == p:
+                correct += 1
+            else:
+                _update(atoms, start, n, g, m, use_xpos, weights, totals, step, 1.0, buf)
+                _update(atoms, start, n, p, m, use_xpos, weights, totals, step, -1.0, buf)
+        step += 1
+    return step, correct, total
+
+
+@njit(cache=True)
+def parse_corpus(atoms, offsets, use_xpos, single_root, weights):
+    """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
+    heads = np.zeros(len(atoms), dtype=np.int32)
+    max_n = 0
+    for i in range(len(offsets) - 1):
+        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
+    buf = feature_buffer(max_n, use_xpos)
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            continue
+        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
+        heads[start + 1:start + n + 1] = eisner(S, single_root)
+    return heads
+
+
+@njit(cache=True)
+def kbest_corpus(atoms, offsets, use_xpos, single_root, weights, k):
+    """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
+    heads concatenated (sentence by sentence, best first), one score per tree and the
+    number of trees of each sentence."""
+    n_sent = len(offsets) - 1
+    n_trees = np.zeros(n_sent, dtype=np.int64)
+    max_n = 0
+    size = 0
+    for i in range(n_sent):
+        n = offsets[i + 1] - offsets[i] - 1
+        max_n = max(max_n, n)
+        size += n * k
+    heads = np.zeros(size, dtype=np.int32)
+    scores = np.zeros(n_sent * k)
+    buf = feature_buffer(max_n, use_xpos)
+    at, tree = 0, 0
+    for i in range(n_sent):
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            n_trees[i] = 1
+            scores[tree] = 0.0
+            tree += 1
+            continue
+        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
+        trees, values = kbest_eisner(S, k, single_root)
+        r = len(values)
+        n_trees[i] = r
+        heads[at:at + r * n] = trees.ravel()
+        scores[tree:tree + r] = values
+        at += r * n
+        tree += r
+    return heads[:at], scores[:tree], n_trees

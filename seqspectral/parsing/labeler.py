@@ -1,0 +1,74 @@
+"""The dependency-label classifier: DEPREL of each arc of a given tree.
+
+A multiclass averaged perceptron over hashed features of the arc in its tree (the words,
+lemmas and tags of head and modifier, direction and distance, the grandparent's tag, the
+modifier's neighbours and outermost children; :mod:`._label_kernels`). Trained on gold
+trees, applied to the parser's trees.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqspectral.base import Estimator, NotFittedError, integer, seed
+
+from . import _label_kernels
+from .atoms import encode, flat_heads
+from .weights import AveragedWeights, dense_from_state, sparse_state
+
+
+class DependencyLabeler(Estimator):
+    """Labels for the arcs of dependency trees (``epochs`` perceptron passes,
+    2**``hash_bits`` weights, ``random_state`` for the visiting order)."""
+
+    kind = "dependency_labeler"
+    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(10, 30), "random_state": seed}
+
+    def __init__(self, epochs=8, *, hash_bits=22, random_state=0):
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.random_state = random_state
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "weights_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    def fit(self, sentences):
+        """Learn DEPREL from the gold trees of ``sentences``."""
+        self._validate_params()
+        sentences = list(sentences)
+        self.labels_ = sorted({d for s in sentences for d in s.deprels})
+        index = {d: i for i, d in enumerate(self.labels_)}
+        table = encode(sentences)
+        heads = flat_heads(sentences)
+        labels = np.concatenate([[0] + [index[d] for d in s.deprels] for s in sentences]).astype(np.int32)
+        rng = np.random.default_rng(self.random_state)
+        weights = AveragedWeights(1 << self.hash_bits)
+        for _ in range(self.epochs):
+            order = rng.permutation(len(table)).astype(np.int64)
+            weights.step, _, _ = _label_kernels.labeler_epoch(
+                table.atoms, table.offsets, heads, labels, order, len(self.labels_),
+                weights.current, weights.totals, weights.step)
+        self.weights_ = weights.average()
+        return self
+
+    def predict(self, sentences) -> list[list[str]]:
+        """DEPREL of every word of ``sentences`` for the trees in their ``heads``."""
+        self._check_fitted()
+        sentences = list(sentences)
+        table = encode(sentences)
+        ids = _label_kernels.predict_labels(table.atoms, table.offsets, flat_heads(sentences),
+                                            len(self.labels_), self.weights_)
+        names = np.array(self.labels_, dtype=object)
+        return [names[ids[a + 1:b]].tolist() for a, b in zip(table.offsets[:-1], table.offsets[1:])]
+
+    def to_state(self):
+        self._check_fitted()
+        return {"params": self.json_params(), "labels": self.labels_}, sparse_state("label", self.weights_)
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        labeler = cls(**header["params"])
+        labeler.labels_ = list(header["labels"])
+        labeler.weights_ = dense_from_state("label", arrays, 1 << labeler.hash_bits)
+        return labeler

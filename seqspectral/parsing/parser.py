@@ -1,0 +1,177 @@
+"""The projective dependency parser: hashed features, averaged perceptron, Eisner decoding.
+
+First order (arc-factored; McDonald, Crammer & Pereira 2005): a tree scores the sum of its
+arcs' feature weights (:mod:`._arc_kernels`), decoded exactly by Eisner's algorithm
+(:mod:`._eisner_kernels`), k-best by Huang & Chiang (2005). Training is the structured
+averaged perceptron (Collins 2002) over the whole treebank inside one Numba loop per epoch:
+no Python code runs per sentence or per arc. Labels come from a separate
+:class:`~seqspectral.parsing.labeler.DependencyLabeler` over the chosen arcs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
+
+from . import _arc_kernels
+from .atoms import encode, flat_heads
+from .labeler import DependencyLabeler
+from .weights import AveragedWeights, dense_from_state, sparse_state
+
+
+class DependencyParser(Estimator):
+    """A projective dependency parser trained on CoNLL-U sentences.
+
+    Parameters: ``order`` (1: arc-factored), ``epochs`` of the perceptron, ``hash_bits``
+    (the weight vector has 2**hash_bits entries), ``use_xpos`` (features over XPOS as well
+    as UPOS), ``single_root`` (exactly one word attached to the root, as UD requires),
+    ``margin`` (cost added to every wrong arc while training: cost-augmented decoding, 0 for
+    the plain perceptron), ``labels`` (train a label classifier too when the data has DEPREL),
+    ``random_state`` (the order sentences are visited in each epoch).
+    """
+
+    kind = "dependency_parser"
+    _parameter_checks = {
+        "order": one_of(1),
+        "epochs": integer(1),
+        "hash_bits": integer(10, 30),
+        "use_xpos": one_of(True, False),
+        "single_root": one_of(True, False),
+        "margin": real(0.0),
+        "labels": one_of(True, False),
+        "random_state": seed,
+    }
+
+    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=False, single_root=True, margin=1.0,
+                 labels=True, random_state=0):
+        self.order = order
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.use_xpos = use_xpos
+        self.single_root = single_root
+        self.margin = margin
+        self.labels = labels
+        self.random_state = random_state
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "weights_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    # -- training --------------------------------------------------------------------------
+    def fit(self, sentences, dev=None, on_epoch=None):
+        """Train on ``sentences`` (with gold heads). ``dev`` sentences are parsed after every
+        epoch; ``on_epoch(record)`` gets each record of ``history_`` as it is made."""
+        self._validate_params()
+        sentences = list(sentences)
+        if not sentences:
+            raise ValueError("no training sentences")
+        table = encode(sentences)
+        gold = flat_heads(sentences)
+        dev_table = encode(dev) if dev else None
+        dev_gold = flat_heads(dev) if dev else None
+        rng = np.random.default_rng(self.random_state)
+        weights = AveragedWeights(1 << self.hash_bits)
+        self.history_ = []
+        for epoch in range(1, self.epochs + 1):
+            order = rng.permutation(len(table)).astype(np.int64)
+            weights.step, correct, total = _arc_kernels.perceptron_epoch(
+                table.atoms, table.offsets, gold, order, self.use_xpos, self.single_root, float(self.margin),
+                weights.current, weights.totals, weights.step)
+            record = {"epoch": epoch, "train_uas": 100.0 * correct / max(total, 1)}
+            if dev_table is not None:
+                self.weights_ = weights.average()
+                record["dev_uas"] = _uas(self._heads(dev_table), dev_gold, dev_table.offsets)
+            self.history_.append(record)
+            if on_epoch is not None:
+                on_epoch(record)
+        self.weights_ = weights.average()
+        has_labels = any(d not in ("_", "") for s in sentences for d in s.deprels)
+        self.labeler_ = DependencyLabeler(random_state=self.random_state).fit(sentences) \
+            if self.labels and has_labels else None
+        return self
+
+    # -- parsing ---------------------------------------------------------------------------
+    def _heads(self, table) -> np.ndarray:
+        return _arc_kernels.parse_corpus(table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_)
+
+    def predict(self, sentences) -> list[np.ndarray]:
+        """The 1-best heads of every sentence (1-based, 0 = root)."""
+        self._check_fitted()
+        table = encode(sentences)
+        heads = self._heads(table)
+        return [heads[a + 1:b] for a, b in zip(table.offsets[:-1], table.offsets[1:])]
+
+    def parse(self, sentences) -> list:
+        """Copies of ``sentences`` with HEAD (and DEPREL, when there is a labeler) predicted."""
+        sentences = list(sentences)
+        return self.with_trees(sentences, self.predict(sentences))
+
+    def with_trees(self, sentences, heads) -> list:
+        """Copies of ``sentences`` carrying ``heads`` and the labeler's DEPREL for them."""
+        out = [replace(s, heads=h, deps=None) for s, h in zip(sentences, heads)]
+        if self.labeler_ is not None:
+            for s, labels in zip(out, self.labeler_.predict(out)):
+                s.deprels = labels
+        return out
+
+    def kbest(self, sentences, k: int) -> list:
+        """The ``k`` best trees of every sentence as :class:`~seqspectral.corpus.NBestList`
+        (fewer when a sentence has fewer projective trees), with labels and model scores."""
+        from seqspectral.corpus.nbest import NBestList
+
+        self._check_fitted()
+        sentences = list(sentences)
+        table = encode(sentences)
+        heads, scores, n_trees = _arc_kernels.kbest_corpus(
+            table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_, int(k))
+        sources, trees = [], []
+        at = 0
+        for s, r in zip(sentences, n_trees.tolist()):
+            for _ in range(r):
+                sources.append(s)
+                trees.append(heads[at:at + len(s)])
+                at += len(s)
+        candidates = self.with_trees(sources, trees)
+        lists, first = [], 0
+        for i, (s, r) in enumerate(zip(sentences, n_trees.tolist())):
+            sent_id = s.metadata.get("sent_id") or str(i + 1)
+            lists.append(NBestList(sent_id, candidates[first:first + r], scores[first:first + r]))
+            first += r
+        return lists
+
+    def score(self, sentences) -> float:
+        """Unlabelled attachment score (%) of the 1-best trees."""
+        sentences = list(sentences)
+        table = encode(sentences)
+        return _uas(self._heads(table), flat_heads(sentences), table.offsets)
+
+    # -- model files -----------------------------------------------------------------------
+    def to_state(self):
+        from seqspectral import serialize
+
+        self._check_fitted()
+        header = {"params": self.json_params(), "history": self.history_}
+        arrays = sparse_state("arc", self.weights_)
+        if self.labeler_ is not None:
+            header["labeler"], inner = serialize.nest("labeler", self.labeler_)
+            arrays.update(inner)
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        from seqspectral import serialize
+
+        parser = cls(**header["params"])
+        parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
+        parser.history_ = header["history"]
+        parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None
+        return parser
+
+
+def _uas(pred: np.ndarray, gold: np.ndarray, offsets: np.ndarray) -> float:
+    words = np.ones(len(gold), dtype=bool)
+    words[offsets[:-1]] = False
+    return 100.0 * float(np.mean(pred[words] == gold[words])) if words.any() else 0.0

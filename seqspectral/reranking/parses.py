@@ -1,0 +1,92 @@
+"""Parse n-best lists as reranker input: validity checks, features and losses.
+
+Features of a candidate tree: the baseline POS features of :func:`._kernels.tree_features`,
+the parser's score (``parser``) and one column per scorer (:mod:`.scorers`). The loss of
+a candidate is its number of words with the wrong head.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqspectral.corpus.trees import head_errors
+from seqspectral.parsing.atoms import encode, flat_heads
+
+from . import _kernels
+from .candidates import CandidateFeatures
+
+#: hashed features are kept at this width; the reranker masks them to its own size
+_WIDE = (1 << 40) - 1
+
+
+def list_problem(nbest) -> str | None:
+    """Why an n-best list cannot be reranked (no candidates, candidates over other words,
+    a candidate that is not a tree), or None."""
+    if len(nbest) == 0:
+        return "no candidates"
+    first = nbest.candidates[0]
+    for rank, c in enumerate(nbest.candidates, 1):
+        if c.forms != first.forms:
+            return f"candidate {rank} has other words than candidate 1"
+        problem = head_errors(c.heads)
+        if problem:
+            return f"candidate {rank} is not a tree: {problem}"
+    return None
+
+
+def parse_features(lists, scorers=()) -> CandidateFeatures:
+    """Features of every candidate of ``lists`` (all valid; see :func:`list_problem`)."""
+    candidates = [c for nbest in lists for c in nbest.candidates]
+    groups = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(nbest) for nbest in lists], out=groups[1:])
+    table = encode(candidates)
+    indptr, indices = _kernels.tree_features(table.atoms, table.offsets, flat_heads(candidates), _WIDE)
+    parser_scores = np.concatenate([nbest.scores for nbest in lists]) if lists else np.zeros(0)
+    features = CandidateFeatures(groups, indptr, indices, parser_scores[:, None], ["parser"])
+    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers])
+
+
+def head_losses(lists, gold) -> np.ndarray:
+    """Wrong heads of every candidate against the ``gold`` sentence of its list."""
+    out = []
+    for nbest, g in zip(lists, gold):
+        for c in nbest.candidates:
+            out.append(int(np.sum(np.asarray(c.heads) != np.asarray(g.heads))))
+    return np.array(out, dtype=np.float64)
+
+
+def aligned_valid(lists, gold=None) -> tuple[list[int], list[tuple[int, str]]]:
+    """Indices of the lists that can be reranked, and ``(index, reason)`` of the others.
+
+    With ``gold`` (sentences, one per list, in order) a list over other words than its gold
+    sentence is an :class:`~seqspectral.parsing.AlignmentError`."""
+    from seqspectral.parsing import AlignmentError
+
+    if gold is not None and len(gold) != len(lists):
+        raise AlignmentError(f"{len(lists)} n-best lists but {len(gold)} gold sentences")
+    valid, problems = [], []
+    for i, nbest in enumerate(lists):
+        problem = list_problem(nbest)
+        if problem:
+            problems.append((i, problem))
+            continue
+        if gold is not None and nbest.candidates[0].forms != gold[i].forms:
+            raise AlignmentError(f"n-best list {i + 1} (sent_id {nbest.sent_id}) is over other words than gold "
+                                 f"sentence {i + 1}" + (f" (line {gold[i].line})" if gold[i].line else ""))
+        valid.append(i)
+    return valid, problems
+
+
+def rerank_parses(reranker, lists, scorers=()) -> tuple[list, list[tuple[int, str]]]:
+    """The reranker's choice from every list, in order, each exactly once; a list that
+    cannot be reranked gives its rank-1 candidate and is reported in the second value."""
+    from dataclasses import replace
+
+    valid, problems = aligned_valid(lists)
+    choice = dict(zip(valid, reranker.choose(parse_features([lists[i] for i in valid], scorers)).tolist())) \
+        if valid else {}
+    out = []
+    for i, nbest in enumerate(lists):
+        c = nbest.candidates[choice.get(i, 0)]
+        out.append(replace(c, metadata={"sent_id": nbest.sent_id, **c.metadata}))
+    return out, problems

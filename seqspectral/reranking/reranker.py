@@ -1,0 +1,125 @@
+"""The n-best reranker: a structured averaged perceptron over each list's candidates
+(Collins & Koo 2005; the reranking set-up of Dhillon et al. 2012, Sec. 5).
+
+It sees :class:`~seqspectral.reranking.candidates.CandidateFeatures` only — hashed binary
+features and named real-valued ones — so the same model reranks parses
+(:mod:`.parses`) and tag sequences. Real-valued columns are standardised with the
+training mean and deviation (stored in the model), which puts a parser score and a
+log-probability on the scale of the binary features.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from seqspectral.base import Estimator, NotFittedError, integer, seed
+from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
+
+from . import _kernels
+from .candidates import CandidateFeatures
+
+
+class FeatureMismatchError(ValueError):
+    """Candidates described by other real-valued features than the reranker was trained on."""
+
+    user_facing = True
+
+
+class Reranker(Estimator):
+    """Picks one candidate per n-best list (``epochs`` perceptron passes, 2**``hash_bits``
+    binary-feature weights, ``random_state`` for the visiting order)."""
+
+    kind = "reranker"
+    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(8, 30), "random_state": seed}
+
+    def __init__(self, epochs=10, *, hash_bits=20, random_state=0):
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.random_state = random_state
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "sparse_weights_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    def fit(self, features: CandidateFeatures, loss, dev: tuple[CandidateFeatures, np.ndarray] | None = None):
+        """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads); ``dev``
+        (features, loss) is reranked after every epoch into ``history_``."""
+        self._validate_params()
+        loss = np.ascontiguousarray(loss, dtype=np.float64)
+        if len(loss) != features.n_candidates:
+            raise ValueError(f"{len(loss)} losses for {features.n_candidates} candidates")
+        self.dense_names_ = list(features.dense_names)
+        self.dense_mean_ = features.dense.mean(axis=0) if features.n_candidates else np.zeros(len(self.dense_names_))
+        std = features.dense.std(axis=0) if features.n_candidates else np.ones(len(self.dense_names_))
+        self.dense_scale_ = np.where(std > 0, std, 1.0)
+        dense = self._standardised(features)
+        mask = (1 << self.hash_bits) - 1
+        indices = features.indices & mask
+        rng = np.random.default_rng(self.random_state)
+        sparse = AveragedWeights(1 << self.hash_bits)
+        dense_w = AveragedWeights(len(self.dense_names_))
+        self.history_ = []
+        for epoch in range(1, self.epochs + 1):
+            order = rng.permutation(len(features)).astype(np.int64)
+            step, good = _kernels.rerank_epoch(features.indptr, indices, dense, features.groups, loss, order,
+                                               sparse.current, sparse.totals, dense_w.current, dense_w.totals,
+                                               sparse.step)
+            sparse.step = dense_w.step = step
+            record = {"epoch": epoch, "train_oracle_picks": good / max(len(features), 1)}
+            if dev is not None:
+                self.sparse_weights_, self.dense_weights_ = sparse.average(), dense_w.average().astype(np.float64)
+                record["dev_loss"] = float(mean_loss(self.choose(dev[0]), dev[0], dev[1]))
+            self.history_.append(record)
+        self.sparse_weights_ = sparse.average()
+        self.dense_weights_ = dense_w.average().astype(np.float64)
+        return self
+
+    def _standardised(self, features: CandidateFeatures) -> np.ndarray:
+        if list(features.dense_names) != self.dense_names_:
+            raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}, "
+                                       f"these candidates have {list(features.dense_names)}")
+        return np.ascontiguousarray((features.dense - self.dense_mean_) / self.dense_scale_)
+
+    def scores(self, features: CandidateFeatures) -> np.ndarray:
+        """The model score of every candidate."""
+        self._check_fitted()
+        mask = len(self.sparse_weights_) - 1
+        return _kernels.candidate_scores(features.indptr, features.indices & mask, self._standardised(features),
+                                         self.sparse_weights_, self.dense_weights_)
+
+    def choose(self, features: CandidateFeatures) -> np.ndarray:
+        """The index, within its list, of the chosen candidate of every list (ties: the earlier)."""
+        s = self.scores(features)
+        return np.array([int(np.argmax(s[a:b])) if b > a else -1
+                         for a, b in zip(features.groups[:-1], features.groups[1:])], dtype=np.int64)
+
+    def dense_weight(self, name: str) -> float:
+        """The weight of real-valued feature ``name`` in original units."""
+        j = self.dense_names_.index(name)
+        return float(self.dense_weights_[j] / self.dense_scale_[j])
+
+    def to_state(self):
+        self._check_fitted()
+        header = {"params": self.json_params(), "dense_names": self.dense_names_, "history": self.history_}
+        arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
+                  "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}
+        return header, arrays
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        model = cls(**header["params"])
+        model.dense_names_ = list(header["dense_names"])
+        model.history_ = header["history"]
+        model.sparse_weights_ = dense_from_state("sparse", arrays, 1 << model.hash_bits)
+        for name in ("dense_weights", "dense_mean", "dense_scale"):
+            value = np.asarray(arrays[name], dtype=np.float64)
+            if value.shape != (len(model.dense_names_),):
+                raise ValueError(f"{name} has shape {value.shape} for {len(model.dense_names_)} features")
+            setattr(model, name + "_", value)
+        return model
+
+
+def mean_loss(choice: np.ndarray, features: CandidateFeatures, loss: np.ndarray) -> float:
+    """The total loss of the chosen candidates divided by the number of lists."""
+    picked = features.groups[:-1] + choice
+    return float(np.sum(np.asarray(loss)[picked]) / max(len(features), 1))

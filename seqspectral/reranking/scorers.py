@@ -1,0 +1,43 @@
+"""Real-valued reranking features from any model on the per-item scorer protocol.
+
+A :class:`CorpusScorer` turns candidate sentences into the encoded Corpus (with heads) a
+model reads — the column the model was trained on (its ``reading_["field"]`` when it
+records one) — and returns one log-score per candidate from the model's ``log_probs`` (the
+:class:`~seqspectral.protocols.ItemScorer` protocol) or another such method, e.g. a tree
+model's ``topology_log_probs``. Tree models, POS-sequence language models and taggers all
+plug in this way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class CorpusScorer:
+    """``name`` and ``log_probs(sentences)`` for a model scoring encoded corpora."""
+
+    def __init__(self, model, name: str, *, method: str = "log_probs", field: str | None = None):
+        self.model = model
+        self.name = name
+        self.method = method
+        reading = getattr(model, "reading_", None) or {}
+        self.field = field or reading.get("field") or "upos"
+        self.tagset = reading.get("tagset")
+
+    def log_probs(self, sentences) -> np.ndarray:
+        from seqspectral.corpus import corpus_from_sentences
+
+        corpus = corpus_from_sentences(sentences, field=self.field, tagset=self.tagset)
+        scores = np.asarray(getattr(self.model, self.method)(corpus), dtype=np.float64)
+        if scores.shape != (len(sentences),):
+            raise ValueError(f"scorer {self.name} gave {scores.shape} scores for {len(sentences)} items")
+        return scores
+
+
+def tree_model_scorers(model, prefix: str = "tree", topology: bool = True) -> list[CorpusScorer]:
+    """The spectral feature (log p(words | tree)) of a tree model and, when it has one and
+    ``topology`` is asked for, its topology term."""
+    out = [CorpusScorer(model, f"{prefix}:log_prob")]
+    if topology and hasattr(model, "topology_"):
+        out.append(CorpusScorer(model, f"{prefix}:topology", method="topology_log_probs"))
+    return out

@@ -1,0 +1,84 @@
+"""Eisner decoding, 1-best and k-best, against brute-force enumeration of projective trees."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from seqspectral.corpus.trees import head_errors, is_projective
+from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
+
+
+def all_trees(n, single_root):
+    """Every projective tree over n words (single_root: exactly one word on the root)."""
+    out = []
+    for heads in itertools.product(range(n + 1), repeat=n):
+        heads = np.array(heads)
+        n_roots = int((heads == 0).sum())
+        if n_roots == 0 or (single_root and n_roots > 1):
+            continue
+        # with several roots, check acyclicity through a virtual single root
+        virtual = np.where(heads == 0, 0, heads)
+        if n_roots == 1 and head_errors(virtual):
+            continue
+        if n_roots > 1 and _cyclic(heads):
+            continue
+        if is_projective(heads):
+            out.append(heads)
+    return out
+
+
+def _cyclic(heads):
+    for start in range(1, len(heads) + 1):
+        w, seen = start, 0
+        while w != 0 and seen <= len(heads):
+            w, seen = heads[w - 1], seen + 1
+        if w != 0:
+            return True
+    return False
+
+
+def tree_score(S, heads):
+    return S[heads, np.arange(1, len(heads) + 1)].sum()
+
+
+@pytest.mark.parametrize("single_root", [True, False])
+def test_eisner_finds_the_best_projective_tree(single_root):
+    rng = np.random.default_rng(1)
+    for n in range(1, 7):
+        trees = all_trees(n, single_root)
+        for _ in range(6):
+            S = rng.normal(size=(n + 1, n + 1))
+            best = max(trees, key=lambda h: tree_score(S, h))
+            np.testing.assert_array_equal(eisner(S, single_root), best)
+
+
+def test_tree_counts_match_the_catalan_formula():
+    # projective trees with one root child over n words: the number of projective
+    # dependency trees, 1, 2, 7, 30, 143 (OEIS A006013)
+    assert [len(all_trees(n, True)) for n in range(1, 6)] == [1, 2, 7, 30, 143]
+
+
+@pytest.mark.parametrize("single_root", [True, False])
+def test_kbest_is_the_brute_force_top_k(single_root):
+    rng = np.random.default_rng(2)
+    for n in range(1, 6):
+        trees = all_trees(n, single_root)
+        for k in (1, 3, 10, 200):
+            S = rng.normal(size=(n + 1, n + 1))
+            ranked = sorted((tree_score(S, h) for h in trees), reverse=True)[:k]
+            heads, scores = kbest_eisner(S, k, single_root)
+            assert len(scores) == min(k, len(trees))
+            np.testing.assert_allclose(scores, ranked)
+            assert len({tuple(h) for h in heads}) == len(heads)  # distinct trees
+            for h, s in zip(heads, scores):
+                assert is_projective(h)
+                assert tree_score(S, h) == pytest.approx(s)
+
+
+def test_kbest_first_tree_is_the_eisner_tree():
+    rng = np.random.default_rng(3)
+    S = rng.normal(size=(16, 16))
+    heads, scores = kbest_eisner(S, 5, True)
+    np.testing.assert_array_equal(heads[0], eisner(S, True))
+    assert np.all(np.diff(scores) <= 0)
