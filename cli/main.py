@@ -84,6 +84,12 @@ def _run(argv: list[str]) -> int:
     args, extra = parser.parse_known_args(argv)  # argparse exits with status 2 on bad usage
     if extra:  # reported with the usage of the subcommand they were given to
         getattr(args, "leaf_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+    if not getattr(args, "quiet", False):
+        from seqspectral.kernel_cache import compile_notice
+
+        notice = compile_notice()
+        if notice:
+            print(notice, file=sys.stderr)
     try:
         return int(args.handler(args) or 0)
     except BrokenPipeError:
