@@ -35,13 +35,13 @@ def check_output_path(path: str | Path) -> Path:
         raise OutputPathError(f"{path}: not a file name")
     if not directory.is_dir():
         raise OutputPathError(f"{path}: the directory {str(directory)!r} does not exist")
+    if len(os.fsencode(path.name)) > _name_max(directory):
+        raise OutputPathError(f"{path}: file name too long ({len(os.fsencode(path.name))} bytes, at most "
+                              f"{_name_max(directory)})")
     if path.is_dir():
         raise OutputPathError(f"{path}: is a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise OutputPathError(f"{path}: the directory {str(directory)!r} is not writable")
-    if len(os.fsencode(path.name)) > _name_max(directory):
-        raise OutputPathError(f"{path}: file name too long ({len(os.fsencode(path.name))} bytes, at most "
-                              f"{_name_max(directory)})")
     return path
 
 
