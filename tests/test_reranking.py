@@ -1,0 +1,124 @@
+"""The reranker: learns a planted preference, baseline tree features against a hand count,
+malformed lists passed through, model files."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from seqspectral import serialize
+from seqspectral.corpus import NBestList, Sentence
+from seqspectral.parsing._hashing import feature, slot
+from seqspectral.reranking import (
+    CandidateFeatures,
+    CorpusScorer,
+    FeatureMismatchError,
+    Reranker,
+    head_losses,
+    mean_loss,
+    parse_features,
+)
+from seqspectral.reranking.parses import _WIDE, rerank_parses
+
+
+def planted_lists(n_lists, seed):
+    """Lists of 8 candidates: a noisy base score, a planted real feature and binary features
+    of which two are planted; the loss is the rank under the planted score."""
+    rng = np.random.default_rng(seed)
+    groups = np.arange(n_lists + 1) * 8
+    n = 8 * n_lists
+    truth = rng.normal(size=n)
+    binary = rng.integers(0, 50, size=(n, 3))
+    truth += 1.5 * (binary == 7).any(axis=1) - 1.5 * (binary == 11).any(axis=1)
+    base = truth + rng.normal(scale=1.5, size=n)
+    real = truth + rng.normal(scale=1.0, size=n)
+    loss = np.concatenate([np.argsort(np.argsort(-truth[a:a + 8])) for a in groups[:-1]]).astype(float)
+    features = CandidateFeatures(groups, np.arange(n + 1) * 3, binary.ravel(), np.column_stack([base, real]),
+                                 ["parser", "planted"])
+    return features, loss
+
+
+def test_reranker_learns_the_planted_preference():
+    train, train_loss = planted_lists(600, 0)
+    test, test_loss = planted_lists(300, 1)
+    reranker = Reranker(epochs=8, hash_bits=10).fit(train, train_loss, dev=(test, test_loss))
+    first = mean_loss(np.zeros(len(test), dtype=np.int64), test, test_loss)
+    by_base = mean_loss(np.array([np.argmax(test.dense[a:b, 0]) for a, b in zip(test.groups[:-1], test.groups[1:])]),
+                        test, test_loss)
+    learned = mean_loss(reranker.choose(test), test, test_loss)
+    assert learned < 0.6 * by_base < first
+    assert reranker.dense_weight("planted") > 0 and reranker.dense_weight("parser") > 0
+    assert reranker.sparse_weights_[7] > 0 > reranker.sparse_weights_[11]
+    assert len(reranker.history_) == 8 and "dev_loss" in reranker.history_[0]
+
+
+def test_reranker_file_round_trip_and_feature_check(tmp_path):
+    train, loss = planted_lists(50, 2)
+    reranker = Reranker(epochs=2, hash_bits=10).fit(train, loss)
+    serialize.save(tmp_path / "r.npz", reranker)
+    loaded = serialize.load(tmp_path / "r.npz", kind="reranker")
+    np.testing.assert_allclose(loaded.scores(train), reranker.scores(train))
+    other = CandidateFeatures(train.groups, train.indptr, train.indices, train.dense, ["parser", "other"])
+    with pytest.raises(FeatureMismatchError, match="planted"):
+        loaded.choose(other)
+
+
+def _sentence(heads, upos, forms=None):
+    n = len(heads)
+    forms = forms or [f"w{i}" for i in range(1, n + 1)]
+    return Sentence(forms, forms, upos, upos, heads, ["dep"] * n)
+
+
+def test_tree_features_are_the_paper_s_baseline_features_counted_by_hand():
+    # root -> 2; 2 has left child 1 and right children 3, 4; 4 has right child 5
+    s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
+    features = parse_features([NBestList("1", [s], [0.0])])
+    NONE, ROOT = -7, -1
+    import zlib
+
+    tag = {t: zlib.crc32(t.encode()) for t in "DNAVX"}
+    expected = Counter()
+    # left x head x right triples, every head (the root row too), NONE for an empty side
+    for left, head, right in [(NONE, ROOT, "N"), ("D", "N", "A"), ("D", "N", "V"), (NONE, "D", NONE),
+                              (NONE, "A", NONE), (NONE, "V", "X"), (NONE, "X", NONE)]:
+        ids = [tag.get(x, x) if isinstance(x, str) else x for x in (left, head, right)]
+        expected[slot(feature(200, *ids, 0), _WIDE)] += 1
+    # modifier x head x grandparent x side
+    for mod, head, grand, side in [("D", "N", ROOT, 1), ("N", ROOT, NONE, 2), ("A", "N", ROOT, 2),
+                                   ("V", "N", ROOT, 2), ("X", "V", "N", 2)]:
+        ids = [tag.get(x, x) if isinstance(x, str) else x for x in (mod, head, grand)]
+        expected[slot(feature(201, *ids, side), _WIDE)] += 1
+    assert Counter(features.indices.tolist()) == expected
+    assert features.dense_names == ["parser"]
+
+
+class CountWords:
+    """A stand-in scorer on the per-item protocol: log-score = −(number of words headed by word 1)."""
+
+    reading_ = {"field": "upos"}
+
+    def log_probs(self, corpus):
+        return np.array([-float(np.sum(corpus.heads[a:b] == 1)) for a, b in zip(corpus.offsets[:-1], corpus.offsets[1:])])
+
+
+def test_rerank_parses_passes_malformed_lists_through_in_order():
+    upos = ["A", "B", "C"]
+    good = [_sentence([0, 1, 1], upos), _sentence([0, 1, 2], upos), _sentence([2, 0, 2], upos)]
+    lists = [
+        NBestList("s1", good, [3.0, 2.0, 1.0]),
+        NBestList("s2", [_sentence([0, 0, 1], upos), good[1]], [5.0, 1.0]),  # rank 1 has two roots
+        NBestList("s3", [good[0], good[2]], [1.0, 0.5]),
+    ]
+    gold = [good[2], good[1], good[2]]
+    scorer = CorpusScorer(CountWords(), "count")
+    valid = [lists[0], lists[2]]
+    features = parse_features(valid, [scorer])
+    np.testing.assert_array_equal(features.dense[:, 1], [-2, -1, 0, -2, 0])
+    np.testing.assert_array_equal(head_losses(valid, [gold[0], gold[2]]), [3, 2, 0, 3, 0])
+    reranker = Reranker(epochs=3, hash_bits=12).fit(features, head_losses(valid, [gold[0], gold[2]]))
+    best, problems = rerank_parses(reranker, lists, [scorer])
+    assert [s.metadata["sent_id"] for s in best] == ["s1", "s2", "s3"]
+    assert problems[0][0] == 1 and "not a tree" in problems[0][1]
+    np.testing.assert_array_equal(best[1].heads, [0, 0, 1])  # passed through: rank 1
+    np.testing.assert_array_equal(best[0].heads, good[2].heads)
+    np.testing.assert_array_equal(best[2].heads, good[2].heads)
