@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "evaluation"))
 
 from _machine import describe  # noqa: E402
+from _results import require_data, write_results  # noqa: E402
 
 from seqspectral.automata.wfa import WeightedAutomaton  # noqa: E402
 from seqspectral.lm import make_estimator  # noqa: E402
@@ -340,10 +341,14 @@ def main(argv=None) -> None:
                          "same problem are joined, later files win) instead of running anything")
     args = ap.parse_args(argv)
     if args.merge:
+        require_data(*args.merge, script="pautomac.py")
         return _merge(args, sys.argv[1:] if argv is None else list(argv))
+    require_data(DATA, script="pautomac.py", hint="the PAutomaC problems are read from ../shared/corpora/pautomac")
     if args.speed_only:
         return _redo_speed(args, sys.argv[1:] if argv is None else list(argv))
     problems = args.problems or sorted(int(p.name.split(".")[0]) for p in DATA.glob("*.pautomac.train"))
+    require_data(*(DATA / f"{n}.pautomac{s}" for n in problems for s in (".train", ".test", "_solution.txt")),
+                 *([] if problems else [DATA / "*.pautomac.train"]), script="pautomac.py")
     command = sys.argv[1:] if argv is None else list(argv)
     rows = json.loads(args.json.read_text()) if args.resume and args.json and args.json.exists() else []
     problems = [n for n in problems if n not in {r["problem"] for r in rows}]
@@ -353,12 +358,9 @@ def main(argv=None) -> None:
         rows.append(row)
         print(json.dumps({"problem": n, **{k: {kk: vv for kk, vv in v.items() if kk in ("score", "excess", "wer", "fit", "choice")}
                                             for k, v in row["methods"].items()}}, default=float), flush=True)
-        from seqspectral.io import atomic_write_text
-
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(args.output, write_table(rows, names, describe("evaluation/pautomac.py", command) + "."))
-        if args.json:
-            atomic_write_text(args.json, json.dumps(rows, default=float))
+        if args.json:  # the rows so far, for --resume; the table is written once the run is complete
+            write_results(args.json, json.dumps(rows, default=float))
+    write_results(args.output, write_table(rows, names, describe("evaluation/pautomac.py", command) + "."))
     print(args.output.read_text())
 
 

@@ -40,6 +40,7 @@ OUT = REPO / "evaluation" / "results" / "poslm.md"
 
 sys.path.insert(0, str(REPO / "evaluation"))
 from _machine import describe  # noqa: E402
+from _results import require_data, write_results  # noqa: E402
 
 TOOLKIT = ["spectral", "spectral-prefix", "spectral-substring", "convex", "tensor", "em", "em-tensor", "ngram", "unigram"]
 UNMIXED = ["spectral", "spectral-substring"]  # also shown without the bigram mixture
@@ -213,9 +214,7 @@ def main(argv=None) -> int:
     p.add_argument("--skip-splearn", action="store_true")
     p.add_argument("--output", type=Path, default=OUT)
     args = p.parse_args(argv)
-    if not EWT.is_dir():
-        print(f"poslm: {EWT} not found", file=sys.stderr)
-        return 2
+    require_data(EWT, *([NLTK_DATA] if "brown" in args.datasets else []), script="poslm.py")
     out = [f"# POS-sequence language models (issue 6)", "",
            describe("evaluation/poslm.py", argv if argv is not None else sys.argv[1:]).replace(
                "command: `", "command: `NLTK_DATA=../shared/corpora/nltk_data ") + ".", "",
@@ -242,7 +241,6 @@ def main(argv=None) -> int:
             except Exception as e:  # noqa: BLE001 - a learner missing or failing is reported in the table
                 rows.append({"system": f"seqspectral {method}", "error": f"failed: {type(e).__name__}: {e}"})
             print(rows[-1], file=sys.stderr, flush=True)
-            _write(args.output, out + header + table(rows) + ["", "(run in progress)"])
         if not args.skip_nltk:
             rows.append(run_nltk_kn(train, dev, test))
             print(rows[-1], file=sys.stderr, flush=True)
@@ -251,22 +249,14 @@ def main(argv=None) -> int:
             print(rows[-1], file=sys.stderr, flush=True)
         summary[name] = rows
         out += header + table(rows) + [""]
-        _write(args.output, out)  # after every section, so a long run leaves its finished tables
+        print("\n".join(header + table(rows)), file=sys.stderr, flush=True)  # progress; the file comes at the end
     if not args.skip_cli:
         out += cli_section(summary.get("ewt17", []), args.hmmlearn_states)
-        _write(args.output, out)
     if not args.skip_splearn:
         out += splearn_section()
-    _write(args.output, out)
+    write_results(args.output, "\n".join(out))
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
-
-
-def _write(path: Path, lines: list[str]) -> None:
-    from seqspectral.io import atomic_write_text
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, "\n".join(lines) + "\n")
 
 
 def cli_section(rows, em_states) -> list[str]:
