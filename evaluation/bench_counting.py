@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from _machine import describe
+from _results import require_data
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpora"
@@ -293,6 +294,7 @@ def main(argv=None):
                         help="run scikit-splearn only for L up to this (longer ones: ours only)")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "counting.md")
     args = parser.parse_args(argv)
+    require_data(SHARED / "ud-english-ewt" / "en_ewt-ud-train.conllu", SHARED / "pautomac", script="bench_counting.py")
 
     sys.path.insert(0, str(HERE))
     from seqspectral.corpus.pautomac import read_pautomac

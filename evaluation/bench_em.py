@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "evaluation"))
 
 from _machine import describe  # noqa: E402
+from _results import require_data  # noqa: E402
 
 from seqspectral.automata.baum_welch import _random_start, em  # noqa: E402
 from seqspectral.automata.spectral import SpectralWA  # noqa: E402
@@ -173,6 +174,7 @@ def main(argv=None) -> None:
         row = compare_em(p, args.states, args.iterations, args.strings)
         em_rows.append(row)
         print(row, flush=True)
+    require_data(DATA, script="bench_em.py")
     planted = planted_rows(args.planted_sizes)
     for r in planted:
         print(r, flush=True)

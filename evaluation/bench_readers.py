@@ -25,6 +25,7 @@ from pathlib import Path
 import conllu
 
 from _machine import describe
+from _results import require_data
 
 from seqspectral.corpus import read_conllu, read_corpus, read_pautomac
 
@@ -83,6 +84,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default=str(HERE / "results" / "readers.md"))
     args = parser.parse_args()
+    require_data(*(SHARED / "ud-english-ewt" / f"en_ewt-ud-{s}.conllu" for s in ("train", "dev", "test")),
+                 SHARED / "pautomac" / "36.pautomac.train", script="bench_readers.py")
     rows = []
     for split in ("train", "dev", "test"):
         path = SHARED / "ud-english-ewt" / f"en_ewt-ud-{split}.conllu"
