@@ -1,0 +1,39 @@
+"""Benchmarks fail loudly without their data and never leave a partial results file."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EVALUATION = Path(__file__).resolve().parents[1] / "evaluation"
+sys.path.insert(0, str(EVALUATION))
+
+from _results import require_data, write_results  # noqa: E402
+
+
+def test_require_data_names_every_missing_path(tmp_path, capsys):
+    present = tmp_path / "here.txt"
+    present.write_text("x")
+    require_data(present, script="bench.py")  # nothing missing: returns
+    with pytest.raises(SystemExit) as info:
+        require_data(present, tmp_path / "a", tmp_path / "b", script="bench.py", hint="see README")
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.startswith("bench.py: data not found:")
+    assert str(tmp_path / "a") in err and str(tmp_path / "b") in err and str(present) not in err and "see README" in err
+
+
+def test_write_results_is_whole_or_nothing(tmp_path):
+    out = tmp_path / "results" / "table.md"
+    write_results(out, "| a |\n|---|")
+    assert out.read_text() == "| a |\n|---|\n"
+    assert [p.name for p in out.parent.iterdir()] == ["table.md"]
+
+
+def test_pautomac_benchmark_without_its_data_exits_2_and_keeps_the_committed_table():
+    table = EVALUATION / "results" / "pautomac.md"
+    before = table.read_bytes() if table.exists() else None
+    run = subprocess.run([sys.executable, str(EVALUATION / "pautomac.py"), "--problems", "99999", "--no-splearn"],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "data not found" in run.stderr and "99999.pautomac.train" in run.stderr
+    assert run.stdout == "" and (table.read_bytes() if table.exists() else None) == before
