@@ -81,12 +81,27 @@ class SelectionResult:
                                self.at_edge + other.at_edge)
 
 
-def grid_search(grid: Mapping[str, Sequence], score: Callable[..., float], on: str) -> SelectionResult:
+def grid_search(grid: Mapping[str, Sequence], score: Callable[..., float], on: str,
+                patience: int | None = None) -> SelectionResult:
     """Score every combination of ``grid`` (``score(**values)``, higher is better) and choose
-    the best; ties go to the earlier candidate (list cheaper values first)."""
+    the best; ties go to the earlier candidate (list cheaper values first).
+
+    With ``patience``, the values of the first name are a path swept in order (say, a
+    decreasing regularisation solved with warm starts) and the sweep stops once that many
+    consecutive values have not improved on the best score so far.
+    """
     names = list(grid)
     table, best = [], None
+    start = current = object()
+    path_best, stale = -np.inf, 0
     for values in itertools.product(*(grid[n] for n in names)):
+        if patience is not None and values[0] != current:
+            if current is not start:  # a value of the path is done: did it improve?
+                improved = best is not None and best[1] > path_best
+                path_best, stale = (best[1], 0) if improved else (path_best, stale + 1)
+                if stale >= patience:
+                    break
+            current = values[0]
         candidate = dict(zip(names, values))
         try:
             s = float(score(**candidate))

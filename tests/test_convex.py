@@ -39,7 +39,7 @@ def test_admm_reaches_the_cvxpy_optimum(target):
     H, H_sigma = stats.H.toarray(), np.vstack([h.toarray() for h in stats.H_sigma])
     tau = 0.05 * 2 * np.linalg.norm(np.vstack([h.toarray() @ H.T for h in stats.H_sigma]), 2)
     solver = ADMMSolver(stats, max_iter=5000, tol=1e-7)
-    L, R = solver.solve(tau)
+    L, R = solver.solve(tau / solver.tau_max)
     n_p = H.shape[0]
 
     def objective(A):
@@ -58,9 +58,9 @@ def test_warm_started_path_matches_a_cold_solve(target):
     stats = exact_substring_statistics(target)
     path = ADMMSolver(stats, max_iter=5000, tol=1e-8)
     for fraction in (1e-2, 1e-3, 1e-4):
-        L, R = path.solve(fraction * path.tau_max)
+        L, R = path.solve(fraction)
     cold = ADMMSolver(stats, max_iter=5000, tol=1e-8)
-    L2, R2 = cold.solve(1e-4 * cold.tau_max)
+    L2, R2 = cold.solve(1e-4)
     np.testing.assert_allclose(L @ R, L2 @ R2, atol=1e-5 * np.abs(L2 @ R2).max())
 
 

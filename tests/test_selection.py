@@ -68,3 +68,16 @@ def test_the_same_method_on_the_same_data_makes_the_same_choice_everywhere(metho
     assert chosen == {"n_states": own.n_states_, "floor": own.floor_}
     assert chosen == {"n_states": benchmark.n_states_, "floor": benchmark.floor_}
     assert lm.selection.table[: len(own.selection_.table)] == own.selection_.table
+
+
+def test_patience_stops_a_path_after_values_that_do_not_improve():
+    calls = []
+
+    def score(tau, floor):
+        calls.append(tau)
+        return -abs(tau - 3) + 0.01 * floor
+
+    result = grid_search({"tau": [1, 2, 3, 4, 5, 6, 7], "floor": [0, 1]}, score, "test", patience=2)
+    assert result.chosen == {"tau": 3, "floor": 1}
+    assert sorted(set(calls)) == [1, 2, 3, 4, 5]  # 4 and 5 did not improve: 6 and 7 are never solved
+    assert grid_search({"tau": [1, 2, 3, 4, 5, 6, 7], "floor": [0, 1]}, score, "test").chosen == result.chosen

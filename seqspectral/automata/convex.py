@@ -37,36 +37,43 @@ def singular_value_threshold(M: np.ndarray, t: float) -> tuple[np.ndarray, np.nd
 
 
 class ADMMSolver:
-    """Holds H, H_Σ and the ADMM iterates, so a τ path warm-starts each solve from the last."""
+    """Holds H, H_Σ and the ADMM iterates, so a τ path warm-starts each solve from the last.
 
-    def __init__(self, stats, max_iter: int = 500, tol: float = 1e-4, previous: "ADMMSolver | None" = None):
+    The iterates are kept in the eigenbasis V of H Hᵀ (Ã = A V): the A-step's inverse
+    (2 H Hᵀ + ρ I)⁻¹ is then a column scaling, and the thresholding is unchanged (the singular
+    values of M V are those of M). Each τ's solution is kept, so a refit on more data starts
+    from the solution at the chosen τ (``warm_tau``).
+    """
+
+    def __init__(self, stats, max_iter: int = 500, tol: float = 1e-4, previous: "ADMMSolver | None" = None,
+                 warm_tau: float | None = None):
         H, H_sigma, h_P, _ = dense_blocks(stats)
         self.n_sigma, self.n_p = H_sigma.shape[0], H.shape[0]
         self.h_P = h_P
-        self.gram = H @ H.T
-        self.cross = (H_sigma @ H.T).reshape(self.n_sigma * self.n_p, self.n_p)  # stacked H_σ Hᵀ
-        self.eigval, self.eigvec = np.linalg.eigh(self.gram)
-        self.tau_max = 2.0 * np.linalg.norm(self.cross, 2) if self.cross.size else 0.0
+        cross = (H_sigma @ H.T).reshape(self.n_sigma * self.n_p, self.n_p)  # stacked H_σ Hᵀ
+        self.eigval, self.eigvec = np.linalg.eigh(H @ H.T)
+        self.cross = cross @ self.eigvec  # rotated
+        self.tau_max = 2.0 * np.linalg.norm(cross, 2) if cross.size else 0.0
         self.max_iter, self.tol = max_iter, tol
         self.rho = 2.0 * max(float(np.mean(self.eigval)), 1e-12)
         shape = self.cross.shape
+        self.A, self.Z, self.U = np.zeros(shape), np.zeros(shape), np.zeros(shape)
         if previous is not None and previous.cross.shape == shape:
-            self.A, self.Z, self.U, self.rho = previous.A.copy(), previous.Z.copy(), previous.U.copy(), previous.rho
-        else:
-            self.A, self.Z, self.U = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-        self.iterations = []
+            A, Z, U, self.rho = previous.solutions.get(warm_tau, (previous.A, previous.Z, previous.U, previous.rho))
+            turn = previous.eigvec.T @ self.eigvec  # from the previous eigenbasis to this one
+            self.A, self.Z, self.U = A @ turn, Z @ turn, U @ turn
+        self.iterations, self.solutions = [], {}
 
     def solve(self, tau: float):
-        """Run ADMM at regularisation ``tau`` from the current iterates; returns (L, R) with Z = L R."""
+        """Run ADMM at regularisation ``tau`` (a fraction of ``tau_max``) from the current
+        iterates; returns (L, R) with Z = L R."""
         A, Z, U, rho = self.A, self.Z, self.U, self.rho
         n = np.sqrt(A.size)
         scale = max(np.linalg.norm(self.cross), 1e-300)
-        inv_rho, inv = None, None
+        threshold = tau * self.tau_max
         for it in range(1, self.max_iter + 1):
-            if rho != inv_rho:  # (2 H Hᵀ + ρ I)⁻¹ from the cached eigendecomposition
-                inv_rho, inv = rho, (self.eigvec / (2.0 * self.eigval + rho)) @ self.eigvec.T
-            A = (2.0 * self.cross + rho * (Z - U)) @ inv
-            L, R = singular_value_threshold(A + U, tau / rho)
+            A = (2.0 * self.cross + rho * (Z - U)) / (2.0 * self.eigval + rho)
+            L, R = singular_value_threshold(A + U, threshold / rho)
             Z_prev, Z = Z, L @ R
             U = U + A - Z
             primal = np.linalg.norm(A - Z)
@@ -82,8 +89,9 @@ class ADMMSolver:
                 rho /= 2.0
                 U = U * 2.0
         self.A, self.Z, self.U, self.rho = A, Z, U, rho
+        self.solutions[tau] = (A, Z, U, rho)
         self.iterations.append(it)
-        return L, R
+        return L, R @ self.eigvec.T
 
     def automaton(self, L, R, alphabet, n_symbols, statistic, vocabulary):
         """The (r + 1)-state automaton of Z = L R: state 0 starts, then r latent states.
@@ -115,6 +123,9 @@ class ConvexWA(HankelEstimator):
     """
 
     _swept = "regularization"
+    #: the τ path is swept from large to small (warm starts); held-out likelihood rises then
+    #: falls, and small τ cost the most iterations: stop two values after the best
+    _patience = 2
     method = "convex"
     _parameter_checks = {**HANKEL_CHECKS, "regularization": either(one_of("auto"), real(0.0, open_low=True)),
                          "max_iter": integer(1), "tol": real(0.0, open_low=True)}
@@ -135,8 +146,8 @@ class ConvexWA(HankelEstimator):
         return list(TAU_GRID)
 
     def _prepare(self, stats, previous, largest):
-        return ADMMSolver(stats, self.max_iter, self.tol, previous)
+        return ADMMSolver(stats, self.max_iter, self.tol, previous, largest)
 
     def _build(self, solver, regularization):
-        L, R = solver.solve(float(regularization) * solver.tau_max)
+        L, R = solver.solve(float(regularization))
         return solver.automaton(L, R, self.alphabet_, self.n_symbols_, self.statistic, self.vocabulary_)

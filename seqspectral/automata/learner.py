@@ -37,6 +37,8 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     """
 
     _swept: ClassVar[str] = "n_states"
+    #: stop the sweep after this many swept values without improvement (None: try them all)
+    _patience: ClassVar[int | None] = None
 
     def _selects(self) -> bool:
         return "auto" in (getattr(self, self._swept), self.floor)
@@ -76,7 +78,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
             return model, [float(lp.sum() / n) for lp in floored_log_probs(model, held, floors)]
 
         result = grid_search({self._swept: values, "floor": floors},
-                             lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on)
+                             lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on, self._patience)
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]
         self.model_ = scored(chosen_value)[0].with_floor(chosen_floor)
         self.selection_ = result
