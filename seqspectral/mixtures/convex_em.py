@@ -1,0 +1,126 @@
+"""Convex EM: Viterbi EM's joint objective relaxed over equivalence matrices (Guo & Schuurmans 2007).
+
+``ConvexEM(structure).fit(X)``: build the convex program of
+:mod:`seqspectral.mixtures.convex_em_sdp` (one relaxed equivalence matrix M per hidden
+variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy and the
+solver asked for (SCS by default, named explicitly: Clarabel is about 50× slower on these
+SDPs at t = 100), round every M to hidden values, then fit the tables to the completed data
+(the M-step of :mod:`seqspectral.mixtures.bayesnet_cpt`, the same β). Rounding (the paper's
+recovery, §5): the top k − 1 eigenvectors of HMH (H = I − 11ᵀ/t), scaled by the square roots
+of their eigenvalues, are the coordinates of the examples (for M = YYᵀ the examples of a class
+share one point), and k-means on these rows gives the k classes.
+
+The solver's M satisfies the constraints only to its tolerance; ``equivalence_`` holds it
+after a few alternating projections (clip to [0, 1]; clip the eigenvalues at 0 and rescale to
+unit diagonal, last), so it is exactly positive semidefinite with unit diagonal and its entries
+are within the solver's tolerance of [0, 1].
+
+There is no first-order fallback: without cvxpy ``fit`` raises ImportError (the program mixes
+matrix-fractional, log-sum-exp and PSD terms; a hand-written solver for it would be a second
+SCS).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from seqspectral.base import integer, one_of, real, seed
+from seqspectral.mixtures.bayesnet_cpt import fit_tables
+from seqspectral.mixtures.bayesnet_learners import BayesNetEstimator, _structure
+from seqspectral.mixtures.convex_em_sdp import check_relaxable, equivalence_program
+
+
+class ConvexEM(BayesNetEstimator):
+    """Convex relaxation of Viterbi EM for a discrete Bayesian network with hidden variables.
+
+    Parameters: ``structure`` (:class:`BayesNetStructure`, hidden variables flagged; their
+    at most two hidden parents per variable), ``beta`` (the regulariser (β/2)‖W‖² of every
+    log-linear table), ``solver`` (a cvxpy conic solver), ``tol`` (its absolute and relative
+    tolerance), ``max_iters`` (its iteration limit), ``hidden_tables`` (also relax the hidden
+    variables' own tables, whose parents must then be observed; off by default, see
+    :mod:`seqspectral.mixtures.convex_em_sdp`), ``random_state`` (k-means of the rounding).
+
+    Attributes after ``fit(X)``: ``model_`` (:class:`DiscreteBayesNet`), ``hidden_`` (the
+    rounded training assignments, n × n_hidden), ``equivalence_`` (hidden variable name → the
+    relaxed M), ``relaxed_objective_`` (the program's value plus the tables it does not
+    depend on: a lower bound on the joint objective of every assignment, up to the solver's
+    tolerance), ``objective_`` (the joint
+    objective of ``hidden_``), ``solve_time_`` (seconds in the solver, canonicalisation
+    included), ``sdp_size_`` (t, the PSD block sizes, scalar variables and constraints),
+    ``solver_status_``.
+    """
+
+    _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
+                         "solver": one_of("SCS", "CLARABEL"), "tol": real(0, open_low=True),
+                         "max_iters": integer(1), "hidden_tables": one_of(True, False), "random_state": seed}
+
+    def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-6,
+                 max_iters: int = 20000, hidden_tables: bool = False, random_state=0):
+        self.structure = structure
+        self.hidden_tables = hidden_tables
+        self.beta = beta
+        self.solver = solver
+        self.tol = tol
+        self.max_iters = max_iters
+        self.random_state = random_state
+
+    def fit(self, X):
+        try:
+            import cvxpy as cp
+        except ImportError as err:  # pragma: no cover - cvxpy is in the dev extra
+            raise ImportError("ConvexEM solves a semidefinite program with cvxpy: pip install cvxpy") from err
+        X = self._checked_input(X)
+        s = self.structure
+        check_relaxable(s, self.hidden_tables)
+        start = time.perf_counter()
+        program = equivalence_program(s, X, self.beta, self.hidden_tables)
+        options = ({"eps_abs": self.tol, "eps_rel": self.tol, "max_iters": self.max_iters} if self.solver == "SCS"
+                   else {"tol_gap_abs": self.tol, "tol_gap_rel": self.tol, "tol_feas": self.tol, "max_iter": self.max_iters})
+        program.problem.solve(solver=getattr(cp, self.solver), **options)
+        self.solve_time_ = time.perf_counter() - start
+        self.solver_status_ = program.problem.status
+        if program.problem.status not in ("optimal", "optimal_inaccurate"):
+            raise RuntimeError(f"ConvexEM: the solver {self.solver} stopped with status {program.problem.status!r}")
+        metrics = program.problem.size_metrics
+        self.sdp_size_ = {"t": len(X), "psd_blocks": list(program.psd_sizes),
+                          "scalar_variables": int(metrics.num_scalar_variables),
+                          "scalar_constraints": int(metrics.num_scalar_eq_constr + metrics.num_scalar_leq_constr)}
+        self.relaxed_objective_ = float(program.problem.value) + program.constant
+        rng = np.random.default_rng(self.random_state)
+        self.equivalence_, columns = {}, []
+        for h, variable in program.equivalence.items():
+            M = nearest_equivalence_relaxation(variable.value)
+            self.equivalence_[s.names[h]] = M
+            columns.append(round_equivalence(M, s.cardinalities[h], random_state=int(rng.integers(2**31))))
+        self.hidden_ = np.stack(columns, axis=1)
+        self.model_, self.objective_ = fit_tables(s, s.complete(X, self.hidden_), self.beta)
+        return self
+
+
+def nearest_equivalence_relaxation(M: np.ndarray, n_rounds: int = 20) -> np.ndarray:
+    """Alternating projections of a solver's M onto {0 ≤ M ≤ 1} and {M ⪰ 0, diag M = 1}, ending in the latter."""
+    M = 0.5 * (np.asarray(M, dtype=float) + np.asarray(M, dtype=float).T)
+    for _ in range(n_rounds):
+        M = np.clip(M, 0.0, 1.0)
+        values, vectors = np.linalg.eigh(M)
+        M = (vectors * np.maximum(values, 0.0)) @ vectors.T
+        scale = 1.0 / np.sqrt(np.maximum(np.diag(M), 1e-300))
+        M = 0.5 * ((M * scale[:, None] * scale[None, :]) + (M * scale[:, None] * scale[None, :]).T)
+    return M
+
+
+def round_equivalence(M: np.ndarray, k: int, random_state=0) -> np.ndarray:
+    """k classes from a relaxed equivalence matrix: k-means on the scaled top k − 1 eigenvectors of HMH."""
+    from sklearn.cluster import KMeans
+
+    t = len(M)
+    centred = M - M.mean(axis=0, keepdims=True)
+    centred = centred - centred.mean(axis=1, keepdims=True)  # H M H
+    values, vectors = np.linalg.eigh(0.5 * (centred + centred.T))
+    top = np.argsort(values)[::-1][: max(k - 1, 1)]
+    points = vectors[:, top] * np.sqrt(np.maximum(values[top], 0.0))
+    if t <= k:
+        return np.arange(t) % k
+    return KMeans(n_clusters=k, n_init=10, random_state=random_state).fit_predict(points).astype(np.int64)

@@ -1,0 +1,270 @@
+"""Convex EM (Guo & Schuurmans 2007), its baselines and the Bayesian-network layer under them."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+
+from seqspectral.base import NotFittedError, ParameterError
+from seqspectral.mixtures.bayesnet import BayesNetStructure, DiscreteBayesNet, StructureError
+from seqspectral.mixtures.bayesnet_cpt import fit_tables, log_linear_weights, row_objective, table_counts
+from seqspectral.mixtures.bayesnet_learners import SupervisedBayesNet, ViterbiEM
+from seqspectral.mixtures.convex_em_data import DATASETS, random_network
+
+cp = pytest.importorskip("cvxpy")
+
+from seqspectral.mixtures.convex_em import ConvexEM, round_equivalence  # noqa: E402
+from seqspectral.mixtures.convex_em_sdp import equivalence_program  # noqa: E402
+
+
+def small_network():
+    """Observed root R → hidden H (3 values) → children A, B; C has parents H and R."""
+    s = BayesNetStructure.from_names({"R": 2, "H": 3, "A": 2, "B": 3, "C": 2},
+                                     {"H": ("R",), "A": ("H",), "B": ("H",), "C": ("H", "R")}, hidden=("H",))
+    return random_network(s, 5)
+
+
+def two_hidden_network():
+    """Hidden roots H1, H2; A child of H1, B child of H2, C child of both."""
+    s = BayesNetStructure.from_names({"H1": 2, "H2": 2, "A": 2, "B": 2, "C": 3},
+                                     {"A": ("H1",), "B": ("H2",), "C": ("H1", "H2")}, hidden=("H1", "H2"))
+    return random_network(s, 6)
+
+
+# -- the network layer ----------------------------------------------------------------------------
+def brute_force_joint(net, full) -> float:
+    """p(z) as the product of table entries, each row index worked out by hand."""
+    s = net.structure
+    p = 1.0
+    for j in range(len(s.names)):
+        row = 0
+        for parent in s.parents[j]:
+            row = row * s.cardinalities[parent] + int(full[parent])
+        p *= np.exp(net.log_cpts[j][row, full[j]])
+    return p
+
+
+def test_log_marginal_and_most_probable_hidden_by_brute_force():
+    net = small_network()
+    s = net.structure
+    X = net.sample(7, random_state=1)[:, s.observed_index]
+    probs = np.array([[brute_force_joint(net, s.complete(x[None], np.array([[h]]))[0]) for h in range(3)] for x in X])
+    np.testing.assert_allclose(net.log_marginal(X), np.log(probs.sum(axis=1)), atol=1e-12)
+    np.testing.assert_array_equal(net.most_probable_hidden(X)[:, 0], probs.argmax(axis=1))
+
+
+def test_sampling_matches_the_joint_distribution():
+    s = BayesNetStructure.from_names({"a": 2, "b": 3}, {"b": ("a",)})
+    net = DiscreteBayesNet.from_probabilities(s, [[[0.3, 0.7]], [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]])
+    data = net.sample(40000, random_state=0)
+    counts = np.zeros((2, 3))
+    np.add.at(counts, (data[:, 0], data[:, 1]), 1)
+    exact = np.exp(net.log_joint(np.array(list(itertools.product(range(2), range(3)))))).reshape(2, 3)
+    np.testing.assert_allclose(counts / len(data), exact, atol=0.01)
+
+
+def test_bad_structures_and_data_are_refused():
+    with pytest.raises(StructureError, match="cycle"):
+        BayesNetStructure.from_names({"a": 2, "b": 2}, {"a": ("b",), "b": ("a",)})
+    with pytest.raises(StructureError, match="unknown"):
+        BayesNetStructure.from_names({"a": 2}, {"a": ("z",)})
+    s = small_network().structure
+    with pytest.raises(StructureError, match="row 1, column 2"):
+        s.check_observed([[0, 0, 0, 0], [0, 0, 5, 0]])
+    with pytest.raises(StructureError, match="columns"):
+        s.check_observed(np.zeros((3, 2)))
+
+
+# -- supervised tables against brute-force counting ---------------------------------------------------
+def test_supervised_tables_equal_a_per_example_fit_of_hand_counted_data():
+    net = small_network()
+    s = net.structure
+    data = net.sample(40, random_state=3)
+    beta = 0.7
+    est = SupervisedBayesNet(s, beta=beta).fit(data[:, s.observed_index], data[:, s.hidden_index])
+    for j in range(len(s.names)):
+        cards = [s.cardinalities[p] for p in s.parents[j]]
+        n_rows, k = int(np.prod(cards)) if cards else 1, s.cardinalities[j]
+        rows = []
+        for example in data:  # the parent configuration counted by hand, first parent most significant
+            r = 0
+            for p, c in zip(s.parents[j], cards):
+                r = r * c + int(example[p])
+            rows.append(r)
+
+        rows, values = np.array(rows), data[:, j]
+
+        def loss(w_flat):
+            W = w_flat.reshape(n_rows, k)
+            logp = W[rows] - logsumexp(W[rows], axis=1, keepdims=True)
+            grad = np.zeros_like(W)
+            np.add.at(grad, rows, np.exp(logp))
+            np.add.at(grad, (rows, values), -1.0)
+            return -logp[np.arange(len(rows)), values].sum() + 0.5 * beta * np.sum(W * W), (grad + beta * W).ravel()
+
+        W = minimize(loss, np.zeros(n_rows * k), jac=True, method="L-BFGS-B",
+                     options={"gtol": 1e-10, "ftol": 1e-14}).x.reshape(n_rows, k)
+        np.testing.assert_allclose(est.model_.log_cpts[j], W - logsumexp(W, axis=1, keepdims=True), atol=1e-5)
+
+
+def test_fit_tables_objective_is_the_regularised_negative_log_likelihood():
+    net = small_network()
+    data = net.sample(30, random_state=4)
+    model, objective = fit_tables(net.structure, data, beta=1.3)
+    # at the optimum the weights are the centred log-probabilities plus a row constant c_b with
+    # Σ_a w_ba = 0 (the gradient of (β/2)‖w‖² + N·logsumexp is zero along 1): recover W and recompute
+    penalty = sum(np.sum((t - t.mean(axis=1, keepdims=True)) ** 2) for t in model.log_cpts)
+    assert objective == pytest.approx(-model.log_joint(data).sum() + 0.5 * 1.3 * penalty, rel=1e-9)
+
+
+# -- the relaxation ---------------------------------------------------------------------------------
+def _value_at(structure, X, H, hidden_tables):
+    """The program's value with every M fixed to the true equivalence matrix (and A to M1 ∘ M2)."""
+    program = equivalence_program(structure, X, 1.0, hidden_tables)
+    fixed = []
+    for c, h in enumerate(structure.hidden_index):
+        Y = np.eye(structure.cardinalities[h])[H[:, c]]
+        fixed.append(program.equivalence[int(h)] == Y @ Y.T)
+    problem = cp.Problem(program.problem.objective, program.problem.constraints + fixed)
+    problem.solve(solver=cp.SCS, eps_abs=1e-8, eps_rel=1e-8, max_iters=100000)
+    return problem.value + program.constant
+
+
+def test_program_is_exact_at_equivalence_matrices():
+    net = small_network()
+    s = net.structure
+    data = net.sample(24, random_state=8)
+    X, H = data[:, s.observed_index], data[:, s.hidden_index]
+    joint = fit_tables(s, data, 1.0)[1]
+    value = _value_at(s, X, H, hidden_tables=True)
+    if all(np.bincount(H[X[:, 0] == r, 0], minlength=3).all() for r in (0, 1)):  # every value in every block
+        assert value == pytest.approx(joint, rel=1e-4)
+    assert value <= joint + 1e-3 * abs(joint)
+    # without the hidden variable's own table, the program is the joint objective minus that table
+    counts = table_counts(s, data, 1)
+    own = row_objective(log_linear_weights(counts, 1.0), counts, 1.0).sum()
+    assert _value_at(s, X, H, hidden_tables=False) == pytest.approx(joint - own, rel=1e-4)
+
+
+def test_two_hidden_parents_are_exact_with_the_auxiliary_product():
+    net = two_hidden_network()
+    s = net.structure
+    data = net.sample(20, random_state=2)
+    X, H = data[:, s.observed_index], data[:, s.hidden_index]
+    program = equivalence_program(s, X, 1.0)
+    Ys = [np.eye(2)[H[:, c]] for c in range(2)]
+    fixed = [program.equivalence[int(h)] == Y @ Y.T for h, Y in zip(s.hidden_index, Ys)]
+    problem = cp.Problem(program.problem.objective, program.problem.constraints + fixed)
+    problem.solve(solver=cp.SCS, eps_abs=1e-8, eps_rel=1e-8, max_iters=100000)
+    (a,) = program.auxiliary.values()
+    np.testing.assert_allclose(a.value, (Ys[0] @ Ys[0].T) * (Ys[1] @ Ys[1].T), atol=1e-4)
+    roots = sum(row_objective(log_linear_weights(c, 1.0), c, 1.0).sum()
+                for c in (table_counts(s, data, int(h)) for h in s.hidden_index))
+    assert problem.value + program.constant == pytest.approx(fit_tables(s, data, 1.0)[1] - roots, rel=1e-4)
+
+
+@pytest.mark.parametrize("name,seed", [("random", 0), ("random", 1), ("two_hidden", 2)])
+def test_relaxed_matrix_is_feasible_on_any_data(name, seed):
+    rng = np.random.default_rng(seed)
+    net = two_hidden_network() if name == "two_hidden" else small_network()
+    s = net.structure
+    cards = np.array([s.cardinalities[j] for j in s.observed_index])
+    X = rng.integers(0, cards, size=(25, len(cards)))  # arbitrary data, not from the network
+    est = ConvexEM(s, tol=1e-5).fit(X)
+    for M in est.equivalence_.values():
+        assert np.linalg.eigvalsh(M).min() >= -1e-6
+        np.testing.assert_allclose(np.diag(M), 1.0, atol=1e-5)
+        assert M.min() >= -1e-5 and M.max() <= 1 + 1e-5
+    assert est.hidden_.shape == (25, len(s.hidden_index))
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_separable_planted_data_give_the_true_equivalence_matrix(k):
+    t, n = 60, 3
+    s = BayesNetStructure.from_names({"y": k, **{f"x{i}": k for i in range(n)}}, {f"x{i}": ("y",) for i in range(n)},
+                                     hidden=("y",))
+    y = np.random.default_rng(k).permutation(np.arange(t) % k)
+    X = (y[:, None] + np.arange(n)[None, :]) % k  # every child a different relabelling of y
+    est = ConvexEM(s, tol=1e-6).fit(X)
+    Y = np.eye(k)[y]
+    np.testing.assert_allclose(est.equivalence_["y"], Y @ Y.T, atol=1e-3)
+    assert len(set(zip(est.hidden_[:, 0], y))) == k  # the classes, renamed
+    sup = SupervisedBayesNet(s).fit(X, y[:, None])
+    assert est.objective_ == pytest.approx(sup.objective_)
+    assert est.relaxed_objective_ <= sup.objective_ + 1e-3
+
+
+def test_relaxed_objective_bounds_every_assignment_and_em_restarts():
+    net = small_network()
+    s = net.structure
+    data = net.sample(30, random_state=11)
+    X = data[:, s.observed_index]
+    est = ConvexEM(s, tol=1e-6).fit(X)
+    em = ViterbiEM(s, n_restarts=3).fit(X)
+    sup = SupervisedBayesNet(s).fit(X, data[:, s.hidden_index])
+    for bound_of in (em.objective_, sup.objective_, est.objective_, *em.restart_objectives_):
+        assert est.relaxed_objective_ <= bound_of + 1e-3 * abs(bound_of)
+
+
+def test_rounding_recovers_classes_from_an_exact_equivalence_matrix():
+    y = np.random.default_rng(0).integers(0, 4, size=40)
+    Y = np.eye(4)[y]
+    labels = round_equivalence(Y @ Y.T, 4)
+    assert len(set(zip(labels, y))) == len(set(y))
+
+
+# -- the baselines ----------------------------------------------------------------------------------
+def test_viterbi_em_keeps_the_best_restart_and_recovers_separable_classes():
+    s = BayesNetStructure.from_names({"y": 2, **{f"x{i}": 2 for i in range(4)}}, {f"x{i}": ("y",) for i in range(4)},
+                                     hidden=("y",))
+    y = np.arange(40) % 2
+    X = np.repeat(y[:, None], 4, axis=1)
+    em = ViterbiEM(s, n_restarts=4, random_state=1).fit(X)
+    assert em.objective_ == pytest.approx(em.restart_objectives_.min())
+    assert em.objective_ == pytest.approx(SupervisedBayesNet(s).fit(X, y[:, None]).objective_)
+    assert len(set(zip(em.predict(X)[:, 0], y))) == 2
+
+
+def test_scores_are_mean_log_likelihoods_of_the_fitted_network():
+    net = small_network()
+    s = net.structure
+    data = net.sample(50, random_state=0)
+    X = data[:, s.observed_index]
+    est = SupervisedBayesNet(s).fit(X, data[:, s.hidden_index])
+    assert est.score(X) == pytest.approx(est.model_.log_marginal(X).mean())
+    assert est.score(X) < 0
+
+
+# -- estimator conventions ----------------------------------------------------------------------------
+@pytest.mark.parametrize("cls", [SupervisedBayesNet, ViterbiEM, ConvexEM])
+def test_clone_parameters_and_not_fitted(cls):
+    from sklearn.base import clone
+
+    s = small_network().structure
+    est = cls(s, beta=2.0)
+    twin = clone(est)
+    assert twin.get_params()["beta"] == 2.0 and twin.structure == s
+    with pytest.raises(NotFittedError):
+        est.predict(np.zeros((2, 4), dtype=int))
+    with pytest.raises(ParameterError, match="beta"):
+        bad = cls(s, beta=0.0)
+        bad.fit(np.zeros((5, 4), dtype=int), *([np.zeros((5, 1), dtype=int)] if cls is SupervisedBayesNet else []))
+
+
+def test_convex_em_refuses_a_hidden_child_of_a_hidden_parent_when_relaxing_its_table():
+    s = BayesNetStructure.from_names({"h1": 2, "h2": 2, "x": 2}, {"h2": ("h1",), "x": ("h2",)}, hidden=("h1", "h2"))
+    with pytest.raises(StructureError, match="hidden parent"):
+        ConvexEM(s, hidden_tables=True).fit(np.zeros((6, 1), dtype=int))
+
+
+def test_every_dataset_draws_valid_splits():
+    for name, make in DATASETS.items():
+        dataset = make()
+        X, H, X_test, H_test = dataset.draw(20, 15, random_state=0)
+        assert dataset.structure.check_observed(X).shape[0] == 20 and len(H) == 20
+        assert len(X_test) == len(H_test) == 15
+        dataset.structure.check_hidden(H_test)
