@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
+from ._common import leaf_parser
+
+HELP = "score predictions against gold annotation (evaluate parse: UAS, LAS, complete match)"
+
 
 def register(sub) -> None:
-    p = sub.add_parser("evaluate", help="score predictions against gold annotation")
+    p = sub.add_parser("evaluate", help=HELP)
     esub = p.add_subparsers(dest="evaluate_command", metavar="SUBCOMMAND")
     esub.required = True
-    e = esub.add_parser("parse", help="UAS, LAS and complete match of predicted trees")
+    e = leaf_parser(esub, "parse", help="UAS, LAS and complete match of predicted trees")
     e.add_argument("gold", metavar="GOLD.conllu", help="gold treebank")
     e.add_argument("pred", metavar="PRED.conllu", help="the same sentences with predicted HEAD and DEPREL")
     e.add_argument("--no-punct", action="store_true", help="leave out words whose gold UPOS is PUNCT")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
+from ._common import leaf_parser
+
 HELP = "projective dependency parsing (first order, k-best Eisner) with a label classifier"
 
 
@@ -13,7 +15,7 @@ def register(sub) -> None:
     psub = p.add_subparsers(dest="parse_command", metavar="SUBCOMMAND")
     psub.required = True
 
-    t = psub.add_parser("train", help="train a parser on a CoNLL-U treebank and save it")
+    t = leaf_parser(psub, "train", help="train a parser on a CoNLL-U treebank and save it")
     t.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
     t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
     t.add_argument("--order", type=int, default=1, choices=[1], help="factorisation order (1: arc-factored)")
@@ -25,7 +27,7 @@ def register(sub) -> None:
     _reading(t)
     t.set_defaults(handler=run_train)
 
-    r = psub.add_parser("run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
+    r = leaf_parser(psub, "run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
     r.add_argument("parser", metavar="PARSER", help="parser file written by parse train")
     r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (tags are read, heads replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")

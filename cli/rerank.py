@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ._common import leaf_parser
+
 HELP = "rerank parser n-best lists (baseline features + parser score + tree-model / LM log-probabilities)"
 
 
@@ -12,7 +14,7 @@ def register(sub) -> None:
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
     rsub.required = True
 
-    t = rsub.add_parser("train", help="train a reranker on n-best lists and their gold trees")
+    t = leaf_parser(rsub, "train", help="train a reranker on n-best lists and their gold trees")
     t.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U (parse run -k K, ideally --folds F)")
     t.add_argument("--gold", required=True, metavar="GOLD.conllu", help="the gold trees, one sentence per list, in order")
     t.add_argument("-o", "--output", required=True, metavar="RERANKER", help="reranker file to write (.npz, atomically)")
@@ -21,7 +23,7 @@ def register(sub) -> None:
     _scorer_options(t)
     t.set_defaults(handler=run_train)
 
-    a = rsub.add_parser("apply", help="choose one tree per n-best list")
+    a = leaf_parser(rsub, "apply", help="choose one tree per n-best list")
     a.add_argument("reranker", metavar="RERANKER", help="reranker file written by rerank train")
     a.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U to rerank")
     a.add_argument("-o", "--output", required=True, metavar="BEST.conllu",

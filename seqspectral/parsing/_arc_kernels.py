@@ -2,7 +2,7 @@
 
 Arc features follow McDonald, Crammer & Pereira (2005), Table 1: unigram features of the
 head and of the modifier (word, POS, word+POS, lemma, 5-character prefix), bigram features
-of the pair, in-between POS (head POS, the POS of each word between, modifier POS) and the
+of the pair (and, beyond the paper, over 3-character suffixes and lemma+POS), in-between POS (head POS, the POS of each word between, modifier POS) and the
 surrounding-POS 4-grams and their 3-gram backoffs; every one of them also conjoined with
 the arc's direction and binned distance. ``use_xpos`` adds the same shapes over XPOS.
 """
@@ -96,6 +96,11 @@ def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
     k = _put(out, k, feature(21, hpre, mpre, 0, 0), dd, mask)
     k = _put(out, k, feature(22, hpre, mp, 0, 0), dd, mask)
     k = _put(out, k, feature(23, hp, mpre, 0, 0), dd, mask)
+    hsuf, msuf = atoms[start + h, SUF], atoms[start + m, SUF]
+    k = _put(out, k, feature(24, hsuf, hp, mp, 0), dd, mask)
+    k = _put(out, k, feature(44, hp, msuf, mp, 0), dd, mask)
+    k = _put(out, k, feature(45, hsuf, msuf, 0, 0), dd, mask)
+    k = _put(out, k, feature(46, hl, hp, ml, mp), dd, mask)
     # surrounding POS
     k = _put(out, k, feature(25, hp, hp1, mm1, mp), dd, mask)
     k = _put(out, k, feature(26, hm1, hp, mm1, mp), dd, mask)

@@ -1,0 +1,84 @@
+"""`seqspectral parse`, `rerank` and `evaluate parse` on the bundled EWT sample, in-process."""
+
+import json
+
+import numpy as np
+import pytest
+
+from seqspectral.cli.main import main
+from seqspectral.corpus import read_conllu, read_nbest, write_conllu
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, corpora_dir):
+    out = tmp_path_factory.mktemp("parse")
+    train, dev = corpora_dir / "ewt-sample.conllu", corpora_dir / "ewt-sample-dev.conllu"
+    parser = out / "parser.npz"
+    assert main(["parse", "train", str(train), "-o", str(parser), "--epochs", "3", "--dev", str(dev),
+                 "--hash-bits", "18"]) == 0
+    return out, train, dev, parser
+
+
+def test_train_reports_dev_uas_per_epoch(trained, capsys, tmp_path):
+    _, train, dev, _ = trained
+    assert main(["parse", "train", str(train), "-o", str(tmp_path / "p.npz"), "--epochs", "2", "--dev", str(dev),
+                 "--hash-bits", "16"]) == 0
+    err = capsys.readouterr().err
+    assert "epoch 1/2" in err and "epoch 2/2" in err and "dev UAS" in err
+
+
+def test_parse_then_evaluate_agrees_with_the_library(trained, capsys):
+    out, _, dev, parser = trained
+    pred = out / "pred.conllu"
+    assert main(["parse", "run", str(parser), str(dev), "-o", str(pred), "--quiet"]) == 0
+    gold, parsed = read_conllu(dev), read_conllu(pred)
+    assert [s.forms for s in parsed] == [s.forms for s in gold]
+    assert all(d != "_" for s in parsed for d in s.deprels)
+    capsys.readouterr()
+    assert main(["evaluate", "parse", str(dev), str(pred), "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)
+    heads_right = sum(int(np.sum(g.heads == p.heads)) for g, p in zip(gold, parsed))
+    words = sum(len(g) for g in gold)
+    assert scores["uas"] == pytest.approx(100 * heads_right / words)
+    assert scores["n_sentences"] == len(gold)
+    assert 50 < scores["uas"] < 100 and scores["las"] <= scores["uas"]
+    assert main(["evaluate", "parse", str(dev), str(pred), "--json", "--no-punct"]) == 0
+    assert json.loads(capsys.readouterr().out)["n_words"] < words
+
+
+def test_nbest_output_then_rerank(trained, capsys):
+    out, _, dev, parser = trained
+    nbest = out / "nbest.conllu"
+    assert main(["parse", "run", str(parser), str(dev), "-k", "5", "-o", str(nbest), "--quiet"]) == 0
+    lists = read_nbest(nbest)
+    gold = read_conllu(dev)
+    assert len(lists) == len(gold) and all(1 <= len(x) <= 5 for x in lists)
+    reranker, best = out / "reranker.npz", out / "best.conllu"
+    assert main(["rerank", "train", str(nbest), "--gold", str(dev), "-o", str(reranker), "--epochs", "3",
+                 "--quiet"]) == 0
+    assert main(["rerank", "apply", str(reranker), str(nbest), "-o", str(best), "--quiet"]) == 0
+    chosen = read_conllu(best)
+    assert [s.metadata["sent_id"] for s in chosen] == [x.sent_id for x in lists]
+    for s, x in zip(chosen, lists):
+        assert any(np.array_equal(s.heads, c.heads) for c in x.candidates)
+
+
+def test_jackknife_parses_every_sentence_once(trained, tmp_path):
+    _, _, dev, parser = trained
+    out = tmp_path / "jack.conllu"
+    assert main(["parse", "run", str(parser), str(dev), "--folds", "2", "-o", str(out), "--quiet"]) == 0
+    assert [s.forms for s in read_conllu(out)] == [s.forms for s in read_conllu(dev)]
+
+
+def test_misaligned_files_are_a_clear_error(trained, tmp_path, capsys):
+    _, _, dev, _ = trained
+    short = tmp_path / "short.conllu"
+    sentences = read_conllu(dev)
+    sentences[3].forms[0] = "CHANGED"
+    write_conllu(short, sentences)
+    assert main(["evaluate", "parse", str(dev), str(short)]) == 2
+    err = capsys.readouterr().err
+    assert "sentence 4" in err and str(short) in err
+    write_conllu(short, sentences[:10])
+    assert main(["evaluate", "parse", str(dev), str(short)]) == 2
+    assert "10" in capsys.readouterr().err
