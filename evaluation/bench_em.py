@@ -46,6 +46,7 @@ from _results import require_data  # noqa: E402
 from seqspectral.automata.baum_welch import _random_start, em  # noqa: E402
 from seqspectral.automata.spectral import SpectralWA  # noqa: E402
 from seqspectral.automata.hmm import HMM  # noqa: E402
+from seqspectral.automata.planted import matched_errors, planted_hmm  # noqa: E402
 from seqspectral.automata.tensor_hmm import TensorHMM  # noqa: E402
 from seqspectral.corpus import Vocabulary  # noqa: E402
 from seqspectral.corpus.pautomac import read_pautomac, read_pautomac_solution  # noqa: E402
@@ -104,28 +105,6 @@ def compare_em(problem: int, n_states: int, n_iter: int, n_strings: int) -> dict
         "score": pautomac_score(ours.sequence_log_probs(test), solution, log=True),
         "floor": pautomac_score(np.log(solution), solution, log=True),
     }
-
-
-def planted_hmm(k, n_symbols, seed, stop=0.15, sharp=0.6) -> HMM:
-    """Each state has its own most likely symbol (weight ``sharp``); T = half a permutation + Dirichlet."""
-    rng = np.random.default_rng(seed)
-    emit = np.zeros((k, n_symbols + 2))
-    emit[:, 2:] = (1 - sharp) * rng.dirichlet(np.ones(n_symbols), k)
-    emit[np.arange(k), 2 + rng.permutation(n_symbols)[:k]] += sharp
-    trans = 0.5 * rng.dirichlet(np.ones(k), k)
-    trans[np.arange(k), rng.permutation(k)] += 0.5
-    return HMM(rng.dirichlet(np.full(k, 2.0)), trans, emit * (1 - stop), np.full(k, stop),
-               Vocabulary(str(a) for a in range(n_symbols)))
-
-
-def matched_errors(true: HMM, est: HMM) -> tuple[float, float]:
-    from scipy.optimize import linear_sum_assignment
-
-    Ot, Oe = true.extended_emissions().T, est.extended_emissions().T
-    rows, cols = linear_sum_assignment(np.abs(Ot[:, :, None] - Oe[:, None, :]).sum(0))
-    err_o = float(np.abs(Ot[:, rows] - Oe[:, cols]).max())
-    err_t = float(np.abs(true.transitions[np.ix_(rows, rows)] - est.transitions[np.ix_(cols, cols)]).sum(1).max())
-    return err_o, err_t
 
 
 PLANTED = [(3, 3), (3, 6), (4, 8), (5, 10), (6, 12), (8, 16), (5, 5), (8, 8)]

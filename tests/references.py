@@ -56,18 +56,6 @@ def small_hmm(seed=0, k=2, n_symbols=3):
                Vocabulary(str(a) for a in range(n_symbols)))
 
 
-def planted_hmm(k, n_symbols, seed, stop=0.15, sharp=0.6):
-    """Each state has its own most likely symbol (weight ``sharp``); T = half a permutation."""
-    rng = np.random.default_rng(seed)
-    emit = np.zeros((k, n_symbols + 2))
-    emit[:, 2:] = (1 - sharp) * rng.dirichlet(np.ones(n_symbols), k)
-    emit[np.arange(k), 2 + rng.permutation(n_symbols)[:k]] += sharp
-    trans = 0.5 * rng.dirichlet(np.ones(k), k)
-    trans[np.arange(k), rng.permutation(k)] += 0.5
-    return HMM(rng.dirichlet(np.full(k, 2.0)), trans, emit * (1 - stop), np.full(k, stop),
-               Vocabulary(str(a) for a in range(n_symbols)))
-
-
 def conditional(model, history, event, vocabulary) -> float:
     """p(event | history) read off ``event_log_probs`` of the probe history + event."""
     probe = list(history) + ([event] if event != Vocabulary.EOS_ID else [])

@@ -7,16 +7,9 @@ from scipy.optimize import linear_sum_assignment
 from seqspectral.automata.tensor_hmm import TensorHMM
 from seqspectral.counting import HankelBasis
 
-from references import exact_hankel, planted_hmm
+from seqspectral.automata.planted import matched_errors, planted_hmm
 
-
-def matched_errors(true, est):
-    """(max |O - Ô|, max column-L1 ... of T) after Hungarian matching of the states on O."""
-    Ot, Oe = true.extended_emissions().T, est.extended_emissions().T
-    rows, cols = linear_sum_assignment(np.abs(Ot[:, :, None] - Oe[:, None, :]).sum(0))
-    err_o = np.abs(Ot[:, rows] - Oe[:, cols]).max()
-    err_t = np.abs(true.transitions[np.ix_(rows, rows)] - est.transitions[np.ix_(cols, cols)]).sum(1).max()
-    return err_o, err_t
+from references import exact_hankel
 
 
 def population_statistics(hmm, basis, statistic):

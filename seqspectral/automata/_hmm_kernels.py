@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._kernels import floored_conditional
+from ._kernels import event_of, floored_conditional, record_event
 
 #: reassociation only (vectorised sums); no "no-NaN/no-inf" assumptions: -inf log-likelihoods are checked
 FAST = {"reassoc", "contract"}
@@ -109,7 +109,6 @@ def event_log_probs(symbols, offsets, start, trans, event_matrix, event_ids, eve
     n_floored, n_missing); conditionals are stored in ``distributions`` when it has a row
     per event.
     """
-    store = distributions.shape[0] > 0
     n = len(offsets) - 1
     k, n_ev = event_matrix.shape
     stop_col = n_ev - 1
@@ -126,19 +125,13 @@ def event_log_probs(symbols, offsets, start, trans, event_matrix, event_ids, eve
         for t in range(offsets[i], offsets[i + 1] + 1):
             weights[:] = s @ event_matrix
             n_floored += floored_conditional(weights, floor, probs)
-            if store:
-                distributions[e] = probs
-            predicted[e] = event_ids[np.argmax(probs)]
+            col = stop_col if t == offsets[i + 1] else event_of(symbols[t], event_column)
+            record_event(probs, e, col, event_ids, log_prob, predicted, distributions)
             if t == offsets[i + 1]:
-                log_prob[e] = np.log(probs[stop_col])
                 break
-            x = symbols[t]
-            col = event_column[x] if 0 <= x < len(event_column) else -1
             if col < 0:
-                log_prob[e] = -np.inf
                 n_missing += 1
             else:
-                log_prob[e] = np.log(probs[col])
                 nxt = (s * event_matrix[:, col]) @ trans
                 mass = np.sum(nxt)
                 if mass > 0.0 and np.isfinite(mass):

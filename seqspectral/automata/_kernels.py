@@ -78,6 +78,23 @@ def floored_conditional(weights, floor, out):
 
 
 @njit(cache=True)
+def event_of(symbol, event_column):
+    """The column of ``symbol`` among the events, -1 if it is not one."""
+    return event_column[symbol] if 0 <= symbol < len(event_column) else -1
+
+
+@njit(cache=True)
+def record_event(probs, e, column, event_ids, log_prob, predicted, distributions):
+    """Store event ``e``'s conditional ``probs``: the predicted event, the log-probability of
+    the actual event's ``column`` (-inf for -1, outside the alphabet) and, when
+    ``distributions`` has a row per event, the whole conditional."""
+    if distributions.shape[0] > 0:
+        distributions[e] = probs
+    predicted[e] = event_ids[np.argmax(probs)]
+    log_prob[e] = np.log(probs[column]) if column >= 0 else -np.inf
+
+
+@njit(cache=True)
 def normalise_state(s, prefix_final, fallback):
     """Divide ``s`` by its predicted prefix mass s·β∞; if that mass vanishes (relative
     to |s|), by the L1 norm; if ``s`` is zero or not finite, return ``fallback``."""
@@ -103,7 +120,6 @@ def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_ma
     outside the alphabet (their log-probability is -inf). When ``distributions`` has one
     row per event (else zero rows), every conditional is also stored there.
     """
-    store = distributions.shape[0] > 0
     n = len(offsets) - 1
     n_ev = event_matrix.shape[1]
     stop_col = n_ev - 1
@@ -120,20 +136,14 @@ def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_ma
         for t in range(offsets[i], offsets[i + 1] + 1):
             weights[:] = s @ event_matrix
             n_floored += floored_conditional(weights, floor, probs)
-            if store:
-                distributions[e] = probs
-            predicted[e] = event_ids[np.argmax(probs)]
+            col = stop_col if t == offsets[i + 1] else event_of(symbols[t], event_column)
+            record_event(probs, e, col, event_ids, log_prob, predicted, distributions)
             if t == offsets[i + 1]:
-                log_prob[e] = np.log(probs[stop_col])
                 break
-            x = symbols[t]
-            col = event_column[x] if 0 <= x < len(event_column) else -1
             if col < 0:
-                log_prob[e] = -np.inf
                 n_missing += 1
             else:
-                log_prob[e] = np.log(probs[col])
-                s = normalise_state(s @ operators[x], prefix_final, s)
+                s = normalise_state(s @ operators[symbols[t]], prefix_final, s)
             e += 1
     return log_prob, predicted, n_floored, n_missing
 
