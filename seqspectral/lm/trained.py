@@ -10,6 +10,8 @@ from ..selection import SelectionResult
 from ..serialize import ModelFileError, load, nest, save, unnest
 from .unknown import UnknownEscape
 
+#: smoothing-like choices: the smallest value being best needs no wider grid
+_SMOOTHING = ("floor", "k", "mixture_k")
 _SWEPT_NAMES = {"n_states": "number of states", "regularization": "regularisation", "k": "smoothing k",
                 "mixture_k": "smoothing k of the mixed-in n-gram"}
 
@@ -38,13 +40,19 @@ class TrainedLM:
             out[name] = float(f"{value:.3g}") if isinstance(value, float) else value
         warnings = []
         for name in ([] if self.selection is None else self.selection.at_edge):
-            if name == "weight" or (name == "floor" and chosen["floor"] == min(r["floor"] for r in self.selection.table
-                                                                                 if "floor" in r)):
-                continue  # weight 0 is said below, 1 is no mixing; the smallest floor best needs no wider grid
             values = sorted({r[name] for r in self.selection.table if name in r})
             end = "largest" if chosen[name] == values[-1] else "smallest"
+            if name == "weight" or (name in _SMOOTHING and end == "smallest") or \
+                    (name == "mixture_k" and chosen.get("weight") == 1.0):
+                continue  # weight 0 is said below, 1 is no mixing; least smoothing best needs no wider grid
             warnings.append(f"{_SWEPT_NAMES.get(name, name)} chose {chosen[name]:g}, the {end} value tried "
                             f"({values[0]:g}-{values[-1]:g}); the best may lie beyond")
+        n_alphabet = len(self.vocabulary) - Vocabulary.N_RESERVED
+        if self.method == "tensor" and chosen.get("n_states") == n_alphabet:
+            warnings.append(f"the tensor method can use at most |alphabet| = {n_alphabet} states, and chose that cap")
+        if self.method == "em-tensor" and chosen.get("n_states", 0) > n_alphabet:
+            warnings.append(f"the tensor start has at most |alphabet| = {n_alphabet} states: the other "
+                            f"{chosen['n_states'] - n_alphabet} started as perturbed copies of them")
         if chosen.get("weight") == 0.0:
             warnings.append("the learned model got weight 0 in its mixture: the n-gram alone scores the held-out "
                             "data, so this model adds nothing there")
