@@ -82,3 +82,38 @@ def test_kbest_first_tree_is_the_eisner_tree():
     heads, scores = kbest_eisner(S, 5, True)
     np.testing.assert_array_equal(heads[0], eisner(S, True))
     assert np.all(np.diff(scores) <= 0)
+
+
+def sibling_tree_score(S, SIB, heads):
+    """Arcs plus, for every word, the sibling part (head, previous dependent on its side or
+    the head itself, word) — computed directly from the head array."""
+    n = len(heads)
+    total = tree_score(S, heads)
+    for m in range(1, n + 1):
+        h = heads[m - 1]
+        side = [c for c in range(1, n + 1) if heads[c - 1] == h and (c > h) == (m > h)]
+        inner = [c for c in side if abs(c - h) < abs(m - h)]
+        s = max(inner, key=lambda c: -abs(c - m)) if inner else h
+        total += SIB[h, s, m]
+    return total
+
+
+@pytest.mark.parametrize("single_root", [True, False])
+def test_second_order_eisner_finds_the_best_tree_with_sibling_scores(single_root):
+    from seqspectral.parsing._sibling_kernels import eisner2, previous_siblings
+
+    rng = np.random.default_rng(4)
+    for n in range(1, 7):
+        trees = all_trees(n, single_root)
+        for _ in range(5):
+            S = rng.normal(size=(n + 1, n + 1))
+            SIB = rng.normal(size=(n + 1, n + 1, n + 1))
+            best = max(trees, key=lambda h: sibling_tree_score(S, SIB, h))
+            np.testing.assert_array_equal(eisner2(S, SIB, single_root), best)
+        for heads in trees:  # the kernel's sibling parts are the brute force's
+            flat = np.concatenate(([0], heads)).astype(np.int32)
+            prev = previous_siblings(flat, 0, n)
+            SIB = np.zeros((n + 1, n + 1, n + 1))
+            for m in range(1, n + 1):
+                SIB[heads[m - 1], prev[m], m] += 1.0
+            assert sibling_tree_score(np.zeros((n + 1, n + 1)), SIB, heads) == n

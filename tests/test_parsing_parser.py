@@ -108,3 +108,20 @@ def test_training_is_deterministic():
     a = DependencyParser(epochs=2, hash_bits=14, labels=False).fit(train)
     b = DependencyParser(epochs=2, hash_bits=14, labels=False).fit(train)
     np.testing.assert_array_equal(a.weights_, b.weights_)
+
+
+def test_second_order_parser_learns_the_planted_trees_too(planted):
+    _, train, test = planted
+    parser = DependencyParser(2, epochs=4, hash_bits=18, labels=False).fit(train, dev=test[:20])
+    assert attachment_scores(test, parser.parse(test))["uas"] > 93.0
+    assert parser.selection_.chosen["epochs"] in (1, 2, 3, 4)
+    with pytest.raises(ValueError, match="first-order"):
+        parser.kbest(test[:2], 3)
+
+
+def test_dev_selection_keeps_the_best_epoch(planted):
+    parser, _, test = planted
+    best = max(parser.history_, key=lambda r: r["dev_uas"])
+    assert parser.selection_.chosen["epochs"] == best["epoch"]
+    dev_uas = attachment_scores(test[:20], parser.parse(test[:20]))["uas"]
+    assert dev_uas == pytest.approx(best["dev_uas"])

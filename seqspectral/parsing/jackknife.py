@@ -15,13 +15,17 @@ def fold_of(n_sentences: int, n_folds: int) -> np.ndarray:
 
 def jackknife(parser, sentences, n_folds: int, k: int | None = None) -> list:
     """Every sentence parsed (1-best, or ``k``-best lists) by a clone of ``parser``'s settings
-    trained on the other ``n_folds - 1`` folds; output in input order."""
+    (with the epoch count it chose on dev, if it did) trained on the other ``n_folds - 1``
+    folds; output in input order."""
     sentences = list(sentences)
     folds = fold_of(len(sentences), n_folds)
+    params = parser.get_params(deep=False)
+    if hasattr(parser, "selection_"):
+        params.update(parser.selection_.chosen)
     out = [None] * len(sentences)
     for f in range(n_folds):
         inside = np.flatnonzero(folds == f)
-        model = type(parser)(**parser.get_params(deep=False))
+        model = type(parser)(**params)
         model.fit([s for s, g in zip(sentences, folds) if g != f])
         held = [sentences[i] for i in inside]
         parsed = model.kbest(held, k) if k else model.parse(held)

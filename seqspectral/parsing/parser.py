@@ -2,7 +2,9 @@
 
 First order (arc-factored; McDonald, Crammer & Pereira 2005): a tree scores the sum of its
 arcs' feature weights (:mod:`._arc_kernels`), decoded exactly by Eisner's algorithm
-(:mod:`._eisner_kernels`), k-best by Huang & Chiang (2005). Training is the structured
+(:mod:`._eisner_kernels`), k-best by Huang & Chiang (2005). Second order (McDonald &
+Pereira 2006): arcs plus adjacent-sibling parts, decoded by their extension of Eisner's
+algorithm (:mod:`._sibling_kernels`; 1-best only). Training is the structured
 averaged perceptron (Collins 2002) over the whole treebank inside one Numba loop per epoch:
 no Python code runs per sentence or per arc. Labels come from a separate
 :class:`~seqspectral.parsing.labeler.DependencyLabeler` over the chosen arcs.
@@ -14,9 +16,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
+from seqspectral.base import Estimator, NotFittedError, ParameterError, integer, one_of, real, seed
+from seqspectral.selection import SelectionResult, grid_search
 
-from . import _arc_kernels
+from . import _arc_kernels, _sibling_kernels
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
 from .weights import AveragedWeights, dense_from_state, sparse_state
@@ -25,7 +28,7 @@ from .weights import AveragedWeights, dense_from_state, sparse_state
 class DependencyParser(Estimator):
     """A projective dependency parser trained on CoNLL-U sentences.
 
-    Parameters: ``order`` (1: arc-factored), ``epochs`` of the perceptron, ``hash_bits``
+    Parameters: ``order`` (1: arc-factored, 2: arcs and adjacent siblings), ``epochs`` of the perceptron, ``hash_bits``
     (the weight vector has 2**hash_bits entries), ``use_xpos`` (features over XPOS as well
     as UPOS), ``single_root`` (exactly one word attached to the root, as UD requires),
     ``margin`` (cost added to every wrong arc while training: cost-augmented decoding, 0 for
@@ -35,7 +38,7 @@ class DependencyParser(Estimator):
 
     kind = "dependency_parser"
     _parameter_checks = {
-        "order": one_of(1),
+        "order": one_of(1, 2),
         "epochs": integer(1),
         "hash_bits": integer(10, 30),
         "use_xpos": one_of(True, False),
@@ -63,7 +66,9 @@ class DependencyParser(Estimator):
     # -- training --------------------------------------------------------------------------
     def fit(self, sentences, dev=None, on_epoch=None):
         """Train on ``sentences`` (with gold heads). ``dev`` sentences are parsed after every
-        epoch; ``on_epoch(record)`` gets each record of ``history_`` as it is made."""
+        epoch and the averaged weights of the epoch with the best dev UAS are kept (the
+        choice in ``selection_``); ``on_epoch(record)`` gets each record of ``history_`` as
+        it is made."""
         self._validate_params()
         sentences = list(sentences)
         if not sentences:
@@ -75,27 +80,36 @@ class DependencyParser(Estimator):
         rng = np.random.default_rng(self.random_state)
         weights = AveragedWeights(1 << self.hash_bits)
         self.history_ = []
+        best = None
         for epoch in range(1, self.epochs + 1):
             order = rng.permutation(len(table)).astype(np.int64)
-            weights.step, correct, total = _arc_kernels.perceptron_epoch(
+            weights.step, correct, total = self._kernels().perceptron_epoch(
                 table.atoms, table.offsets, gold, order, self.use_xpos, self.single_root, float(self.margin),
                 weights.current, weights.totals, weights.step)
             record = {"epoch": epoch, "train_uas": 100.0 * correct / max(total, 1)}
+            self.weights_ = weights.average()
             if dev_table is not None:
-                self.weights_ = weights.average()
                 record["dev_uas"] = _uas(self._heads(dev_table), dev_gold, dev_table.offsets)
+                if best is None or record["dev_uas"] > best[0]:
+                    best = (record["dev_uas"], self.weights_)
             self.history_.append(record)
             if on_epoch is not None:
                 on_epoch(record)
-        self.weights_ = weights.average()
+        if dev_table is not None:
+            by_epoch = {r["epoch"]: r["dev_uas"] for r in self.history_}
+            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs], on="dev UAS")
+            self.weights_ = best[1]
         has_labels = any(d not in ("_", "") for s in sentences for d in s.deprels)
         self.labeler_ = DependencyLabeler(random_state=self.random_state).fit(sentences) \
             if self.labels and has_labels else None
         return self
 
     # -- parsing ---------------------------------------------------------------------------
+    def _kernels(self):
+        return _arc_kernels if self.order == 1 else _sibling_kernels
+
     def _heads(self, table) -> np.ndarray:
-        return _arc_kernels.parse_corpus(table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_)
+        return self._kernels().parse_corpus(table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_)
 
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
@@ -123,6 +137,8 @@ class DependencyParser(Estimator):
         from seqspectral.corpus.nbest import NBestList
 
         self._check_fitted()
+        if self.order != 1:
+            raise ParameterError("k-best parsing is implemented for the first-order parser only (order=1)")
         sentences = list(sentences)
         table = encode(sentences)
         heads, scores, n_trees = _arc_kernels.kbest_corpus(
@@ -154,6 +170,8 @@ class DependencyParser(Estimator):
 
         self._check_fitted()
         header = {"params": self.json_params(), "history": self.history_}
+        if hasattr(self, "selection_"):
+            header["selection"] = self.selection_.to_json()
         arrays = sparse_state("arc", self.weights_)
         if self.labeler_ is not None:
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
@@ -167,6 +185,8 @@ class DependencyParser(Estimator):
         parser = cls(**header["params"])
         parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
         parser.history_ = header["history"]
+        if "selection" in header:
+            parser.selection_ = SelectionResult.from_json(header["selection"])
         parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None
         return parser
 

@@ -1,0 +1,258 @@
+"""Dependency parsing and n-best reranking on UD English-EWT (issue 14; Table 1 of Dhillon,
+Rodu, Collins, Foster & Ungar 2012).
+
+Gold UPOS (and gold tokenization) throughout. The first-order parser is trained on train
+(epochs chosen on dev; the jackknife folds reuse that count), parses test 1-best and
+50-best; training n-best lists come from 3-fold jackknifing of train (each fold parsed by a parser trained on the other two). The
+reranker is trained on the jackknifed lists, its epochs chosen on dev lists, figures on
+test: base parser; reranker with the baseline features (POS triples + parser score); the
+same + the spectral tree model's log p̂(words | tree) (UPOS observations, U = identity);
++ its topology term. Ablations: word-form observations with U from the SVD of the
+bigram matrix; list length k. Also: the k-best oracle UAS for k = 1, 2, 5, 10, 20, 50; the
+second-order parser (1-best only); CPU times of training and parsing.
+
+Peers (UDPipe 1, spaCy) are not run by this script (see the results file).
+
+Writes ``evaluation/results/parsing.md``; intermediate n-best lists and models go to
+``--workdir`` (reused when present, so a stopped run resumes). Run from the repository
+root::
+
+    python evaluation/parsing.py --workdir /tmp/parsing-eval
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
+OUT = REPO / "evaluation" / "results" / "parsing.md"
+ORACLE_K = (1, 2, 5, 10, 20, 50)
+FOLDS = 3
+K = 50
+
+sys.path.insert(0, str(REPO / "evaluation"))
+from _machine import describe  # noqa: E402
+from _results import require_data, write_results  # noqa: E402
+
+
+def log(message: str) -> None:
+    print(f"[parsing {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class Work:
+    """Cached artefacts of the run in ``workdir`` (models, n-best lists, timing JSON)."""
+
+    def __init__(self, workdir: Path):
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.times_path = self.dir / "times.json"
+        self.times = json.loads(self.times_path.read_text()) if self.times_path.exists() else {}
+
+    def timed(self, name: str, seconds: float) -> None:
+        self.times[name] = seconds
+        self.times_path.write_text(json.dumps(self.times, indent=1))
+
+    def model(self, name: str, build):
+        from seqspectral import serialize
+
+        path = self.dir / f"{name}.npz"
+        if path.exists():
+            return serialize.load(path)
+        start = time.process_time()
+        model = build()
+        self.timed(f"{name}:fit_cpu", time.process_time() - start)
+        serialize.save(path, model)
+        return model
+
+    def nbest(self, name: str, build):
+        from seqspectral.corpus import read_nbest, write_nbest
+
+        path = self.dir / f"{name}.conllu"
+        if path.exists():
+            return read_nbest(path)
+        start = time.process_time()
+        lists = build()
+        self.timed(f"{name}:cpu", time.process_time() - start)
+        write_nbest(path, lists)
+        return read_nbest(path)
+
+
+def oracle_uas(lists, gold, k: int, punct: bool = True) -> float:
+    right = total = 0
+    for nbest, g in zip(lists, gold):
+        scored = np.ones(len(g), bool) if punct else np.array([u != "PUNCT" for u in g.upos])
+        right += max(int(np.sum((c.heads == g.heads) & scored)) for c in nbest.candidates[:k])
+        total += int(scored.sum())
+    return 100.0 * right / total
+
+
+def rerank_table(work, train_lists, train_gold, dev_lists, dev_gold, test_lists, test_gold, scorer_sets, k=K):
+    """Rows (name, scores with punct, without, chosen epochs, weights) of every reranker."""
+    from seqspectral.corpus import NBestList
+    from seqspectral.parsing import attachment_scores
+    from seqspectral.reranking import Reranker, head_losses, mean_loss, parse_features
+    from seqspectral.reranking.parses import rerank_parses
+    from seqspectral.selection import grid_search
+
+    if k != K:
+        train_lists, dev_lists, test_lists = ([NBestList(x.sent_id, x.candidates[:k], x.scores[:k]) for x in lists]
+                                              for lists in (train_lists, dev_lists, test_lists))
+    rows = []
+    for name, scorers in scorer_sets:
+        log(f"reranker {name} (k={k})")
+        start = time.process_time()
+        train_f = parse_features(train_lists, scorers)
+        dev_f = parse_features(dev_lists, scorers)
+        train_loss, dev_loss = head_losses(train_lists, train_gold), head_losses(dev_lists, dev_gold)
+        selection = grid_search({"epochs": tuple(range(1, 11))},
+                                lambda epochs: -mean_loss(Reranker(epochs).fit(train_f, train_loss).choose(dev_f),
+                                                          dev_f, dev_loss), on="EWT dev lists")
+        reranker = Reranker(**selection.chosen).fit(train_f, train_loss)
+        best, problems = rerank_parses(reranker, test_lists, scorers)
+        assert not problems, problems[:3]
+        rows.append({"name": name, "k": k, "epochs": selection.chosen["epochs"],
+                     "punct": attachment_scores(test_gold, best), "no_punct": attachment_scores(test_gold, best, punct=False),
+                     "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_},
+                     "cpu": time.process_time() - start})
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-parsing-eval"))
+    ap.add_argument("--skip-second-order", action="store_true")
+    ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
+                    "(the results file is not written)")
+    args = ap.parse_args(argv)
+    paths = {p: EWT / f"en_ewt-ud-{p}.conllu" for p in ("train", "dev", "test")}
+    require_data(*paths.values())
+
+    from seqspectral.corpus import corpus_from_sentences, read_conllu
+    from seqspectral.parsing import DependencyParser, attachment_scores
+    from seqspectral.parsing.jackknife import jackknife
+    from seqspectral.reranking import tree_model_scorers
+    from seqspectral.trees import SpectralTreeModel
+
+    work = Work(args.workdir)
+    train, dev, test = (read_conllu(paths[p]) for p in ("train", "dev", "test"))
+    if args.limit:
+        train, dev, test = train[:args.limit], dev[:args.limit // 5], test[:args.limit // 5]
+
+    # -- first-order parser: epochs on dev, 1-best and 50-best ------------------------------
+    log("first-order parser (epochs chosen on dev)")
+    parser = work.model("parser1", lambda: DependencyParser(1, epochs=10).fit(train, dev=dev))
+    sel1 = parser.selection_.to_json()
+    start = time.process_time()
+    pred = parser.parse(test)
+    parse_cpu = time.process_time() - start
+    base = {"punct": attachment_scores(test, pred), "no_punct": attachment_scores(test, pred, punct=False)}
+    log(f"first-order test UAS {base['punct']['uas']:.2f}")
+    test_lists = work.nbest("test.50best", lambda: parser.kbest(test, K))
+    dev_lists = work.nbest("dev.50best", lambda: parser.kbest(dev, K))
+    start = time.perf_counter()
+    parser.kbest(test[:500], K)
+    kbest_ms = 1000 * (time.perf_counter() - start) / 500
+    log("jackknifed training lists")
+    train_lists = work.nbest("train.jackknife.50best", lambda: jackknife(parser, train, FOLDS, K))
+    oracle = {k: (oracle_uas(test_lists, test, k), oracle_uas(test_lists, test, k, punct=False)) for k in ORACLE_K}
+
+    # -- tree models and rerankers -----------------------------------------------------------
+    log("spectral tree models")
+    upos_model = work.model("tree.upos", lambda: SpectralTreeModel(representation="identity").fit(
+        corpus_from_sentences(train, field="upos")))
+    upos_model.reading_ = {"field": "upos"}
+    form_model = work.model("tree.form.svd", lambda: SpectralTreeModel(32, representation="svd").fit(
+        corpus_from_sentences(train, field="form")))
+    form_model.reading_ = {"field": "form"}
+    spectral = tree_model_scorers(upos_model, "tree", topology=False)
+    with_topology = tree_model_scorers(upos_model, "tree", topology=True)
+    forms = tree_model_scorers(form_model, "tree", topology=False)
+    sets = [("baseline features", []), ("+ spectral log p (UPOS, U = I)", spectral),
+            ("+ spectral log p + topology term", with_topology), ("+ spectral log p (forms, U = SVD, k = 32)", forms)]
+    rows = rerank_table(work, train_lists, train, dev_lists, dev, test_lists, test, sets)
+    rows += rerank_table(work, train_lists, train, dev_lists, dev, test_lists, test, sets[:2], k=10)
+
+    # -- second order ------------------------------------------------------------------------
+    second = None
+    if not args.skip_second_order:
+        log("second-order parser")
+        parser2 = work.model("parser2", lambda: DependencyParser(2, epochs=6).fit(train, dev=dev))
+        sel2 = parser2.selection_.to_json()
+        start = time.process_time()
+        pred2 = parser2.parse(test)
+        second = {"epochs": sel2["chosen"]["epochs"], "punct": attachment_scores(test, pred2),
+                  "no_punct": attachment_scores(test, pred2, punct=False),
+                  "parse_cpu": time.process_time() - start, "fit_cpu": work.times.get("parser2:fit_cpu")}
+
+    text = report(base, rows, oracle, second, sel1, work.times, parse_cpu, kbest_ms, len(test), argv)
+    if args.limit:
+        print(text)
+        return 0
+    write_results(OUT, text)
+    log(f"wrote {OUT}")
+    return 0
+
+
+def _f(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def report(base, rows, oracle, second, sel1, times, parse_cpu, kbest_ms, n_test, argv) -> str:
+    lines = ["# Dependency parsing and reranking on UD English-EWT (issue 14)", "",
+             describe("evaluation/parsing.py", sys.argv[1:] if argv is None else argv), "",
+             "Gold tokenization and gold UPOS; figures on EWT test (2,077 sentences); training n-best lists by "
+             "3-fold jackknifing of train; every choice (parser epochs, reranker epochs) on dev. UAS/LAS/CM in %, "
+             "CM = complete match (all heads right). \"punct\": every word scored; \"no punct\": words with gold "
+             "UPOS PUNCT left out.", "",
+             "## Table 1: parser → reranker → + spectral feature", "",
+             "| system | k | UAS | LAS | CM | UAS no punct | LAS no punct | CM no punct | reranker epochs |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def row(name, k, r, epochs="—"):
+        p, q = r["punct"], r["no_punct"]
+        return (f"| {name} | {k} | {_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | {_f(q['uas'])} | "
+                f"{_f(q['las'])} | {_f(q['complete'])} | {epochs} |")
+
+    lines.append(row(f"first-order parser (1-best, {sel1['chosen']['epochs']} epochs)", 1, base))
+    for r in rows:
+        lines.append(row(f"reranker: {r['name']}", r["k"], r, r["epochs"]))
+    if second:
+        lines.append(row(f"second-order parser (1-best, {second['epochs']} epochs)", 1, second))
+    base_err = 100 - next(r for r in rows if r["name"] == "baseline features" and r["k"] == K)["punct"]["uas"]
+    spec = next(r for r in rows if r["name"].startswith("+ spectral log p (UPOS") and r["k"] == K)["punct"]["uas"]
+    lines += ["", f"Relative UAS error reduction of the spectral feature over the baseline-feature reranker "
+                  f"(k = {K}, punct): {100 * (base_err - (100 - spec)) / base_err:.1f}%.", "",
+              "Real-valued feature weights (original units) of each reranker:", ""]
+    for r in rows:
+        lines.append(f"- {r['name']} (k = {r['k']}): " + ", ".join(f"{n} {w:+.4g}" for n, w in r["weights"].items()))
+    lines += ["", "## k-best oracle UAS (first-order parser, EWT test)", "",
+              "| k | " + " | ".join(str(k) for k in ORACLE_K) + " |",
+              "|---|" + "---:|" * len(ORACLE_K),
+              "| oracle UAS | " + " | ".join(_f(oracle[k][0]) for k in ORACLE_K) + " |",
+              "| oracle UAS no punct | " + " | ".join(_f(oracle[k][1]) for k in ORACLE_K) + " |", "",
+              "## Speed (CPU seconds of this process; the machine is shared)", "",
+              "| what | CPU |", "|---|---:|",
+              f"| first-order parser training (train, 10 epochs with dev UAS after each, + labeler) | "
+              f"{times.get('parser1:fit_cpu', float('nan')):.1f} s |",
+              f"| first-order 1-best parsing of test | {parse_cpu:.2f} s ({n_test / parse_cpu:.0f} sentences/s) |",
+              f"| first-order 50-best parsing (wall, first 500 test sentences) | {kbest_ms:.2f} ms/sentence |",
+              f"| 3-fold jackknifed 50-best lists of train (3 trainings + parsing) | "
+              f"{times.get('train.jackknife.50best:cpu', float('nan')):.0f} s |"]
+    if second:
+        lines += [f"| second-order parser training | {second['fit_cpu'] or float('nan'):.1f} s |",
+                  f"| second-order 1-best parsing of test | {second['parse_cpu']:.2f} s "
+                  f"({n_test / second['parse_cpu']:.0f} sentences/s) |"]
+    lines += ["", "Parser epochs chosen on dev (UAS by epoch): " +
+              ", ".join(f"{r['epochs']}: {_f(r['score'])}" for r in sel1["table"]), ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,270 @@
+"""Numba kernels of the second-order (sibling) parser (McDonald & Pereira 2006).
+
+A tree scores its arcs (:mod:`._arc_kernels`) plus one sibling part per word: ``(h, s, m)``
+with ``s`` the previous dependent of ``h`` on ``m``'s side (the next one closer to ``h``),
+or ``s = h`` when ``m`` is ``h``'s innermost dependent on that side. Sibling features: the
+POS of head, sibling and modifier and their word/POS pairs, conjoined with direction and
+the sibling–modifier distance. Decoding is their O(n³) extension of Eisner's algorithm
+with sibling items ``Sb[s, t]`` (two adjacent dependents of one head, outside the span):
+
+    Sb[s, t]   = max_{s<=q<t} C[s, q, 1] + C[q+1, t, 0]
+    I[s, t, 1] = S[s, t] + max(C[s+1, t, 0] + sib(s, s, t),
+                               max_{s<r<t} I[s, r, 1] + Sb[r, t] + sib(s, r, t))
+    I[s, t, 0] = S[t, s] + max(C[s, t-1, 1] + sib(t, t, s),
+                               max_{s<r<t} Sb[s, r] + I[r, t, 0] + sib(t, r, s))
+
+with the complete items as in first order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._arc_kernels import P, W, X, arc_features, arc_scores, atom, direction_distance, feature_buffer
+from ._hashing import feature, mix, slot
+
+NEG = -np.inf
+#: sibling features per part (both halves)
+N_SIBLING = 2 * 8
+
+
+@njit(cache=True)
+def sibling_features(atoms, start, n, h, s, m, use_xpos, mask, out):
+    """The slots of sibling part ``(h, s, m)`` (``s == h``: ``m`` is the innermost dependent)."""
+    dd = direction_distance(s, m) + (64 if s == h else 0)
+    hp, mp, mw = atoms[start + h, P], atoms[start + m, P], atoms[start + m, W]
+    if s == h:
+        sp, sw, sx = -8, -8, -8
+    else:
+        sp, sw, sx = atoms[start + s, P], atoms[start + s, W], atoms[start + s, X]
+    fs = (feature(60, hp, sp, mp, 0), feature(61, sp, mp, 0, 0), feature(62, sw, mw, 0, 0),
+          feature(63, sw, mp, 0, 0), feature(64, sp, mw, 0, 0), feature(65, atoms[start + h, W], sp, mp, 0),
+          feature(66, atoms[start + h, X], sx, atoms[start + m, X], 0) if use_xpos else feature(67, hp, sp, mw, 0),
+          feature(68, sp, mp, atom(atoms, start, n, m + (1 if m > h else -1), P), 0))
+    k = 0
+    for f in fs:
+        out[k] = slot(f, mask)
+        out[k + 1] = slot(mix(f, dd), mask)
+        k += 2
+    return k
+
+
+@njit(cache=True, inline="always")
+def _part_score(atoms, start, n, h, s, m, use_xpos, weights, mask, buf):
+    k = sibling_features(atoms, start, n, h, s, m, use_xpos, mask, buf)
+    v = 0.0
+    for i in range(k):
+        v += weights[buf[i]]
+    return v
+
+
+@njit(cache=True)
+def sibling_scores(atoms, start, n, use_xpos, weights, buf):
+    """``SIB[h, s, m]`` for every sibling part (NaN elsewhere, never read)."""
+    mask = len(weights) - 1
+    SIB = np.full((n + 1, n + 1, n + 1), np.nan)
+    for h in range(n + 1):
+        for m in range(1, n + 1):
+            if m == h:
+                continue
+            lo, hi = (h + 1, m) if m > h else (m + 1, h)
+            SIB[h, h, m] = _part_score(atoms, start, n, h, h, m, use_xpos, weights, mask, buf)
+            for s in range(lo, hi):
+                SIB[h, s, m] = _part_score(atoms, start, n, h, s, m, use_xpos, weights, mask, buf)
+    return SIB
+
+
+@njit(cache=True)
+def eisner2(S, SIB, single_root):
+    """The best projective tree under arc scores ``S`` and sibling scores ``SIB``."""
+    n = S.shape[0] - 1
+    C = np.full((n + 1, n + 1, 2), NEG)
+    I = np.full((n + 1, n + 1, 2), NEG)
+    Sb = np.full((n + 1, n + 1), NEG)
+    bc = np.zeros((n + 1, n + 1, 2), dtype=np.int64)
+    bi = np.zeros((n + 1, n + 1, 2), dtype=np.int64)
+    bs = np.zeros((n + 1, n + 1), dtype=np.int64)
+    for s in range(n + 1):
+        C[s, s, 0] = 0.0
+        C[s, s, 1] = 0.0
+    for width in range(1, n + 1):
+        for s in range(n + 1 - width):
+            t = s + width
+            if s > 0:
+                best, arg = NEG, s
+                for q in range(s, t):
+                    v = C[s, q, 1] + C[q + 1, t, 0]
+                    if v > best:
+                        best, arg = v, q
+                Sb[s, t] = best
+                bs[s, t] = arg
+            # right arc s -> t
+            best, arg = C[s + 1, t, 0] + SIB[s, s, t], -1
+            if not (single_root and s == 0):
+                for r in range(s + 1, t):
+                    v = I[s, r, 1] + Sb[r, t] + SIB[s, r, t]
+                    if v > best:
+                        best, arg = v, r
+            I[s, t, 1] = best + S[s, t]
+            bi[s, t, 1] = arg
+            if s > 0:
+                # left arc t -> s
+                best, arg = C[s, t - 1, 1] + SIB[t, t, s], -1
+                for r in range(s + 1, t):
+                    v = Sb[s, r] + I[r, t, 0] + SIB[t, r, s]
+                    if v > best:
+                        best, arg = v, r
+                I[s, t, 0] = best + S[t, s]
+                bi[s, t, 0] = arg
+                best, arg = NEG, s
+                for q in range(s, t):
+                    v = C[s, q, 0] + I[q, t, 0]
+                    if v > best:
+                        best, arg = v, q
+                C[s, t, 0] = best
+                bc[s, t, 0] = arg
+            best, arg = NEG, s + 1
+            for q in range(s + 1, t + 1):
+                v = I[s, q, 1] + C[q, t, 1]
+                if v > best:
+                    best, arg = v, q
+            C[s, t, 1] = best
+            bc[s, t, 1] = arg
+    heads = np.zeros(n, dtype=np.int32)
+    # stack of (s, t, direction, item: 0 complete, 1 incomplete, 2 sibling)
+    stack = np.empty((4 * n + 8, 4), dtype=np.int64)
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0, n, 1, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        s, t, d, item = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        if s == t:
+            continue
+        if item == 0:
+            q = bc[s, t, d]
+            if d == 1:
+                a = (s, q, 1, 1)
+                b = (q, t, 1, 0)
+            else:
+                a = (s, q, 0, 0)
+                b = (q, t, 0, 1)
+        elif item == 2:
+            q = bs[s, t]
+            a = (s, q, 1, 0)
+            b = (q + 1, t, 0, 0)
+        else:
+            r = bi[s, t, d]
+            if d == 1:
+                heads[t - 1] = s
+                if r < 0:
+                    a = (s + 1, t, 0, 0)
+                    b = (s, s, 1, 0)
+                else:
+                    a = (s, r, 1, 1)
+                    b = (r, t, 0, 2)
+            else:
+                heads[s - 1] = t
+                if r < 0:
+                    a = (s, t - 1, 1, 0)
+                    b = (t, t, 0, 0)
+                else:
+                    a = (s, r, 0, 2)
+                    b = (r, t, 0, 1)
+        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = a
+        stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = b
+        top += 2
+    return heads
+
+
+@njit(cache=True)
+def previous_siblings(heads, start, n):
+    """For every word ``m`` of a tree, its sibling part's ``s`` (see the module docstring)."""
+    prev = np.empty(n + 1, dtype=np.int64)
+    last_right = np.arange(n + 1)  # per head: the latest right dependent seen, scanning rightwards
+    for m in range(1, n + 1):
+        h = heads[start + m]
+        if m > h:
+            prev[m] = last_right[h]
+            last_right[h] = m
+    last_left = np.arange(n + 1)
+    for m in range(n, 0, -1):
+        h = heads[start + m]
+        if m < h:
+            prev[m] = last_left[h]
+            last_left[h] = m
+    return prev
+
+
+@njit(cache=True)
+def _update(atoms, start, n, h, s, m, arc, use_xpos, weights, totals, step, delta, buf):
+    mask = len(weights) - 1
+    k = arc_features(atoms, start, n, h, m, use_xpos, mask, buf) if arc else sibling_features(
+        atoms, start, n, h, s, m, use_xpos, mask, buf)
+    for i in range(k):
+        weights[buf[i]] += delta
+        totals[buf[i]] += step * delta
+
+
+@njit(cache=True)
+def _decode(atoms, start, n, use_xpos, single_root, weights, buf, gold, margin):
+    S = arc_scores(atoms, start, n, use_xpos, weights, buf)
+    if margin > 0:
+        for m in range(1, n + 1):
+            for h in range(n + 1):
+                if h != gold[start + m]:
+                    S[h, m] += margin
+    SIB = sibling_scores(atoms, start, n, use_xpos, weights, buf)
+    return eisner2(S, SIB, single_root)
+
+
+@njit(cache=True)
+def perceptron_epoch(atoms, offsets, gold, order, use_xpos, single_root, margin, weights, totals, step):
+    """One structured-perceptron pass (as :func:`._arc_kernels.perceptron_epoch`), updating
+    arc and sibling parts that differ between the gold and the predicted tree."""
+    max_n = 0
+    for i in range(len(offsets) - 1):
+        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
+    buf = feature_buffer(max_n, use_xpos)
+    correct = 0
+    total = 0
+    pred_flat = np.zeros(max_n + 1, dtype=np.int32)
+    for i in order:
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            continue
+        pred = _decode(atoms, start, n, use_xpos, single_root, weights, buf, gold, margin)
+        pred_flat[1:n + 1] = pred
+        gold_prev = previous_siblings(gold, start, n)
+        pred_prev = previous_siblings(pred_flat, 0, n)
+        for m in range(1, n + 1):
+            g, p = gold[start + m], pred[m - 1]
+            total += 1
+            if g == p:
+                correct += 1
+            else:
+                _update(atoms, start, n, g, 0, m, True, use_xpos, weights, totals, step, 1.0, buf)
+                _update(atoms, start, n, p, 0, m, True, use_xpos, weights, totals, step, -1.0, buf)
+            if g != p or gold_prev[m] != pred_prev[m]:
+                _update(atoms, start, n, g, gold_prev[m], m, False, use_xpos, weights, totals, step, 1.0, buf)
+                _update(atoms, start, n, p, pred_prev[m], m, False, use_xpos, weights, totals, step, -1.0, buf)
+        step += 1
+    return step, correct, total
+
+
+@njit(cache=True)
+def parse_corpus(atoms, offsets, use_xpos, single_root, weights):
+    """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
+    heads = np.zeros(len(atoms), dtype=np.int32)
+    max_n = 0
+    for i in range(len(offsets) - 1):
+        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
+    buf = feature_buffer(max_n, use_xpos)
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            continue
+        heads[start + 1:start + n + 1] = _decode(atoms, start, n, use_xpos, single_root, weights, buf, heads, 0.0)
+    return heads
