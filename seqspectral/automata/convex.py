@@ -146,7 +146,8 @@ class ConvexWA(HankelEstimator):
         return list(TAU_GRID)
 
     def _prepare(self, stats, previous, largest):
-        return ADMMSolver(stats, self.max_iter, self.tol, previous, largest)
+        warm = getattr(self, "regularization_", None)  # the refit starts from the chosen τ's solution
+        return ADMMSolver(stats, self.max_iter, self.tol, previous, warm)
 
     def _build(self, solver, regularization):
         L, R = solver.solve(float(regularization))

@@ -50,20 +50,24 @@ class HankelEstimator(SelectingLearner):
 
         return hankel_statistics(corpus, self.basis_, statistic=self.statistic)
 
+    def _largest(self, corpus):
+        """The largest swept value the prepared object must serve (every rank up to it: one SVD)."""
+        value = getattr(self, self._swept)
+        return max(self._grid(corpus)) if value == "auto" else value
+
     def _candidates(self, corpus):
         self.n_symbols_ = n_symbols_of(corpus)
         self.vocabulary_ = corpus.vocabulary
         self.basis_ = self._make_basis(corpus)
         self.alphabet_ = np.asarray(self.basis_.alphabet, dtype=np.int32)
         self.statistics_ = self._count(corpus)
-        value = getattr(self, self._swept)
-        self.prepared_ = self._prepare(self.statistics_, None, max(self._grid(corpus)) if value == "auto" else value)
+        self.prepared_ = self._prepare(self.statistics_, None, self._largest(corpus))
         return lambda v: self._build(self.prepared_, v)
 
     def _refit(self, corpus, added):
         value = getattr(self, self._swept + "_")
         self.statistics_ = self.statistics_ + self._count(added)
-        self.prepared_ = self._prepare(self.statistics_, self.prepared_, value)
+        self.prepared_ = self._prepare(self.statistics_, self.prepared_, self._largest(corpus))
         return self._build(self.prepared_, value)
 
     def fit_statistics(self, stats, alphabet, n_symbols: int, vocabulary=None):

@@ -45,7 +45,16 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
 
     def fit(self, corpus, dev=None):
         """Fit on ``corpus``; ``"auto"`` values are chosen on ``dev`` (else on a held-out part
-        of ``corpus``, then refitted on all of it). Returns self."""
+        of ``corpus``, then refitted on all of it). Returns self.
+
+        BLAS runs single-threaded inside: the learners' matrices are small to medium, and a
+        threaded OpenBLAS on two busy cores made them up to 60x slower."""
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._fit(corpus, dev)
+
+    def _fit(self, corpus, dev):
         self._validate_params()
         if len(corpus) == 0 or corpus.n_tokens == 0:
             raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
@@ -91,8 +100,11 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     def refit(self, corpus, added):
         """The chosen configuration fitted again on ``corpus``, of which ``added`` is the part
         the last fit did not see (its statistics are added, not recounted). Returns self."""
+        from threadpoolctl import threadpool_limits
+
         self._check_fitted()
-        self.model_ = self._refit(corpus, added).with_floor(self.floor_)
+        with threadpool_limits(limits=1, user_api="blas"):
+            self.model_ = self._refit(corpus, added).with_floor(self.floor_)
         return self
 
     def event_log_probs(self, corpus) -> EventLogProbs:
