@@ -103,7 +103,10 @@ def _check_unknown(corpus, path: str, allow: bool, quiet: bool = False) -> None:
     if quiet:
         return
     message = f"{path}: {n} token(s) ({share:.1%}) unseen in training, read as <unk>"
-    warn(message) if share > UNKNOWN_WARN else note(message)
+    if share > UNKNOWN_WARN:
+        warn(message)
+    else:
+        note(message)
 
 
 def run_train(args) -> int:
