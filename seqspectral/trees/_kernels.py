@@ -95,17 +95,15 @@ def _times_tensor(out, v, coef, K):
 
 @njit(cache=True)
 def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child_list,
-                    c1, cinf, EL, ER, KL, KR, KP, emit, leaf, floor, out):
+                    c1, cinf, EL, ER, KL, KR, emit, floor, out):
     """The bottom-up recursion of the observable tree model over a whole corpus.
 
-    Per node i (dependents in sentence order, then the word): ``v = b(c1) E_d1``;
-    ``v <- sum_a b(cj)[a] v K_dj[a]`` for every further dependent; ``b'(i) = sum_a
-    emit[x_i, a] v KP[a]`` (``= emit[x_i] leaf`` at a leaf). The factor ``rho_i = b'(i) w_i``
-    (``w`` the state-marginal vector, ``cinf`` at a root, ``E_d w_head`` below) is
-    positive for an exact model; ``rho_i < floor[x_i]`` (NaN included) is replaced by
-    ``floor[x_i]`` and the node passes up the uninformative vector ``c1``. Otherwise
-    ``b(i) = b'(i) / rho_i``. ``out[s] = sum of log rho_i`` over sentence s. Returns the
-    number of floored nodes.
+    Per node i: ``v = emit[x_i]``, then ``v <- sum_a b(c)[a] v K_d(c)[a]`` for each
+    dependent c in sentence order. The factor ``rho_i = v w_i`` (``w`` the state-marginal
+    vector: ``cinf`` at a root, ``E_d w_head`` below) is positive for an exact model;
+    ``rho_i < floor[x_i]`` (NaN included) is replaced by ``floor[x_i]`` and the node
+    passes up the uninformative vector ``c1``; otherwise ``b(i) = v / rho_i``.
+    ``out[s]`` = the sum of log rho_i over sentence s. Returns the number of floored nodes.
     """
     k = len(c1)
     n = len(symbols)
@@ -134,30 +132,15 @@ def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child
         for q in range(hi - 1, lo - 1, -1):  # inside vectors, bottom-up
             i = order[q]
             x = symbols[i]
-            first = child_start[i]
-            last = child_start[i + 1]
-            if first == last:
-                for c in range(k):
-                    s = 0.0
-                    for a in range(k):
-                        s += emit[x, a] * leaf[a, c]
-                    tmp[c] = s
-            else:
-                ch = child_list[first]
-                E = EL if is_left[ch] else ER
-                for c in range(k):
-                    s = 0.0
-                    for a in range(k):
-                        s += b[ch, a] * E[a, c]
-                    v[c] = s
-                for p in range(first + 1, last):
-                    ch = child_list[p]
-                    _times_tensor(tmp, v, b[ch], KL if is_left[ch] else KR)
-                    v[:] = tmp
-                _times_tensor(tmp, v, emit[x], KP)
+            for c in range(k):
+                v[c] = emit[x, c]
+            for p in range(child_start[i], child_start[i + 1]):
+                ch = child_list[p]
+                _times_tensor(tmp, v, b[ch], KL if is_left[ch] else KR)
+                v[:] = tmp
             rho = 0.0
             for c in range(k):
-                rho += tmp[c] * w[i, c]
+                rho += v[c] * w[i, c]
             if not rho >= floor[x]:
                 n_floored += 1
                 total += np.log(floor[x])
@@ -166,7 +149,7 @@ def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child
             else:
                 total += np.log(rho)
                 for c in range(k):
-                    b[i, c] = tmp[c] / rho
+                    b[i, c] = v[c] / rho
         out[j] = total
     return n_floored
 

@@ -10,9 +10,10 @@ less than ``tol`` or after ``n_iter`` iterations.
 Starts: ``"random"`` (Dirichlet(1) π and transitions, emissions the training unigram
 frequencies times Dirichlet(1) noise) or ``"spectral"``: the parameters read off a fitted
 :class:`~seqspectral.trees.spectral.SpectralTreeModel` of the same k. Its operators share
-the eigenvectors G: the eigenvalues of K_P[a] = G diag(G_a) G^{-1} are the row a of G
-(taken from one eigen-decomposition of a random combination), then O = d G (Eq. 3f),
-T_d = G^{-1} E_d G, π = G^{-1} c_∞, each clipped to small positive values and normalised.
+the eigenvectors of G: the K_L[a] = G diag((G T_L)_a) G^{-1} are diagonalised together
+(one eigen-decomposition of a random combination), each column scaled so that
+c_1 G = 1^T (the emissions then sum to one); then O = d G (Eq. 3d), T_d = G^{-1} E_d G,
+π = G^{-1} c_∞, each clipped to small positive values and normalised.
 
 Unknown symbols get, in every state, the mean emission probability of the words seen
 once (as the spectral model's UNK vector); the columns are renormalised.
@@ -93,12 +94,12 @@ class EMTreeModel(Estimator):
         spectral = SpectralTreeModel(self.n_states).fit(corpus)
         rng = np.random.default_rng(self.random_state)
         theta = rng.standard_normal(self.n_states)
-        _, vectors = np.linalg.eig(np.tensordot(theta, spectral.KP_, axes=1))
-        inverse = np.linalg.inv(vectors)
-        G = np.real(np.einsum("ha,bac,ch->bh", inverse, spectral.KP_, vectors))  # G[b, h]
+        _, vectors = np.linalg.eig(np.tensordot(theta, spectral.KL_, axes=1))
+        vectors = np.real(vectors)
+        G = vectors / (spectral.c1_ @ vectors)  # columns scaled so that 1^T G^{-1} G = 1^T: O sums to one
         G_inv = np.linalg.pinv(G)
-        clip = lambda a: _normalise(np.maximum(np.real(a), _TINY))  # noqa: E731
-        emission = clip(spectral.emit_ @ G)
+        clip = lambda a: _normalise(np.maximum(a, _TINY))  # noqa: E731
+        emission = np.maximum(spectral.emit_ @ G, _TINY)
         emission[Vocabulary.UNK_ID] = _TINY
         return (clip(G_inv @ spectral.cinf_), clip(G_inv @ spectral.EL_ @ G), clip(G_inv @ spectral.ER_ @ G),
                 _normalise(emission))
