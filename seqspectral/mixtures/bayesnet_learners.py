@@ -22,6 +22,23 @@ def _structure(v) -> str | None:
     return None if isinstance(v, BayesNetStructure) else "a BayesNetStructure"
 
 
+def hard_em(structure: BayesNetStructure, X: np.ndarray, H: np.ndarray, beta: float, max_iter: int):
+    """Viterbi EM from the assignments H: (network, joint objective, final H, E-steps).
+
+    Alternates the tables of the completed data with the most probable hidden values until
+    the assignments repeat (each step lowers the joint objective) or ``max_iter`` E-steps.
+    """
+    for n_iter in range(1, max_iter + 1):
+        net, objective = fit_tables(structure, structure.complete(X, H), beta)
+        H_next = net.most_probable_hidden(X)
+        if np.array_equal(H_next, H):
+            break
+        H = H_next
+    else:  # not converged: the tables of the last assignments
+        net, objective = fit_tables(structure, structure.complete(X, H), beta)
+    return net, objective, H, n_iter
+
+
 class BayesNetEstimator(Estimator):
     """``predict`` and ``score`` of an estimator whose fitted network is ``model_``."""
 
@@ -89,15 +106,8 @@ class ViterbiEM(BayesNetEstimator):
         cards = np.array([s.cardinalities[h] for h in s.hidden_index])
         best, objectives = None, []
         for _ in range(self.n_restarts):
-            H = rng.integers(0, cards, size=(len(X), len(cards)))
-            for n_iter in range(1, self.max_iter + 1):
-                net, objective = fit_tables(s, s.complete(X, H), self.beta)
-                H_next = net.most_probable_hidden(X)
-                if np.array_equal(H_next, H):
-                    break
-                H = H_next
-            else:  # not converged: the tables of the last assignments
-                net, objective = fit_tables(s, s.complete(X, H), self.beta)
+            net, objective, H, n_iter = hard_em(s, X, rng.integers(0, cards, size=(len(X), len(cards))),
+                                                self.beta, self.max_iter)
             objectives.append(objective)
             if best is None or objective < best[0]:
                 best = (objective, net, H, n_iter)
