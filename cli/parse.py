@@ -18,7 +18,8 @@ def register(sub) -> None:
     t = leaf_parser(psub, "train", help="train a parser on a CoNLL-U treebank and save it")
     t.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
     t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
-    t.add_argument("--order", type=int, default=1, choices=[1, 2], help="factorisation order (1: arcs; 2: arcs and adjacent siblings, 1-best only)")
+    t.add_argument("--order", type=int, default=1, choices=[1, 2],
+                   help="factorisation order (1: arcs; 2: arcs and adjacent siblings, 1-best only)")
     t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu", help="treebank parsed after every epoch (dev UAS)")
     t.add_argument("--use-xpos", action="store_true", help="features over XPOS as well as UPOS")
@@ -119,5 +120,6 @@ def run_parse(args) -> int:
     elapsed = time.perf_counter() - start
     (write_nbest if args.k else write_conllu)(args.output, result)
     if not args.quiet:
-        print(f"seqspectral: parsed {len(sentences)} sentences in {elapsed:.1f} s; wrote {args.output}", file=sys.stderr)
+        print(f"seqspectral: parsed {len(sentences)} sentences in {elapsed:.1f} s; wrote {args.output}",
+              file=sys.stderr)
     return 0

@@ -16,9 +16,14 @@ def register(sub) -> None:
 
     t = leaf_parser(rsub, "train", help="train a reranker on n-best lists and their gold trees")
     t.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U (parse run -k K, ideally --folds F)")
-    t.add_argument("--gold", required=True, metavar="GOLD.conllu", help="the gold trees, one sentence per list, in order")
-    t.add_argument("-o", "--output", required=True, metavar="RERANKER", help="reranker file to write (.npz, atomically)")
+    t.add_argument("--gold", required=True, metavar="GOLD.conllu",
+                   help="the gold trees, one sentence per list, in order")
+    t.add_argument("-o", "--output", required=True, metavar="RERANKER",
+                   help="reranker file to write (.npz, atomically)")
     t.add_argument("--epochs", type=int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--dev", default=None, metavar="DEV.nbest.conllu",
+                   help="n-best lists of held-out sentences: the epoch with the fewest wrong heads there is kept")
+    t.add_argument("--dev-gold", default=None, metavar="DEV.conllu", help="the gold trees of --dev")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the list order")
     _scorer_options(t)
     t.set_defaults(handler=run_train)
@@ -67,13 +72,25 @@ def run_train(args) -> int:
     from seqspectral.reranking import Reranker, head_losses, parse_features
     from seqspectral.reranking.parses import aligned_valid
 
+    from .main import UsageError
+
     lists = read_nbest(args.nbest)
     gold = read_conllu(args.gold)
     valid, problems = aligned_valid(lists, gold)
     _report(problems, args.nbest, args.quiet)
     lists, gold = [lists[i] for i in valid], [gold[i] for i in valid]
-    features = parse_features(lists, _scorers(args))
-    reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(features, head_losses(lists, gold))
+    scorers = _scorers(args)
+    dev = None
+    if args.dev or args.dev_gold:
+        if not (args.dev and args.dev_gold):
+            raise UsageError("--dev and --dev-gold go together")
+        dev_lists, dev_gold = read_nbest(args.dev), read_conllu(args.dev_gold)
+        dev_valid, dev_problems = aligned_valid(dev_lists, dev_gold)
+        _report(dev_problems, args.dev, args.quiet)
+        dev_lists, dev_gold = [dev_lists[i] for i in dev_valid], [dev_gold[i] for i in dev_valid]
+        dev = (parse_features(dev_lists, scorers), head_losses(dev_lists, dev_gold))
+    reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
+        parse_features(lists, scorers), head_losses(lists, gold), dev=dev)
     serialize.save(args.output, reranker)
     if not args.quiet:
         print(f"seqspectral: trained on {len(lists)} lists, features {', '.join(reranker.dense_names_)}; "

@@ -3,13 +3,14 @@ Rodu, Collins, Foster & Ungar 2012).
 
 Gold UPOS (and gold tokenization) throughout. The first-order parser is trained on train
 (epochs chosen on dev; the jackknife folds reuse that count), parses test 1-best and
-50-best; training n-best lists come from 3-fold jackknifing of train (each fold parsed by a parser trained on the other two). The
-reranker is trained on the jackknifed lists, its epochs chosen on dev lists, figures on
-test: base parser; reranker with the baseline features (POS triples + parser score); the
-same + the spectral tree model's log p̂(words | tree) (UPOS observations, U = identity);
-+ its topology term. Ablations: word-form observations with U from the SVD of the
-bigram matrix; list length k. Also: the k-best oracle UAS for k = 1, 2, 5, 10, 20, 50; the
-second-order parser (1-best only); CPU times of training and parsing.
+50-best; training n-best lists come from 3-fold jackknifing of train (each fold parsed by
+a parser trained on the other two). The reranker is trained on the jackknifed lists, its
+epochs chosen on dev lists, figures on test: base parser; reranker with the baseline
+features (POS triples + parser score); the same + the spectral tree model's
+log p̂(words | tree) (UPOS observations, U = identity); + its topology term. Ablations:
+word-form observations with U from the SVD of the bigram matrix; list length k. Also:
+the k-best oracle UAS for k = 1, 2, 5, 10, 20, 50; the second-order parser (1-best
+only); CPU times of training and parsing.
 
 Peers (UDPipe 1, spaCy) are not run by this script (see the results file).
 
@@ -97,9 +98,8 @@ def rerank_table(work, train_lists, train_gold, dev_lists, dev_gold, test_lists,
     """Rows (name, scores with punct, without, chosen epochs, weights) of every reranker."""
     from seqspectral.corpus import NBestList
     from seqspectral.parsing import attachment_scores
-    from seqspectral.reranking import Reranker, head_losses, mean_loss, parse_features
+    from seqspectral.reranking import Reranker, head_losses, parse_features
     from seqspectral.reranking.parses import rerank_parses
-    from seqspectral.selection import grid_search
 
     if k != K:
         train_lists, dev_lists, test_lists = ([NBestList(x.sent_id, x.candidates[:k], x.scores[:k]) for x in lists]
@@ -111,14 +111,13 @@ def rerank_table(work, train_lists, train_gold, dev_lists, dev_gold, test_lists,
         train_f = parse_features(train_lists, scorers)
         dev_f = parse_features(dev_lists, scorers)
         train_loss, dev_loss = head_losses(train_lists, train_gold), head_losses(dev_lists, dev_gold)
-        selection = grid_search({"epochs": tuple(range(1, 11))},
-                                lambda epochs: -mean_loss(Reranker(epochs).fit(train_f, train_loss).choose(dev_f),
-                                                          dev_f, dev_loss), on="EWT dev lists")
-        reranker = Reranker(**selection.chosen).fit(train_f, train_loss)
+        reranker = Reranker(10).fit(train_f, train_loss, dev=(dev_f, dev_loss))
+        selection = reranker.selection_
         best, problems = rerank_parses(reranker, test_lists, scorers)
         assert not problems, problems[:3]
         rows.append({"name": name, "k": k, "epochs": selection.chosen["epochs"],
-                     "punct": attachment_scores(test_gold, best), "no_punct": attachment_scores(test_gold, best, punct=False),
+                     "punct": attachment_scores(test_gold, best),
+                     "no_punct": attachment_scores(test_gold, best, punct=False),
                      "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_},
                      "cpu": time.process_time() - start})
     return rows

@@ -55,7 +55,8 @@ def test_nbest_output_then_rerank(trained, capsys):
     assert len(lists) == len(gold) and all(1 <= len(x) <= 5 for x in lists)
     reranker, best = out / "reranker.npz", out / "best.conllu"
     assert main(["rerank", "train", str(nbest), "--gold", str(dev), "-o", str(reranker), "--epochs", "3",
-                 "--quiet"]) == 0
+                 "--dev", str(nbest), "--dev-gold", str(dev), "--quiet"]) == 0
+    assert main(["rerank", "train", str(nbest), "--gold", str(dev), "-o", str(reranker), "--dev", str(nbest)]) == 2
     assert main(["rerank", "apply", str(reranker), str(nbest), "-o", str(best), "--quiet"]) == 0
     chosen = read_conllu(best)
     assert [s.metadata["sent_id"] for s in chosen] == [x.sent_id for x in lists]

@@ -50,6 +50,9 @@ def test_reranker_learns_the_planted_preference():
     assert reranker.dense_weight("planted") > 0 and reranker.dense_weight("parser") > 0
     assert reranker.sparse_weights_[7] > 0 > reranker.sparse_weights_[11]
     assert len(reranker.history_) == 8 and "dev_loss" in reranker.history_[0]
+    best = min(reranker.history_, key=lambda r: r["dev_loss"])
+    assert reranker.selection_.chosen["epochs"] == best["epoch"]
+    assert learned == pytest.approx(best["dev_loss"])
 
 
 def test_reranker_file_round_trip_and_feature_check(tmp_path):
@@ -98,7 +101,8 @@ class CountWords:
     reading_ = {"field": "upos"}
 
     def log_probs(self, corpus):
-        return np.array([-float(np.sum(corpus.heads[a:b] == 1)) for a, b in zip(corpus.offsets[:-1], corpus.offsets[1:])])
+        bounds = zip(corpus.offsets[:-1], corpus.offsets[1:])
+        return np.array([-float(np.sum(corpus.heads[a:b] == 1)) for a, b in bounds])
 
 
 def test_rerank_parses_passes_malformed_lists_through_in_order():

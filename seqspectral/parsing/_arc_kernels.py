@@ -2,9 +2,10 @@
 
 Arc features follow McDonald, Crammer & Pereira (2005), Table 1: unigram features of the
 head and of the modifier (word, POS, word+POS, lemma, 5-character prefix), bigram features
-of the pair (and, beyond the paper, over 3-character suffixes and lemma+POS), in-between POS (head POS, the POS of each word between, modifier POS) and the
-surrounding-POS 4-grams and their 3-gram backoffs; every one of them also conjoined with
-the arc's direction and binned distance. ``use_xpos`` adds the same shapes over XPOS.
+of the pair (and, beyond the paper, over 3-character suffixes and lemma+POS), in-between
+POS (head POS, the POS of each word between, modifier POS) and the surrounding-POS 4-grams
+and their 3-gram backoffs; every one of them also conjoined with the arc's direction and
+binned distance. ``use_xpos`` adds the same shapes over XPOS.
 """
 
 from __future__ import annotations
@@ -65,8 +66,10 @@ def _put(out, k, f, dd, mask):
 def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
     """Write the weight slots of arc ``h -> m`` into ``out``; returns how many."""
     dd = direction_distance(h, m)
-    hw, hl, hp, hx, hpre = atoms[start + h, W], atoms[start + h, L], atoms[start + h, P], atoms[start + h, X], atoms[start + h, PRE]
-    mw, ml, mp, mx, mpre = atoms[start + m, W], atoms[start + m, L], atoms[start + m, P], atoms[start + m, X], atoms[start + m, PRE]
+    hw, hl, hp, hx, hpre = (atoms[start + h, W], atoms[start + h, L], atoms[start + h, P], atoms[start + h, X],
+                            atoms[start + h, PRE])
+    mw, ml, mp, mx, mpre = (atoms[start + m, W], atoms[start + m, L], atoms[start + m, P], atoms[start + m, X],
+                            atoms[start + m, PRE])
     hp1, hm1 = atom(atoms, start, n, h + 1, P), atom(atoms, start, n, h - 1, P)
     mp1, mm1 = atom(atoms, start, n, m + 1, P), atom(atoms, start, n, m - 1, P)
     out[0] = slot(feature(0, dd, 0, 0, 0), mask)

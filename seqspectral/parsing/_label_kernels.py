@@ -40,7 +40,8 @@ def label_features(atoms, heads, start, n, m, left, right, count, mask, out):
     h = heads[start + m]
     g = heads[start + h] if h > 0 else -1
     dd = direction_distance(h, m)
-    mw, ml, mp, mx, ms = atoms[start + m, W], atoms[start + m, LEMMA], atoms[start + m, P], atoms[start + m, X], atoms[start + m, SUF]
+    mw, ml, mp, mx, ms = (atoms[start + m, W], atoms[start + m, LEMMA], atoms[start + m, P], atoms[start + m, X],
+                          atoms[start + m, SUF])
     hw, hl, hp, hx = atoms[start + h, W], atoms[start + h, LEMMA], atoms[start + h, P], atoms[start + h, X]
     gp = atoms[start + g, P] if g >= 0 else -4
     mp1, mm1 = atom(atoms, start, n, m + 1, P), atom(atoms, start, n, m - 1, P)

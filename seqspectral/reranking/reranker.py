@@ -14,6 +14,7 @@ import numpy as np
 
 from seqspectral.base import Estimator, NotFittedError, integer, seed
 from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
+from seqspectral.selection import SelectionResult, grid_search
 
 from . import _kernels
 from .candidates import CandidateFeatures
@@ -42,8 +43,9 @@ class Reranker(Estimator):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def fit(self, features: CandidateFeatures, loss, dev: tuple[CandidateFeatures, np.ndarray] | None = None):
-        """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads); ``dev``
-        (features, loss) is reranked after every epoch into ``history_``."""
+        """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads). With ``dev``
+        (features, loss), the lists are reranked after every epoch (``history_``) and the
+        averaged weights of the epoch with the lowest dev loss are kept (``selection_``)."""
         self._validate_params()
         loss = np.ascontiguousarray(loss, dtype=np.float64)
         if len(loss) != features.n_candidates:
@@ -59,6 +61,7 @@ class Reranker(Estimator):
         sparse = AveragedWeights(1 << self.hash_bits)
         dense_w = AveragedWeights(len(self.dense_names_))
         self.history_ = []
+        best = None
         for epoch in range(1, self.epochs + 1):
             order = rng.permutation(len(features)).astype(np.int64)
             step, good = _kernels.rerank_epoch(features.indptr, indices, dense, features.groups, loss, order,
@@ -66,12 +69,17 @@ class Reranker(Estimator):
                                                sparse.step)
             sparse.step = dense_w.step = step
             record = {"epoch": epoch, "train_oracle_picks": good / max(len(features), 1)}
+            self.sparse_weights_, self.dense_weights_ = sparse.average(), dense_w.average().astype(np.float64)
             if dev is not None:
-                self.sparse_weights_, self.dense_weights_ = sparse.average(), dense_w.average().astype(np.float64)
                 record["dev_loss"] = float(mean_loss(self.choose(dev[0]), dev[0], dev[1]))
+                if best is None or record["dev_loss"] < best[0]:
+                    best = (record["dev_loss"], self.sparse_weights_, self.dense_weights_)
             self.history_.append(record)
-        self.sparse_weights_ = sparse.average()
-        self.dense_weights_ = dense_w.average().astype(np.float64)
+        if dev is not None:
+            by_epoch = {r["epoch"]: -r["dev_loss"] for r in self.history_}
+            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs],
+                                          on="dev loss per list")
+            _, self.sparse_weights_, self.dense_weights_ = best
         return self
 
     def _standardised(self, features: CandidateFeatures) -> np.ndarray:
@@ -101,6 +109,8 @@ class Reranker(Estimator):
     def to_state(self):
         self._check_fitted()
         header = {"params": self.json_params(), "dense_names": self.dense_names_, "history": self.history_}
+        if hasattr(self, "selection_"):
+            header["selection"] = self.selection_.to_json()
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
                   "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}
         return header, arrays
@@ -110,6 +120,8 @@ class Reranker(Estimator):
         model = cls(**header["params"])
         model.dense_names_ = list(header["dense_names"])
         model.history_ = header["history"]
+        if "selection" in header:
+            model.selection_ = SelectionResult.from_json(header["selection"])
         model.sparse_weights_ = dense_from_state("sparse", arrays, 1 << model.hash_bits)
         for name in ("dense_weights", "dense_mean", "dense_scale"):
             value = np.asarray(arrays[name], dtype=np.float64)
