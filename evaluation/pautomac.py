@@ -339,7 +339,12 @@ def main(argv=None) -> None:
     ap.add_argument("--merge", type=Path, nargs="+", default=None, metavar="JSON",
                     help="write the table from the rows of earlier runs (their --json files; methods of the "
                          "same problem are joined, later files win) instead of running anything")
+    ap.add_argument("--compare", type=Path, nargs=2, default=None, metavar=("OLD_JSON", "NEW_JSON"),
+                    help="print, per method, the scores of two runs side by side (what a change moved) and exit")
     args = ap.parse_args(argv)
+    if args.compare:
+        require_data(*args.compare, script="pautomac.py")
+        return print(compare_runs(*(json.loads(p.read_text()) for p in args.compare)))
     if args.merge:
         require_data(*args.merge, script="pautomac.py")
         return _merge(args, sys.argv[1:] if argv is None else list(argv))
@@ -362,6 +367,27 @@ def main(argv=None) -> None:
             write_results(args.json, json.dumps(rows, default=float))
     write_results(args.output, write_table(rows, names, describe("evaluation/pautomac.py", command) + "."))
     print(args.output.read_text())
+
+
+def compare_runs(old_rows, new_rows) -> str:
+    """Markdown: per method present in both runs, mean excess and WER old and new, the largest
+    relative change of a perplexity, and how many problems changed their chosen configuration."""
+    old = {r["problem"]: r["methods"] for r in old_rows}
+    new = {r["problem"]: r["methods"] for r in new_rows}
+    problems = sorted(set(old) & set(new))
+    methods = [m for m in new[problems[0]] if m != "true model" and all(m in old[p] for p in problems)]
+    lines = [f"{len(problems)} problems.", "",
+             "| method | mean excess old | new | mean WER old | new | max rel. perplexity change | choices changed |",
+             "|---|---|---|---|---|---|---|"]
+    for m in methods:
+        o = [old[p][m] for p in problems]
+        n = [new[p][m] for p in problems]
+        change = max(abs(b["perplexity"] / a["perplexity"] - 1) for a, b in zip(o, n))
+        moved = sum(a.get("choice") != b.get("choice") for a, b in zip(o, n))
+        lines.append(f"| {m} | {np.mean([a['excess'] for a in o]):.2%} | {np.mean([b['excess'] for b in n]):.2%} | "
+                     f"{np.mean([a['wer'] for a in o]):.4f} | {np.mean([b['wer'] for b in n]):.4f} | {change:.2e} | "
+                     f"{moved} of {len(problems)} |")
+    return "\n".join(lines)
 
 
 def _merge(args, command) -> None:
