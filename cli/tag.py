@@ -1,0 +1,131 @@
+"""`seqspectral tag ...`: train a POS tagger; tag 1-best or n-best."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from ._common import leaf_parser
+
+HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("tag", help=HELP)
+    tsub = p.add_subparsers(dest="tag_command", metavar="SUBCOMMAND")
+    tsub.required = True
+
+    t = leaf_parser(tsub, "train", help="train a tagger on a CoNLL-U file and save it")
+    t.add_argument("train", metavar="TRAIN.conllu", help="training sentences (CoNLL-U)")
+    t.add_argument("-o", "--output", required=True, metavar="TAGGER", help="tagger file to write (.npz, atomically)")
+    t.add_argument("--field", default="upos", choices=("upos", "xpos"), help="the column to tag (default upos)")
+    t.add_argument("--dev", default=None, metavar="DEV.conllu",
+                   help="sentences tagged after every epoch; the epoch with the best accuracy is kept")
+    t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--hash-bits", type=_positive_int, default=19, metavar="B",
+                   help="2**B feature rows, one weight per row and tag (default 19)")
+    t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
+    _reading(t)
+    t.set_defaults(handler=run_train)
+
+    r = leaf_parser(tsub, "run", help="tag a CoNLL-U file: 1-best, or the k best tag sequences as n-best CoNLL-U")
+    r.add_argument("tagger", metavar="TAGGER", help="tagger file written by tag train")
+    r.add_argument("input", metavar="FILE.conllu", help="sentences to tag (the tagger's column is replaced)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
+    r.add_argument("-k", type=_positive_int, default=None, metavar="K",
+                   help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
+    r.add_argument("--folds", type=_positive_int, default=None, metavar="F",
+                   help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
+                        "settings trained on the other folds")
+    _reading(r)
+    r.set_defaults(handler=run_tag)
+
+
+def _reading(parser) -> None:
+    parser.add_argument("--encoding", default="utf-8", metavar="NAME", help="text encoding of the input (default utf-8)")
+    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
+                        help="skip: drop malformed sentences (their count is printed) instead of stopping")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _read(path: str, args) -> list:
+    """The sentences of a CoNLL-U file (``-``: standard input), reader warnings printed."""
+    import warnings
+
+    from seqspectral.corpus import CorpusWarning, read_conllu
+
+    from ._common import _local_file, warn
+    from .main import UsageError
+
+    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CorpusWarning)
+        sentences = read_conllu(local, errors=args.errors, encoding=args.encoding)
+    for w in caught:
+        if isinstance(w.message, CorpusWarning) and not args.quiet:
+            warn(str(w.message))
+    if not sentences:
+        raise UsageError(f"{path}: no sentences")
+    return sentences
+
+
+def run_train(args) -> int:
+    from seqspectral import serialize
+    from seqspectral.tagging import PerceptronTagger
+
+    train = _read(args.train, args)
+    dev = _read(args.dev, args) if args.dev else None
+    tagger = PerceptronTagger(args.field, epochs=args.epochs, hash_bits=args.hash_bits,
+                              random_state=args.random_state)
+    start = time.process_time()
+
+    def progress(record):
+        if args.quiet:
+            return
+        dev_part = f", dev {record['dev_accuracy']:.2f}%" if "dev_accuracy" in record else ""
+        print(f"epoch {record['epoch']}/{args.epochs}: train {record['train_accuracy']:.2f}%{dev_part} "
+              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
+
+    tagger.fit(train, dev=dev, on_epoch=progress)
+    serialize.save(args.output, tagger)
+    if not args.quiet:
+        chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if hasattr(tagger, "selection_") else ""
+        print(f"seqspectral: {len(train)} sentences, {len(tagger.tags_)} {args.field} tags{chosen}, "
+              f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_tag(args) -> int:
+    from seqspectral import serialize
+    from seqspectral.corpus import write_conllu, write_nbest
+    from seqspectral.tagging.jackknife import jackknife
+
+    from .main import UsageError
+
+    tagger = serialize.load(args.tagger, kind="tagger")
+    sentences = _read(args.input, args)
+    if args.folds and not 2 <= args.folds <= len(sentences):
+        raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
+    start = time.perf_counter()
+    if args.folds:
+        result = jackknife(tagger, sentences, args.folds, args.k)
+    elif args.k:
+        result = tagger.kbest(sentences, args.k)
+    else:
+        result = tagger.tag(sentences)
+    elapsed = time.perf_counter() - start
+    (write_nbest if args.k else write_conllu)(args.output, result)
+    if not args.quiet:
+        print(f"seqspectral: tagged {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}", file=sys.stderr)
+    return 0

@@ -1,0 +1,173 @@
+"""The part-of-speech tagger: hashed word features, tag-bigram Viterbi, averaged perceptron.
+
+A tag sequence scores the emission weights of its tokens' features plus the transition
+weights of its tag bigrams (boundary included), see :mod:`._kernels`; decoding is exact
+(Viterbi), k-best decoding returns the k best distinct sequences. Training is the
+structured averaged perceptron (Collins 2002) in one Numba loop per epoch over features
+built once for the whole corpus (:mod:`.words`, :func:`._kernels.token_slots`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from seqspectral.base import Estimator, NotFittedError, integer, one_of, seed
+from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
+from seqspectral.selection import SelectionResult, grid_search
+
+from . import _kernels
+from .words import encode
+
+
+class PerceptronTagger(Estimator):
+    """Tags the ``field`` column (``upos`` or ``xpos``) of CoNLL-U sentences.
+
+    Parameters: ``field``; ``epochs`` of the perceptron; ``hash_bits`` (2**hash_bits
+    feature rows, one weight per row and tag); ``random_state`` (the order sentences are
+    visited in each epoch).
+    """
+
+    kind = "tagger"
+    _parameter_checks = {"field": one_of("upos", "xpos"), "epochs": integer(1), "hash_bits": integer(8, 26),
+                         "random_state": seed}
+
+    def __init__(self, field="upos", *, epochs=10, hash_bits=19, random_state=0):
+        self.field = field
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.random_state = random_state
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "weights_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+    # -- features and gold tags ------------------------------------------------------------
+    def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
+        table = encode([s.forms for s in sentences])
+        return _kernels.token_slots(table.atoms, table.types, table.offsets, (1 << self.hash_bits) - 1), table.offsets
+
+    def _gold(self, sentences) -> np.ndarray:
+        """The ``field`` column as tag ids (-1 for a tag the tagger does not know)."""
+        index = {t: i for i, t in enumerate(self.tags_)}
+        return np.fromiter((index.get(t, -1) for s in sentences for t in s.column(self.field)), dtype=np.int32,
+                           count=sum(len(s) for s in sentences))
+
+    # -- training --------------------------------------------------------------------------
+    def fit(self, sentences, dev=None, on_epoch=None):
+        """Train on ``sentences`` (their ``field`` column). With ``dev`` sentences the
+        averaged weights of the epoch with the best dev accuracy are kept (the choice in
+        ``selection_``); ``on_epoch(record)`` gets each record of ``history_``."""
+        self._validate_params()
+        sentences = list(sentences)
+        if not sentences or not any(len(s) for s in sentences):
+            raise ValueError("no training sentences")
+        self.tags_ = sorted({t for s in sentences for t in s.column(self.field)})
+        T = len(self.tags_)
+        slots, offsets = self._slots(sentences)
+        gold = self._gold(sentences)
+        dev_data = (self._slots(dev), self._gold(dev)) if dev else None
+        rng = np.random.default_rng(self.random_state)
+        emission = AveragedWeights((1 << self.hash_bits) * T)
+        transition = AveragedWeights((T + 1) * (T + 1))
+        self.history_, best = [], None
+        for epoch in range(1, self.epochs + 1):
+            order = rng.permutation(len(sentences)).astype(np.int64)
+            step, correct = _kernels.perceptron_epoch(
+                slots, offsets, gold, order, emission.current, emission.totals,
+                transition.current.reshape(T + 1, T + 1), transition.totals.reshape(T + 1, T + 1), emission.step)
+            emission.step = transition.step = step
+            self.weights_ = emission.average()
+            self.transitions_ = transition.average().astype(np.float64).reshape(T + 1, T + 1)
+            record = {"epoch": epoch, "train_accuracy": 100.0 * correct / max(len(gold), 1)}
+            if dev_data is not None:
+                (dev_slots, dev_offsets), dev_gold = dev_data
+                record["dev_accuracy"] = _accuracy(self._decode(dev_slots, dev_offsets)[0], dev_gold)
+                if best is None or record["dev_accuracy"] > best[0]:
+                    best = (record["dev_accuracy"], self.weights_, self.transitions_)
+            self.history_.append(record)
+            if on_epoch is not None:
+                on_epoch(record)
+        if dev_data is not None:
+            by_epoch = {r["epoch"]: r["dev_accuracy"] for r in self.history_}
+            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs],
+                                          on="dev accuracy")
+            _, self.weights_, self.transitions_ = best
+        return self
+
+    # -- tagging ---------------------------------------------------------------------------
+    def _decode(self, slots, offsets):
+        return _kernels.tag_corpus(slots, offsets, self.weights_, self.transitions_)
+
+    def predict(self, sentences) -> list[list[str]]:
+        """The best tag sequence of every sentence."""
+        self._check_fitted()
+        sentences = list(sentences)
+        tags, _ = self._decode(*self._slots(sentences))
+        names = np.array(self.tags_, dtype=object)[tags]
+        bounds = np.cumsum([0] + [len(s) for s in sentences])
+        return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+
+    def tag(self, sentences) -> list:
+        """Copies of ``sentences`` with the ``field`` column predicted."""
+        sentences = list(sentences)
+        return [self.with_tags(s, t) for s, t in zip(sentences, self.predict(sentences))]
+
+    def with_tags(self, sentence, tags: list[str]):
+        """A copy of ``sentence`` whose ``field`` column is ``tags``."""
+        return replace(sentence, **{self.field: list(tags)})
+
+    def kbest(self, sentences, k: int) -> list:
+        """The ``k`` best tag sequences of every sentence as
+        :class:`~seqspectral.corpus.NBestList` (fewer when a sentence has fewer), with the
+        tagger's scores."""
+        from seqspectral.corpus.nbest import NBestList
+
+        self._check_fitted()
+        if int(k) < 1:
+            raise ValueError(f"k must be at least 1, not {k}")
+        sentences = list(sentences)
+        slots, offsets = self._slots(sentences)
+        tags, scores, counts = _kernels.kbest_corpus(slots, offsets, self.weights_, self.transitions_, int(k))
+        names = np.array(self.tags_, dtype=object)[tags].tolist()
+        lists, at, first = [], 0, 0
+        for i, (s, r) in enumerate(zip(sentences, counts.tolist())):
+            n = len(s)
+            candidates = [self.with_tags(s, names[at + c * n:at + (c + 1) * n]) for c in range(r)]
+            at += r * n
+            lists.append(NBestList(s.metadata.get("sent_id") or str(i + 1), candidates, scores[first:first + r]))
+            first += r
+        return lists
+
+    def score(self, sentences) -> float:
+        """Tag accuracy (%) of the 1-best sequences on ``sentences``."""
+        self._check_fitted()
+        sentences = list(sentences)
+        return _accuracy(self._decode(*self._slots(sentences))[0], self._gold(sentences))
+
+    # -- model files -----------------------------------------------------------------------
+    def to_state(self):
+        self._check_fitted()
+        header = {"params": self.json_params(), "tags": self.tags_, "history": self.history_}
+        if hasattr(self, "selection_"):
+            header["selection"] = self.selection_.to_json()
+        return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        tagger = cls(**header["params"])
+        tagger.tags_ = list(header["tags"])
+        T = len(tagger.tags_)
+        tagger.weights_ = dense_from_state("emission", arrays, (1 << tagger.hash_bits) * T)
+        tagger.transitions_ = np.asarray(arrays["transitions"], dtype=np.float64)
+        if tagger.transitions_.shape != (T + 1, T + 1):
+            raise ValueError(f"transitions have shape {tagger.transitions_.shape} for {T} tags")
+        tagger.history_ = header["history"]
+        if "selection" in header:
+            tagger.selection_ = SelectionResult.from_json(header["selection"])
+        return tagger
+
+
+def _accuracy(pred: np.ndarray, gold: np.ndarray) -> float:
+    return 100.0 * float(np.mean(pred == gold)) if len(gold) else 0.0

@@ -1,0 +1,80 @@
+"""Sentences as the flat word-type table the tagger's kernels read.
+
+Every distinct form of a batch of sentences is described once, in Python, by a row of
+int64 atoms (:data:`COLUMNS`): the form, its lower case, its 1-4-character prefixes and
+suffixes (of the lower case), its shape (``Xxxx``, ``dd-dd``: letters as X/x, digits as
+d, runs collapsed) and a bit field of flags (digit, hyphen, capitalised, all capitals, no
+letter or digit). Strings become stable 32-bit CRC-32 hashes, so a model needs no
+vocabulary: an unseen word is a row of atoms of which some (affixes, shape) have weights.
+The tokens are then int32 type ids plus int64 sentence offsets; the token features are
+built from these in Numba (:func:`._kernels.token_slots`), with no Python loop per token
+beyond looking its form up.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+COLUMNS = ("form", "lower", "prefix1", "prefix2", "prefix3", "prefix4",
+           "suffix1", "suffix2", "suffix3", "suffix4", "shape", "flags")
+DIGIT, HYPHEN, CAPITALISED, ALL_CAPS, NO_ALNUM = 1, 2, 4, 8, 16
+
+
+@dataclass
+class WordTable:
+    """``atoms`` (types × len(COLUMNS), int64), ``types`` (one int32 type id per token) and
+    ``offsets`` (sentences + 1, int64): sentence ``i`` is ``types[offsets[i]:offsets[i+1]]``."""
+
+    atoms: np.ndarray
+    types: np.ndarray
+    offsets: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return int(self.offsets[-1])
+
+
+def _hash(s: str) -> int:
+    return zlib.crc32(s.encode("utf-8", "surrogatepass"))
+
+
+def shape(form: str) -> str:
+    """Letters as X / x, digits as d, other characters as themselves, runs collapsed."""
+    out = []
+    for ch in form:
+        c = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def flags(form: str) -> int:
+    """The flag bits of ``form`` (module docstring)."""
+    bits = DIGIT * any(c.isdigit() for c in form) | HYPHEN * ("-" in form)
+    bits |= CAPITALISED * form[:1].isupper() | ALL_CAPS * (form.isupper() and len(form) > 1)
+    return bits | NO_ALNUM * (not any(c.isalnum() for c in form))
+
+
+def type_atoms(form: str) -> list[int]:
+    """The row of atoms describing one word type."""
+    low = form.lower()
+    return [_hash(form), _hash(low), *(_hash(low[:k]) for k in range(1, 5)),
+            *(_hash(low[-k:]) for k in range(1, 5)), _hash(shape(form)), flags(form)]
+
+
+def encode(form_lists) -> WordTable:
+    """The word table of sentences given as lists of forms."""
+    ids: dict[str, int] = {}
+    lengths = np.fromiter((len(f) for f in form_lists), dtype=np.int64, count=len(form_lists))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    types = np.fromiter((ids.setdefault(w, len(ids)) for forms in form_lists for w in forms),
+                        dtype=np.int32, count=int(offsets[-1]))
+    atoms = np.array([type_atoms(w) for w in ids], dtype=np.int64).reshape(len(ids), len(COLUMNS))
+    return WordTable(atoms, types, offsets)
