@@ -43,6 +43,7 @@ KINDS = {
     "dependency_parser": "seqspectral.parsing.parser:DependencyParser",
     "dependency_labeler": "seqspectral.parsing.labeler:DependencyLabeler",
     "reranker": "seqspectral.reranking.reranker:Reranker",
+    "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
 }
 
 
