@@ -87,7 +87,7 @@ class OverlappedTensorProx:
 
 
 @dataclass(frozen=True)
-class FistaResult:
+class LowRankSolution:
     """The solution's free entries ``m``, the full symmetric tensor, iterations and convergence."""
 
     coef: np.ndarray
@@ -103,7 +103,7 @@ def objective(stats: RegressionStatistics, m: np.ndarray, regularization: float)
 
 
 def solve_low_rank_regression(stats: RegressionStatistics, regularization: float, *, max_iter: int = 20000,
-                              tol: float = 1e-10) -> FistaResult:
+                              tol: float = 1e-10) -> LowRankSolution:
     """FISTA for the nuclear-norm regularised regression of one order (2 or 3), from M = 0.
 
     Stops when an iterate moves less than ``tol`` relative to its Frobenius norm.
@@ -139,4 +139,4 @@ def solve_low_rank_regression(stats: RegressionStatistics, regularization: float
         if np.sqrt(np.sum(c * move ** 2)) <= tol * max(size, 1e-300):
             converged = True
             break
-    return FistaResult(m, index.to_tensor(m), it, converged)
+    return LowRankSolution(m, index.to_tensor(m), it, converged)

@@ -12,9 +12,15 @@ For y = β_hᵀx + ε with h ~ π and symmetric noise of variance σ² = E[ε²]
   ``M3(W, W, W) = Σ_h a_h v_h^{⊗3}``, and read off ``π_h = a_h^{-2}`` and
   ``β_h = (Wᵀ)⁺ a_h v_h``.
 
-Both regressions run on precomputed sufficient statistics of the symmetric monomials of the
-*whitened* covariates ``x' = Pᵀx`` (``Pᵀ E[xxᵀ] P = I``), which conditions the problem; the
-model in x' has ``β'_h = P⁻¹β_h``, so every estimate maps back exactly (``β_h = P β'_h``).
+Both regressions run on precomputed sufficient statistics of the symmetric monomials. With
+``solver="fista"`` (the default) they are solved by FISTA on the *whitened* covariates
+``x' = Pᵀx`` (``Pᵀ E[xxᵀ] P = I``), which conditions the problem; the model in x' has
+``β'_h = P⁻¹β_h``, so every estimate maps back (``β_h = P β'_h``) — but the nuclear norm is
+then taken in the whitened coordinates, a different regulariser. ``solver="cvxpy"`` solves
+the paper's problem itself, in the original features, by an interior-point method (cvxpy +
+Clarabel; too ill-conditioned there for FISTA). The two differ only where the regressions are
+not identified by the data: with the paper's polynomial features distinct monomials of
+x^{⊗p} coincide (t·t⁷ = t⁴·t⁴), so G is singular and the tiny λ alone picks M2 and M3 there.
 The defaults ``λ2 = 1e-5/√n``, ``λ3 = 1e-3/√n`` are the paper's (§6).
 """
 
@@ -22,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import integer, real, seed
+from ..base import integer, one_of, real, seed
 from ..linalg import robust_tensor_power, whitening
 from ._fista import solve_low_rank_regression
 from .experts_mixture import InputError, LinearExpertsMixture, check_data
@@ -56,6 +62,7 @@ class SpectralExperts(LinearExpertsMixture):
     n_components : k, the number of linear regressions mixed (≤ the number of features).
     noise_variance : σ² = E[ε²], assumed known (the paper's setting); 0 for noiseless data.
     regularization2, regularization3 : c2, c3 with λ2 = c2/√n and λ3 = c3/√n.
+    solver : ``"fista"`` (whitened features) or ``"cvxpy"`` (original features, needs cvxpy).
     max_iter, tol : FISTA's iteration cap and relative-move stopping rule, per regression.
     n_starts, n_power_iter : the robust tensor power method's L and N.
     random_state : seeds the tensor power method's random starts.
@@ -70,6 +77,7 @@ class SpectralExperts(LinearExpertsMixture):
         "noise_variance": real(0.0),
         "regularization2": real(0.0),
         "regularization3": real(0.0),
+        "solver": one_of("fista", "cvxpy"),
         "max_iter": integer(1),
         "tol": real(0.0, open_low=True),
         "n_starts": integer(1),
@@ -78,12 +86,13 @@ class SpectralExperts(LinearExpertsMixture):
     }
 
     def __init__(self, n_components: int = 2, *, noise_variance: float = 0.0, regularization2: float = 1e-5,
-                 regularization3: float = 1e-3, max_iter: int = 1000, tol: float = 1e-10, n_starts: int = 20,
+                 regularization3: float = 1e-3, solver: str = "fista", max_iter: int = 1000, tol: float = 1e-10, n_starts: int = 20,
                  n_power_iter: int = 100, random_state=0):
         self.n_components = n_components
         self.noise_variance = noise_variance
         self.regularization2 = regularization2
         self.regularization3 = regularization3
+        self.solver = solver
         self.max_iter = max_iter
         self.tol = tol
         self.n_starts = n_starts
@@ -111,14 +120,20 @@ class SpectralExperts(LinearExpertsMixture):
             P, _ = whitening(X.T @ X / n, d)
         except ValueError:
             raise InputError("the features are linearly dependent (E[xxᵀ] is singular): drop the redundant ones") from None
+        if self.solver == "cvxpy":
+            from .regression_cvxpy import solve_low_rank_regression_cvxpy
+
+            P = np.eye(d)
+            solve = solve_low_rank_regression_cvxpy
+        else:
+            def solve(stats, regularization):
+                return solve_low_rank_regression(stats, regularization, max_iter=self.max_iter, tol=self.tol)
         Xw = X @ P
         sigma2 = float(self.noise_variance)
-        m1 = Xw.T @ y / n  # least squares with E[x'x'ᵀ] = I (eq. 4)
+        m1 = np.linalg.solve(Xw.T @ Xw, Xw.T @ y)  # least squares (eq. 4)
         root_n = np.sqrt(n)
-        second = solve_low_rank_regression(regression_statistics(Xw, y ** 2 - sigma2, 2),
-                                           self.regularization2 / root_n, max_iter=self.max_iter, tol=self.tol)
-        third = solve_low_rank_regression(regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3),
-                                          self.regularization3 / root_n, max_iter=self.max_iter, tol=self.tol)
+        second = solve(regression_statistics(Xw, y ** 2 - sigma2, 2), self.regularization2 / root_n)
+        third = solve(regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3), self.regularization3 / root_n)
         self.whitened_moments_ = (m1, second.tensor, third.tensor)
         self.feature_whitening_ = P
         self.moments_ = (P @ m1, P @ second.tensor @ P.T, np.einsum("abc,ia,jb,kc->ijk", third.tensor, P, P, P))

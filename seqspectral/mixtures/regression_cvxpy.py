@@ -1,0 +1,40 @@
+"""The nuclear-norm regularised symmetric-tensor regression as a cvxpy program (Clarabel).
+
+The problem of :mod:`._fista` stated directly: free entries ``m`` of the symmetric tensor,
+loss ``½ mᵀ G m − bᵀ m`` (G factored as RᵀR), penalty ``λ · mean_j ‖M_(j)‖_*`` over the
+mode-j unfoldings. An interior-point solution, used as the reference for FISTA and, in the
+original (unwhitened) features, by ``SpectralExperts(solver="cvxpy")``; cvxpy is imported
+here only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._fista import LowRankSolution
+from .regression_monomials import RegressionStatistics
+
+
+def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization: float) -> LowRankSolution:
+    """Solve one order's regression with cvxpy and Clarabel; ``n_iter`` is the solver's iteration count."""
+    import cvxpy as cp
+    import scipy.sparse as sp
+
+    index, d = stats.index, stats.index.dim
+    m = cp.Variable(index.size)
+    norms = []
+    for j in range(index.order):
+        entries = np.moveaxis(index.position, j, 0).reshape(-1)  # the mode-j unfolding, row-major
+        pick = sp.csr_matrix((np.ones(entries.size), (np.arange(entries.size), entries)),
+                             shape=(entries.size, index.size))
+        norms.append(cp.normNuc(cp.reshape(pick @ m, (d, entries.size // d), order="C")))
+    w, V = np.linalg.eigh((stats.gram + stats.gram.T) / 2)
+    root = (V * np.sqrt(np.clip(w, 0.0, None))).T  # G = rootᵀ root
+    loss = 0.5 * cp.sum_squares(root @ m) - stats.target @ m
+    problem = cp.Problem(cp.Minimize(loss + regularization * sum(norms) / index.order))
+    problem.solve(solver=cp.CLARABEL)
+    if m.value is None:
+        raise ValueError(f"cvxpy could not solve the order-{index.order} regression: {problem.status}")
+    coef = np.asarray(m.value, dtype=np.float64)
+    return LowRankSolution(coef, index.to_tensor(coef), int(problem.solver_stats.num_iters or 0),
+                           problem.status == cp.OPTIMAL)
