@@ -8,8 +8,9 @@
   word's contexts as a dependent and as a head both count (the paper's fallback);
 * ``(words, vectors)`` — word embeddings (CCA eigenwords from ``seqspectral embed``): the
   row of a symbol is its vector, looked up as written, then lower-cased; a symbol with no
-  vector (and UNK) gets the **shared unknown vector**, the mean of the vectors of the
-  covered symbols. When the embeddings have more than k dimensions they are reduced to k
+  vector (and UNK) gets the **shared unknown vector**: the file's own ``<unk>`` vector
+  when it has one (``seqspectral embed`` writes it for its rare words), else the mean of
+  the vectors of the covered symbols. When the embeddings have more than k dimensions they are reduced to k
   by the SVD of the projected bigram ``[U^T B U, U^T B^T U]``.
 
 Any U works for consistency as long as ``U^T O`` (k x m) has rank m = k; the choice only
@@ -25,6 +26,8 @@ from seqspectral.linalg.svd import truncated_svd
 
 #: the number of hidden dimensions when none is given and the representation does not fix it
 DEFAULT_DIM = 16
+#: the word of an embedding file whose vector is the shared unknown vector
+UNKNOWN = "<unk>"
 #: refuse the identity representation beyond this many symbols (k^3 operators)
 MAX_IDENTITY = 200
 
@@ -87,7 +90,7 @@ def embedding_rows(words, vectors, vocabulary) -> tuple[np.ndarray, int]:
         raise RepresentationError("no symbol of the training corpus has an embedding")
     U = np.empty((len(vocabulary), vectors.shape[1]))
     U[found] = vectors[rows[found]]
-    U[~found] = vectors[rows[found]].mean(axis=0)
+    U[~found] = vectors[index[UNKNOWN]] if UNKNOWN in index else vectors[rows[found]].mean(axis=0)
     return U, int(found.sum())
 
 

@@ -1,0 +1,276 @@
+"""The spectral dependency-tree model (issue 12) in four tables, one run.
+
+1. Consistency: trees from a branching process, hidden states and words from a planted
+   model (k = 4 states, 50 words; ``planted_model(4, 50, random_state=1)``); the spectral
+   model trained on 10^4, 10^5, 10^6 nodes; the median relative error |p̂/p − 1| of
+   p(words | tree) over held-out trees (exact p by belief propagation), and the share of
+   floored node factors.
+2. Discrimination on EWT dev (trained on EWT train): for every dev sentence of at least 3
+   words, a copy with one word (seeded choice) re-attached to another head that keeps it a
+   tree; the share of pairs where the gold tree scores strictly higher. Rows: UPOS with the
+   identity U, word forms with the SVD-bigram U and with CCA U (``seqspectral embed`` on
+   EWT train, reduced to the same k), EM on UPOS (the likelihood twin), and the topology
+   term alone.
+3. Spectral against EM on EWT UPOS, same k = 17: per-word log-likelihood of the dev trees
+   and fitting time (reading excluded, Numba compiled beforehand); EM from a random start
+   to convergence (per-word gain below 1e-4 nats, at most 500 iterations).
+4. Speed: ``seqspectral tree train`` on EWT train as a command (wall time, start-up
+   included), and scoring a 50-best file of EWT dev (gold + 49 re-attached copies per
+   sentence, ≈100,000 trees) with ``seqspectral tree score`` (wall) and in the library
+   (CPU seconds of the Numba pass).
+
+Usage: python evaluation/tree_model.py [--quick]   (writes evaluation/results/tree_model.md)
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "evaluation"))
+
+from _machine import describe  # noqa: E402
+from _results import SHARED, require_data, write_results  # noqa: E402
+
+from seqspectral.corpus import read_conllu, read_corpus, write_nbest  # noqa: E402
+from seqspectral.corpus.nbest import NBestList  # noqa: E402
+from seqspectral.corpus.sequences import Corpus  # noqa: E402
+from seqspectral.trees import (EMTreeModel, SpectralTreeModel, branching_topologies,  # noqa: E402
+                               planted_model)
+
+EWT = SHARED / "ud-english-ewt"
+TRAIN, DEV = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
+RESULTS = ROOT / "evaluation" / "results" / "tree_model.md"
+COMMAND = [sys.executable, "-m", "seqspectral.cli.main"]
+
+
+def log(message: str) -> None:
+    print(f"[tree_model] {message}", file=sys.stderr, flush=True)
+
+
+# -- 1. consistency ------------------------------------------------------------------------
+def consistency(sizes) -> list[str]:
+    model = planted_model(4, 50, random_state=1)
+    test = model.sample(branching_topologies(10_000, random_state=99), random_state=98)
+    truth = model.log_probs(test)
+    rows = ["| training nodes | trees | median abs(p̂/p − 1) | 90th percentile | floored node factors | fit (s) |",
+            "|---:|---:|---:|---:|---:|---:|"]
+    for n in sizes:
+        train = model.sample(branching_topologies(n, random_state=n), random_state=n + 1)
+        t0 = time.perf_counter()
+        estimate = SpectralTreeModel(4).fit(train)
+        seconds = time.perf_counter() - t0
+        scores = estimate.tree_scores(test)
+        error = np.abs(np.exp(scores.log_prob - truth) - 1)
+        rows.append(f"| {train.n_tokens:,} | {len(train):,} | {np.median(error):.3f} | {np.percentile(error, 90):.3f} "
+                    f"| {scores.n_floored / scores.n_nodes:.2%} | {seconds:.2f} |")
+        log(rows[-1])
+    return rows + ["", f"Held-out: {len(test):,} trees, {test.n_tokens:,} nodes (branching process, Poisson(0.45) "
+                   "dependents per side, at most 60 nodes)."]
+
+
+# -- 2. discrimination ---------------------------------------------------------------------
+def reattached(corpus, copies: int, random_state=0):
+    """(corpus of ``copies`` re-attached trees per eligible sentence, their sentence index):
+    one word, not the root, moved to a head outside its own subtree other than its head."""
+    rng = np.random.default_rng(random_state)
+    heads_out, index = [], []
+    for j in range(len(corpus)):
+        a, b = corpus.offsets[j], corpus.offsets[j + 1]
+        heads = corpus.heads[a:b].astype(np.int64)
+        n = b - a
+        if n < 3:
+            continue
+        ancestor = np.zeros((n, n), bool)  # ancestor[u, t]: t is on u's chain of heads (u included)
+        for u in range(n):
+            t = u
+            while t >= 0:
+                ancestor[u, t] = True
+                t = heads[t] - 1
+        movable = [t for t in range(n) if heads[t] > 0 and (~ancestor[:, t] & (np.arange(n) != heads[t] - 1)).any()]
+        if not movable:
+            continue
+        for _ in range(copies):
+            t = rng.choice(movable)
+            choices = np.flatnonzero(~ancestor[:, t] & (np.arange(n) != heads[t] - 1))
+            new = heads.copy()
+            new[t] = rng.choice(choices) + 1
+            heads_out.append(new)
+            index.append(j)
+    index = np.array(index)
+    sub = corpus.subset(index)
+    return Corpus(sub.symbols, sub.offsets, sub.vocabulary, np.concatenate(heads_out)), index
+
+
+def discrimination(models: dict, dev_by_field: dict) -> list[str]:
+    rows = ["| observations | model | U | k | gold above re-attached | ties | floored node factors (gold) |",
+            "|---|---|---|---:|---:|---:|---:|"]
+    for name, (field, model, u, k, scorer) in models.items():
+        dev = dev_by_field[field]
+        encoded = dev.with_vocabulary(_vocabulary(model))
+        bad, index = reattached(encoded, 1)
+        gold = scorer(encoded)
+        other = scorer(bad)
+        wins, ties = np.mean(gold[index] > other), np.mean(gold[index] == other)
+        floored = ""
+        if hasattr(model, "tree_scores") and scorer == model.log_probs:
+            s = model.tree_scores(encoded)
+            floored = f"{s.n_floored / s.n_nodes:.1%}"
+        rows.append(f"| {field} | {name} | {u} | {k} | **{wins:.1%}** | {ties:.1%} | {floored} |")
+        log(rows[-1])
+    return rows + ["", f"Pairs: {len(index):,} (every dev sentence of at least 3 words; seed 0)."]
+
+
+def _vocabulary(model):
+    return model.vocabulary_ if hasattr(model, "vocabulary_") else model.model_.vocabulary
+
+
+# -- main ----------------------------------------------------------------------------------
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10^4 and 10^5 nodes only; EM capped at 30 iterations")
+    args = parser.parse_args(argv)
+    require_data(TRAIN, DEV, script="tree_model.py")
+    sizes = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)
+    em_cap = 30 if args.quick else 500
+
+    log("warming the Numba kernels")
+    warm = planted_model(2, 5).sample(branching_topologies(200, random_state=0))
+    SpectralTreeModel(2).fit(warm).log_probs(warm)
+    EMTreeModel(2, n_iter=2).fit(warm)
+
+    log("1. consistency")
+    table1 = consistency(sizes)
+
+    log("3. spectral against EM on EWT UPOS")
+    train = {f: read_corpus(TRAIN, field=f) for f in ("upos", "form")}
+    dev = {f: read_corpus(DEV, field=f, vocabulary=train[f].vocabulary) for f in ("upos", "form")}
+    t0 = time.process_time()
+    spectral_upos = SpectralTreeModel(representation="identity").fit(train["upos"])
+    spectral_seconds = time.process_time() - t0
+    t0 = time.process_time()
+    em_upos = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
+    em_seconds = time.process_time() - t0
+    t0 = time.process_time()
+    em_spectral_start = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="spectral").fit(train["upos"])
+    em_start_seconds = time.process_time() - t0
+    ll = {name: m.score(dev["upos"]) for name, m in
+          (("spectral", spectral_upos), ("em", em_upos), ("em_spectral", em_spectral_start))}
+    floored = spectral_upos.tree_scores(dev["upos"]).n_floored
+    table3 = ["| method | k | dev log-likelihood per word (nats) | relative to EM | fit CPU seconds | EM iterations | "
+              "EM time / spectral time |", "|---|---:|---:|---:|---:|---:|---:|",
+              f"| spectral (identity U) | 17 | {ll['spectral']:.4f} | {ll['spectral'] / ll['em'] - 1:+.1%} "
+              f"| {spectral_seconds:.2f} | | |",
+              f"| EM, random start | 17 | {ll['em']:.4f} | | {em_seconds:.1f} | {em_upos.n_iter_}"
+              f"{'' if em_upos.converged_ else ' (cap)'} | **{em_seconds / spectral_seconds:.0f}x** |",
+              f"| EM, spectral start | 17 | {ll['em_spectral']:.4f} | {ll['em_spectral'] / ll['em'] - 1:+.1%} "
+              f"| {em_start_seconds:.1f} | {em_spectral_start.n_iter_}"
+              f"{'' if em_spectral_start.converged_ else ' (cap)'} | {em_start_seconds / spectral_seconds:.0f}x |",
+              "", f"Spectral: {floored:,} of {dev['upos'].n_tokens:,} dev node factors floored. Dev: "
+              f"{len(dev['upos']):,} trees, {dev['upos'].n_tokens:,} words."]
+    for row in table3:
+        log(row)
+
+    log("2. discrimination (CCA embeddings by seqspectral embed)")
+    with tempfile.TemporaryDirectory() as tmp:
+        emb = Path(tmp) / "cca.txt"
+        t0 = time.perf_counter()
+        subprocess.run([*COMMAND, "embed", str(TRAIN), "-o", str(emb), "--dim", "50"], check=True,
+                       capture_output=True, text=True)
+        embed_seconds = time.perf_counter() - t0
+        from seqspectral.embeddings.word2vec_format import read_word2vec
+
+        cca = read_word2vec(emb)
+    spectral_svd = SpectralTreeModel(16, representation="svd").fit(train["form"])
+    spectral_cca = SpectralTreeModel(16, representation=cca).fit(train["form"])
+    models = {
+        "spectral": ("upos", spectral_upos, "identity", 17, spectral_upos.log_probs),
+        "spectral ": ("form", spectral_svd, "SVD of the child-parent bigram", 16, spectral_svd.log_probs),
+        "spectral  ": ("form", spectral_cca, "CCA (seqspectral embed, 50 → 16)", 16, spectral_cca.log_probs),
+        "EM (random start)": ("upos", em_upos, "–", 17, em_upos.log_probs),
+        "topology term alone": ("upos", spectral_upos, "–", "–", spectral_upos.topology_log_probs),
+        "spectral + topology term": ("upos", spectral_upos, "identity", 17,
+                                     lambda c: spectral_upos.log_probs(c) + spectral_upos.topology_log_probs(c)),
+    }
+    table2 = discrimination(models, dev)
+    table2.append(f"CCA: `seqspectral embed en_ewt-ud-train.conllu --dim 50` ({embed_seconds:.0f} s), "
+                  f"{spectral_cca.representation_info_['n_covered']:,} of {len(train['form'].vocabulary):,} "
+                  "training forms with a vector, the rest the file's `<unk>` vector.")
+
+    log("4. speed")
+    table4 = speed(dev["upos"])
+
+    lines = ["# Spectral dependency-tree model (issue 12)", "",
+             describe("evaluation/tree_model.py", sys.argv[1:]) + ".", "",
+             "## 1. Consistency on a planted model (k = 4, 50 words)", "", *table1, "",
+             "## 2. Discrimination on EWT dev: gold tree against one word re-attached", "", *table2, "",
+             "## 3. Spectral against EM (EWT UPOS, same k)", "", *table3, "",
+             "## 4. Speed", "", *table4, ""]
+    write_results(RESULTS, "\n".join(lines))
+    log(f"wrote {RESULTS}")
+
+
+def speed(dev_upos) -> list[str]:
+    rows = ["| what | trees | wall seconds (start-up included) | command CPU seconds | library CPU seconds |",
+            "|---|---:|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for field in ("upos", "form"):
+            model = Path(tmp) / f"{field}.npz"
+            wall, cpu = timed([*COMMAND, "tree", "train", str(TRAIN), "-o", str(model), "--field", field, "--quiet"])
+            rows.append(f"| `tree train` EWT train, {field} | 12,544 | {wall:.1f} | {cpu:.1f} | |")
+            log(rows[-1])
+        sentences = read_conllu(DEV)
+        bad, index = reattached(dev_upos, 49, random_state=1)
+        groups, start = [], 0
+        for j, s in enumerate(sentences):
+            copies = []
+            while start < len(index) and index[start] == j:
+                a, b = bad.offsets[start], bad.offsets[start + 1]
+                copies.append(replace(s, heads=bad.heads[a:b]))
+                start += 1
+            candidates = [s, *copies]
+            groups.append(NBestList(s.metadata.get("sent_id", str(j)), candidates, -np.arange(len(candidates), dtype=float)))
+        nbest = Path(tmp) / "dev-50best.conllu"
+        write_nbest(nbest, groups)
+        n_trees = sum(len(g) for g in groups)
+        wall, command_cpu = timed([*COMMAND, "tree", "score", str(Path(tmp) / "upos.npz"), str(nbest), "-o",
+                                   str(Path(tmp) / "scores.txt")])
+        from seqspectral import serialize
+
+        model = serialize.load(Path(tmp) / "upos.npz")
+        trees = read_corpus(nbest, field="upos", vocabulary=model.vocabulary_)
+        model.log_probs(trees[:10])
+        t0 = time.process_time()
+        model.log_probs(trees)
+        cpu = time.process_time() - t0
+    rows.append(f"| `tree score` 50-best of EWT dev (gold + 49 re-attached), upos | {n_trees:,} | {wall:.1f} "
+                f"| {command_cpu:.1f} | {cpu:.2f} |")
+    log(rows[-1])
+    return rows + ["", "Command CPU seconds: user + system time of the command's process (reading the CoNLL-U "
+                   "file included); the wall time adds waiting for the cores, which other jobs share (see the "
+                   "load average above). Library CPU seconds: `log_probs` alone on the trees already read."]
+
+
+def timed(command) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child process) of running ``command``."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+if __name__ == "__main__":
+    main()
