@@ -54,36 +54,72 @@ def reading_of(args, inherited: dict | None = None) -> dict:
     return reading
 
 
+class Input:
+    """A corpus file as a command reads it (``-``: standard input): the format detected
+    (and said, when the content decided), the readers' warnings printed, errors about
+    standard input named ``<stdin>``. After reading, ``format`` and ``n_skipped`` hold
+    the format read and the number of malformed records skipped."""
+
+    def __init__(self, path: str, reading: dict, vocabulary=None, quiet: bool = False):
+        self.path, self.reading, self.vocabulary, self.quiet = path, reading, vocabulary, quiet
+        self.format: str | None = None
+        self.n_skipped = 0
+
+    def read(self):
+        """The whole corpus."""
+        (corpus,) = self.chunks(whole=True)
+        return corpus
+
+    def chunks(self, whole: bool = False):
+        """The corpus as consecutive corpora: block by block where the format allows it
+        (PAutomaC: memory follows a block, not the file), else in one piece."""
+        import warnings
+
+        from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect, iter_pautomac, read_corpus
+
+        reading = self.reading
+        with _local_file(self.path) as local:
+            self.format = reading["format"]
+            if self.format == "auto":
+                detection = detect(local, reading["encoding"])
+                self.format = detection.format
+                if detection.by_content and not self.quiet:
+                    note(f"{self.path}: read as {self.format} ({detection.reason}); --format says otherwise")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", CorpusWarning)
+                try:
+                    if self.format == "pautomac" and reading["tagset"] is None and not whole:
+                        yield from iter_pautomac(local, self.vocabulary, reading["errors"], reading["encoding"])
+                    else:
+                        yield read_corpus(local, format=self.format, field=reading["field"], tagset=reading["tagset"],
+                                          vocabulary=self.vocabulary, errors=reading["errors"],
+                                          encoding=reading["encoding"])
+                except CorpusFormatError as e:
+                    if local == self.path:
+                        raise
+                    raise CorpusFormatError("<stdin>", e.line, e.reason) from None
+            self._report(caught, local)
+
+    def _report(self, caught, local: str) -> None:
+        import warnings
+
+        from seqspectral.corpus import CorpusWarning, SkippedRecordsWarning
+
+        for w in caught:
+            if not isinstance(w.message, CorpusWarning):  # not the readers': as Python would have shown it
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                continue
+            if isinstance(w.message, SkippedRecordsWarning):
+                self.n_skipped += w.message.n_skipped
+            if not self.quiet:
+                warn(str(w.message) if local == self.path else str(w.message).replace(local, "<stdin>"))
+
+
 def read_input(path: str, reading: dict, vocabulary=None, quiet: bool = False):
-    """``(corpus, n_skipped, format)`` of ``path`` (``-``: standard input), printing the
-    readers' warnings and, when the format was detected from the content, what it was."""
-    import warnings
-
-    from seqspectral.corpus import CorpusFormatError, CorpusWarning, SkippedRecordsWarning, detect, read_corpus
-
-    with _local_file(path) as local:
-        fmt = reading["format"]
-        if fmt == "auto":
-            detection = detect(local, reading["encoding"])
-            fmt = detection.format
-            if detection.by_content and not quiet:
-                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", CorpusWarning)
-            try:
-                corpus = read_corpus(local, format=fmt, field=reading["field"], tagset=reading["tagset"],
-                                     vocabulary=vocabulary, errors=reading["errors"], encoding=reading["encoding"])
-            except CorpusFormatError as e:
-                if local == path:
-                    raise
-                raise CorpusFormatError("<stdin>", e.line, e.reason) from None
-    n_skipped = 0
-    for w in caught:
-        if isinstance(w.message, SkippedRecordsWarning):
-            n_skipped += w.message.n_skipped
-        if isinstance(w.message, CorpusWarning) and not quiet:
-            warn(str(w.message).replace(str(local), "<stdin>") if local != path else str(w.message))
-    return corpus, n_skipped, fmt
+    """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`)."""
+    source = Input(path, reading, vocabulary, quiet)
+    corpus = source.read()
+    return corpus, source.n_skipped, source.format
 
 
 @contextmanager

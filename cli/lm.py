@@ -87,26 +87,35 @@ def _positive_int(text: str, expected: str = "a positive integer") -> int:
     return value
 
 
-def _check_unknown(corpus, path: str, allow: bool, quiet: bool = False) -> None:
-    """Warn when many tokens of ``path`` are unknown to the model; refuse nearly all."""
+def _refuse_unknown(corpus, path: str, allow: bool) -> None:
+    """Refuse ``path`` when nearly all its tokens are unknown to the model (data of another kind)."""
     import numpy as np
 
     from .main import UsageError
 
-    n = int(np.sum(corpus.symbols == 0))
-    if not n:
-        return
-    share = n / corpus.n_tokens
+    share = int(np.sum(corpus.symbols == 0)) / max(corpus.n_tokens, 1)
     if share > UNKNOWN_REFUSE and not allow:
         raise UsageError(f"{path}: {share:.0%} of the tokens are unknown to the model: data of another kind, or "
                          f"another --field/--format? (--allow-unknown to go on)")
-    if quiet:
+
+
+def _report_unknown(n_unknown: int, n_tokens: int, path: str, quiet: bool = False) -> None:
+    """Say how many tokens were unknown: a note, or a warning above ``UNKNOWN_WARN``."""
+    if not n_unknown or quiet:
         return
-    message = f"{path}: {n} token(s) ({share:.1%}) unseen in training, read as <unk>"
+    share = n_unknown / n_tokens
+    message = f"{path}: {n_unknown} token(s) ({share:.1%}) unseen in training, read as <unk>"
     if share > UNKNOWN_WARN:
         warn(message)
     else:
         note(message)
+
+
+def _check_unknown(corpus, path: str, allow: bool, quiet: bool = False) -> None:
+    import numpy as np
+
+    _refuse_unknown(corpus, path, allow)
+    _report_unknown(int(np.sum(corpus.symbols == 0)), corpus.n_tokens, path, quiet)
 
 
 def run_train(args) -> int:
@@ -160,18 +169,19 @@ def _chosen(summary: dict) -> str:
     return (chosen or "nothing to choose") + where
 
 
-def _load_and_read(args):
-    """The model of ``args.model`` and ``args.test`` read as its training file was."""
+def _load_and_open(args):
+    """The model of ``args.model`` and ``args.test`` as an Input read as its training file was."""
     from seqspectral.lm import load_lm
 
+    from ._common import Input
+
     lm, _ = load_lm(args.model)
-    reading = reading_of(args, lm.training.get("reading", {}))
-    corpus, _, _ = read_input(args.test, reading, vocabulary=lm.vocabulary)
-    _check_unknown(corpus, args.test, args.allow_unknown)
-    return lm, corpus
+    return lm, Input(args.test, reading_of(args, lm.training.get("reading", {})), vocabulary=lm.vocabulary)
 
 
 def run_score(args) -> int:
+    """Streams: the test file block by block (PAutomaC) and the scoring chunk by chunk, each
+    chunk with interrupts deferred to its end (never inside a Numba kernel)."""
     import numpy as np
 
     from seqspectral.interrupts import deferred_interrupts
@@ -179,21 +189,28 @@ def run_score(args) -> int:
 
     if args.output is not None:
         check_output_path(args.output)
-    lm, corpus = _load_and_read(args)
+    lm, source = _load_and_open(args)
     scale = 1.0 / np.log(10.0)
+    counts = {"unknown": 0, "tokens": 0}
 
     def write_scores(out) -> None:
-        for start in range(0, len(corpus), SCORE_CHUNK):
-            with deferred_interrupts():  # never inside a Numba kernel: delivered between chunks
-                log_probs = lm.model.sequence_log_probs(corpus[start:start + SCORE_CHUNK])
-            values = log_probs * scale if args.log else np.exp(log_probs)
-            out.write("".join(f"{v:.10g}\n" for v in values.tolist()))
+        for i, part in enumerate(source.chunks()):
+            if i == 0:
+                _refuse_unknown(part, args.test, args.allow_unknown)  # judged on the first block
+            counts["unknown"] += int(np.sum(part.symbols == 0))
+            counts["tokens"] += part.n_tokens
+            for start in range(0, len(part), SCORE_CHUNK):
+                with deferred_interrupts():
+                    log_probs = lm.model.sequence_log_probs(part[start:start + SCORE_CHUNK])
+                values = log_probs * scale if args.log else np.exp(log_probs)
+                out.write("".join(f"{v:.10g}\n" for v in values.tolist()))
 
     if args.output is None:
         write_scores(sys.stdout)
     else:
         with atomic_open(args.output, "w") as f:
             write_scores(f)
+    _report_unknown(counts["unknown"], counts["tokens"], args.test)
     return 0
 
 
@@ -201,7 +218,9 @@ def run_eval(args) -> int:
     from seqspectral.interrupts import deferred_interrupts
     from seqspectral.lm import evaluate_lm
 
-    lm, corpus = _load_and_read(args)
+    lm, source = _load_and_open(args)
+    corpus = source.read()
+    _check_unknown(corpus, args.test, args.allow_unknown)
     solution = None
     if args.solution is not None:
         from seqspectral.corpus.pautomac import read_pautomac_solution

@@ -95,6 +95,26 @@ def test_score_is_the_library_score_chunk_by_chunk(capsys, monkeypatch, ngram_mo
     np.testing.assert_allclose(np.log10(probs), expected, rtol=1e-8)
 
 
+def test_score_streams_pautomac_block_by_block(capsys, monkeypatch, tmp_path):
+    import seqspectral.cli.lm as cli_lm
+    from seqspectral.corpus import pautomac, read_corpus
+
+    model = tmp_path / "m.npz"
+    lm(capsys, "train", TOY[".train"], "-o", model, "--method", "spectral-substring", "--basis-length", "1", "--quiet")
+    trained = load_lm(model)[0]
+    expected = trained.model.sequence_log_probs(read_corpus(TOY[".test"], vocabulary=trained.vocabulary)) / np.log(10)
+    monkeypatch.setattr(pautomac, "BLOCK_BYTES", 100)  # a few lines per block
+    monkeypatch.setattr(cli_lm, "SCORE_CHUNK", 3)
+    out = tmp_path / "scores.txt"
+    lm(capsys, "score", model, TOY[".test"], "--log", "-o", out)
+    np.testing.assert_allclose(np.array(out.read_text().split(), dtype=float), expected, rtol=1e-9)
+    broken = tmp_path / "late.pautomac.test"  # a bad string far after the first blocks
+    text = TOY[".test"].read_text().splitlines()
+    broken.write_text("\n".join(text[:-3] + ["3 1", *text[-2:]]) + "\n")
+    _, err = lm(capsys, "score", model, broken, "-o", tmp_path / "late.txt", status=2)
+    assert f"{broken}:{len(text) - 2}:" in err and not (tmp_path / "late.txt").exists()
+
+
 def test_train_says_what_it_chose_and_info_says_the_same(capsys, tmp_path):
     model = tmp_path / "m.npz"
     out, _ = lm(capsys, "train", TRAIN, "-o", model, "--method", "spectral-substring", "--basis-length", "1",

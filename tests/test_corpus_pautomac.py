@@ -138,3 +138,37 @@ def test_every_shared_problem_matches_its_headers(pautomac_dir):
             assert np.array_equal(corpus.symbols, np.array([s + 2 for x in strings for s in x], dtype=np.int32))
             solution = read_pautomac_solution(str(path).replace(".pautomac.test", ".pautomac_solution.txt"))
             assert len(solution) == n and 0.5 < solution.sum() < 1.0 + 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 12), max_size=6), max_size=12), st.integers(1, 40),
+       st.sampled_from(["\n", "\r\n", "\r"]), st.lists(st.sampled_from(["blank", "length", "symbol"]), max_size=3),
+       st.data())
+def test_blocks_of_any_size_read_as_the_whole_file(tmp_path_factory, strings, block_bytes, ending, defects, data):
+    """Block by block (down to a few bytes: lines and CR LF pairs cut anywhere) = all at once,
+    good strings, skipped count and the first error's line alike."""
+    from seqspectral.corpus.pautomac import iter_pautomac
+
+    lines = [f"{len(s)} " + " ".join(map(str, s)) if s else "0" for s in strings]
+    for defect in defects:
+        at = data.draw(st.integers(0, len(lines)))
+        lines.insert(at, {"blank": "", "length": "3 1", "symbol": "1 99"}[defect])
+    text = ending.join([f"{sum(1 for x in lines if x)} 13", *lines]) + ending
+    path = tmp_path_factory.mktemp("b") / "x.pautomac.train"
+    path.write_bytes(text.encode())
+
+    def outcome(size):
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            parts = list(iter_pautomac(path, errors="skip", block_bytes=size))
+        skipped = [(w.message.n_skipped, w.message.first.line) for w in caught if isinstance(w.message, SkippedRecordsWarning)]
+        try:
+            list(iter_pautomac(path, block_bytes=size))
+            raised = None
+        except CorpusFormatError as e:
+            raised = (e.line, e.reason)
+        return [x.tolist() for part in parts for x in part], skipped, raised
+
+    assert outcome(block_bytes) == outcome(1 << 20)

@@ -5,7 +5,7 @@ from .conllx import read_conllx, read_malttab
 from .describe import describe
 from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
 from .nbest import NBestList, read_nbest, write_nbest
-from .pautomac import read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
+from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
 from .readers import FORMATS, Detection, detect, detect_format, read_corpus
 from .sentence import FIELDS, Sentence, corpus_from_sentences
 from .sequences import Corpus
@@ -39,6 +39,7 @@ __all__ = [
     "head_errors",
     "invalid_trees",
     "is_projective",
+    "iter_pautomac",
     "nonprojective",
     "read_conllu",
     "read_conllu_corpus",

@@ -1,15 +1,20 @@
 """PAutomaC files: ``.train``/``.test`` (header ``N k``, then ``len s1 .. slen`` per line)
 and ``_solution.txt`` (``N``, then one probability per line); readers and writers.
 
-The reader tokenises the raw bytes in one Numba pass (every token's value and line); the
-checks against the header and the encoding are numpy operations, no Python loop over lines.
-PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of "0".."k-1" in numeric order).
-A UTF-8 byte-order mark is skipped; LF, CR LF and a lone CR end a line. A header declaring
-more than ``MAX_ALPHABET`` symbols is refused (the vocabulary would hold them all).
+The reader goes through the file in blocks of whole lines (``BLOCK_BYTES``), so memory
+follows the block, not the file (:func:`iter_pautomac` yields the strings block by block;
+:func:`read_pautomac` joins them). Each block is tokenised in one Numba pass (every token's
+value and line); the checks against the header and the encoding are numpy operations, no
+Python loop over lines. PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of
+"0".."k-1" in numeric order). A UTF-8 byte-order mark is skipped; LF, CR LF and a lone CR
+end a line. A header declaring more than ``MAX_ALPHABET`` symbols is refused (the
+vocabulary would hold them all).
 """
 
 from __future__ import annotations
 
+import codecs
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -18,27 +23,158 @@ from seqspectral.io import atomic_open
 
 from .errors import CorpusFormatError, ErrorPolicy
 from .sequences import Corpus
-from .textfile import DEFAULT_ENCODING, ascii_bytes, decode, line_of, read_text_file
+from .textfile import DEFAULT_ENCODING, ascii_bytes, check_encoding, decode, line_of, read_text_file
 from .vocabulary import Vocabulary
 
 #: the largest alphabet a header may declare (PAutomaC's have at most a few dozen symbols)
 MAX_ALPHABET = 1 << 20
+#: bytes of whole lines read and checked at a time
+BLOCK_BYTES = 1 << 22
 
 
-def _tokens(path, data: bytes, encoding: str):
-    """(values, line of each token (0-based), number of lines) of a file of integers
-    (``data``: ASCII digits and white space, see :func:`~seqspectral.corpus.textfile.ascii_bytes`)."""
+def _line_blocks(path, encoding: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
+    """``(bytes, index of their first line)`` of whole lines of ``path``, in order, as ASCII
+    digits and white space (:func:`~seqspectral.corpus.textfile.ascii_bytes`)."""
+    name = check_encoding(encoding)
+    if ascii_bytes(path, b"", name)[1] != name:  # not ASCII-compatible (UTF-16, ...): decoded whole
+        yield ascii_bytes(path, Path(path).read_bytes(), name)[0], 0
+        return
+    first_line, rest = 0, b""
+    with open(path, "rb") as f:
+        head = f.read(len(codecs.BOM_UTF8))
+        rest = head[len(codecs.BOM_UTF8):] if head == codecs.BOM_UTF8 and name == "utf-8" else head
+        while True:
+            chunk = f.read(block_bytes)
+            rest += chunk
+            cut = max(rest.rfind(b"\n"), rest.rfind(b"\r"))
+            if chunk and cut == len(rest) - 1 and rest.endswith(b"\r"):  # a CR LF may be split here
+                cut = max(rest.rfind(b"\n", 0, cut), rest.rfind(b"\r", 0, cut))
+            if not chunk:
+                cut = len(rest) - 1
+            if cut >= 0:
+                block, rest = rest[:cut + 1], rest[cut + 1:]
+                yield block, first_line
+                first_line += line_of(block, len(block)) - 1
+            if not chunk:
+                return
+
+
+def _tokens(path, data: bytes, first_line: int, encoding: str):
+    """(values, line of each token (0-based, within the block), number of lines) of a block
+    of whole lines of integers starting at line ``first_line`` of the file."""
     from ._kernels import integer_tokens
 
     values, lines, n_lines, bad = integer_tokens(np.frombuffer(data, dtype=np.uint8))
     if bad >= 0:
         line = line_of(data, bad)
         if data[bad:bad + 1].isdigit():
-            raise CorpusFormatError(path, line, "an integer too large for a PAutomaC file")
-        text = decode(path, data, encoding)  # undecodable bytes are reported as such
+            raise CorpusFormatError(path, first_line + line, "an integer too large for a PAutomaC file")
+        try:
+            text = decode(path, data, encoding)  # undecodable bytes are reported as such
+        except CorpusFormatError as e:
+            raise CorpusFormatError(path, first_line + e.line, e.reason) from None
         word = text.split("\n")[line - 1]
-        raise CorpusFormatError(path, line, f"not a non-negative integer in {word.strip()[:60]!r}")
+        raise CorpusFormatError(path, first_line + line, f"not a non-negative integer in {word.strip()[:60]!r}")
     return values, lines, n_lines
+
+
+class _Strings:
+    """The checks of one file carried from block to block: the header, the strings counted,
+    blank lines not yet known to lie inside the file, the encoding table."""
+
+    def __init__(self, path, vocabulary: Vocabulary | None, policy: ErrorPolicy, encoding: str):
+        self.path, self.vocabulary, self.policy, self.encoding = path, vocabulary, policy, encoding
+        self.header: tuple[int, int] | None = None
+        self.n_strings = 0
+        self.pending_blank: list[int] = []  # blank lines after the last string so far (0-based, in the file)
+        self.table = np.zeros(0, dtype=np.int32)
+
+    def block(self, data: bytes, first_line: int) -> Corpus:
+        """The good strings of a block of whole lines (the bad ones go to the policy)."""
+        values, lines, n_lines = _tokens(self.path, data, first_line, self.encoding)
+        per_line = np.bincount(lines, minlength=n_lines)  # tokens on each line of the block
+        first = np.concatenate(([0], np.cumsum(per_line)[:-1]))  # index of each line's first token
+        is_symbol = np.ones(len(values), dtype=bool)
+        if self.header is None and len(values):
+            self._read_header(values, first_line + int(lines[0]), per_line[0] if first_line == 0 else 0)
+            per_line[0] = 0  # the header is no string
+            is_symbol[:2] = False
+        k = self.header[1] if self.header else 0
+        data_lines = np.flatnonzero(per_line)
+        blank = np.flatnonzero(per_line == 0)
+        if first_line == 0 and self.header is not None:
+            blank = blank[blank > 0]
+        problems = []  # (line in the file, 0-based; message)
+        if len(data_lines):
+            last = data_lines[-1]
+            problems += [(line, None) for line in self.pending_blank + (first_line + blank[blank < last]).tolist()]
+            self.pending_blank = (first_line + blank[blank > last]).tolist()
+        else:
+            self.pending_blank += (first_line + blank).tolist()
+        length_field = values[first[data_lines]]
+        is_symbol[first[data_lines]] = False
+        bad = np.zeros(len(per_line), dtype=bool)
+        bad[data_lines[per_line[data_lines] != length_field + 1]] = True
+        bad[lines[is_symbol & (values >= k)]] = True
+        for line in np.flatnonzero(bad).tolist():
+            if per_line[line] != values[first[line]] + 1:
+                message = f"length field {values[first[line]]} but {per_line[line] - 1} symbols"
+            else:
+                syms = values[first[line] + 1:first[line] + per_line[line]]
+                message = f"symbol {int(syms[syms >= k][0])} outside the alphabet 0..{k - 1} of the header"
+            problems.append((first_line + line, message))
+        for line, message in sorted(problems):
+            self.policy.bad(line + 1, message or "blank line (an empty string is written as a line with length 0)")
+        self.n_strings += len(data_lines)
+        good = data_lines[~bad[data_lines]]
+        keep_token = ~bad[lines] & is_symbol
+        del lines, is_symbol
+        offsets = np.zeros(len(good) + 1, dtype=np.int64)
+        np.cumsum(per_line[good] - 1, out=offsets[1:])
+        raw = values[keep_token].astype(np.int32)  # every symbol is below k <= MAX_ALPHABET
+        del values, keep_token
+        return Corpus(self.encode(raw), offsets, self.full_vocabulary())
+
+    def _read_header(self, values: np.ndarray, line: int, n_on_first_line: int) -> None:
+        if line != 0 or n_on_first_line != 2:
+            raise CorpusFormatError(self.path, line + 1, "the header must be two integers: number of strings, "
+                                                         "alphabet size")
+        self.header = int(values[0]), int(values[1])
+        if self.header[1] > MAX_ALPHABET:
+            raise CorpusFormatError(self.path, 1, f"the header declares an alphabet of {self.header[1]} symbols; "
+                                                  f"at most {MAX_ALPHABET} are supported")
+
+    def encode(self, raw: np.ndarray) -> np.ndarray:
+        if self.vocabulary is None:
+            raw += Vocabulary.N_RESERVED
+            return raw
+        if len(raw) and raw.max() >= len(self.table):  # the table covers the symbols seen, not the header's k
+            self.table = np.array([self.vocabulary.id(str(i)) for i in range(int(raw.max()) + 1)], dtype=np.int32)
+        return self.table[raw]
+
+    def full_vocabulary(self) -> Vocabulary:
+        if self.vocabulary is None:
+            self.vocabulary = Vocabulary(str(i) for i in range(self.header[1] if self.header else 0))
+        return self.vocabulary
+
+    def finish(self) -> None:
+        n_declared = self.header[0] if self.header else 0
+        if self.header is not None and self.n_strings != n_declared:
+            self.policy.bad(1, f"the header declares {n_declared} strings but the file has {self.n_strings}")
+        self.policy.finish()
+
+
+def iter_pautomac(
+    path, vocabulary: Vocabulary | None = None, errors: str = "raise", encoding: str = DEFAULT_ENCODING,
+    block_bytes: int | None = None,
+) -> Iterator[Corpus]:
+    """The strings of a PAutomaC file as consecutive corpora of about ``block_bytes`` of text
+    each (default ``BLOCK_BYTES``), in order, with the checks of :func:`read_pautomac` (the
+    count against the header once the last block is read)."""
+    strings = _Strings(path, vocabulary, ErrorPolicy(path, errors), check_encoding(encoding))
+    for data, first_line in _line_blocks(path, encoding, block_bytes or BLOCK_BYTES):
+        yield strings.block(data, first_line)
+    strings.finish()
 
 
 def read_pautomac(
@@ -49,58 +185,10 @@ def read_pautomac(
     Without ``vocabulary`` the corpus has symbols "0".."k-1" (ids 2..k+1), k from the
     header; with one, symbol ``i`` is encoded as ``vocabulary.id(str(i))``.
     """
-    data, encoding = ascii_bytes(path, Path(path).read_bytes(), encoding)
-    policy = ErrorPolicy(path, errors)
-    values, lines, _ = _tokens(path, data, encoding)
-    del data  # memory: the token arrays are several times the file's size
-    if len(values) == 0:
-        policy.finish()
+    parts = list(iter_pautomac(path, vocabulary, errors, encoding))
+    if not parts:
         return Corpus(np.zeros(0, np.int32), np.zeros(1, np.int64), Vocabulary() if vocabulary is None else vocabulary)
-    per_line = np.bincount(lines)
-    first = np.concatenate(([0], np.cumsum(per_line)[:-1]))  # index of each line's first token
-    if lines[0] != 0 or per_line[0] != 2:
-        raise CorpusFormatError(path, int(lines[0]) + 1, "the header must be two integers: number of strings, alphabet size")
-    n_declared, k = int(values[0]), int(values[1])
-    if k > MAX_ALPHABET:
-        raise CorpusFormatError(path, 1, f"the header declares an alphabet of {k} symbols; at most {MAX_ALPHABET} are supported")
-    data_lines = np.flatnonzero(per_line[1:]) + 1
-    length_field = values[first[data_lines]]
-    wrong_length = per_line[data_lines] != length_field + 1
-    out_of_alphabet = np.zeros(len(per_line), dtype=bool)
-    is_symbol = np.ones(len(values), dtype=bool)
-    is_symbol[first[data_lines]] = False
-    is_symbol[:2] = False
-    out_of_alphabet[lines[is_symbol & (values >= k)]] = True
-    blank_inside = np.flatnonzero(per_line[1:int(data_lines[-1]) if len(data_lines) else 1] == 0) + 1
-    bad = np.zeros(len(per_line), dtype=bool)
-    bad[data_lines[wrong_length]] = True
-    bad |= out_of_alphabet
-    for line in sorted(set(np.flatnonzero(bad).tolist()) | set(blank_inside.tolist())):
-        if line in blank_inside:
-            policy.bad(line + 1, "blank line (an empty string is written as a line with length 0)")
-        elif per_line[line] != values[first[line]] + 1:
-            policy.bad(line + 1, f"length field {values[first[line]]} but {per_line[line] - 1} symbols")
-        else:
-            syms = values[first[line] + 1:first[line] + per_line[line]]
-            policy.bad(line + 1, f"symbol {int(syms[syms >= k][0])} outside the alphabet 0..{k - 1} of the header")
-    if len(data_lines) != n_declared:
-        policy.bad(1, f"the header declares {n_declared} strings but the file has {len(data_lines)}")
-    policy.finish()
-    good = data_lines[~bad[data_lines]]
-    keep_token = ~bad[lines] & is_symbol
-    del lines, is_symbol
-    offsets = np.zeros(len(good) + 1, dtype=np.int64)
-    np.cumsum(per_line[good] - 1, out=offsets[1:])
-    raw = values[keep_token].astype(np.int32)  # every symbol is below k <= MAX_ALPHABET
-    del values, keep_token
-    if vocabulary is None:
-        vocabulary = Vocabulary(str(i) for i in range(k))
-        symbols = raw
-        symbols += Vocabulary.N_RESERVED
-    else:
-        table = np.array([vocabulary.id(str(i)) for i in range(int(raw.max()) + 1 if len(raw) else 0)], dtype=np.int32)
-        symbols = table[raw] if len(raw) else np.zeros(0, np.int32)
-    return Corpus(symbols, offsets, vocabulary)
+    return Corpus.join(parts)
 
 
 def read_pautomac_solution(path, encoding: str = DEFAULT_ENCODING) -> np.ndarray:

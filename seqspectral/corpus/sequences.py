@@ -53,6 +53,16 @@ class Corpus:
         return cls._concat([vocabulary.encode(s) for s in sequences], vocabulary)
 
     @classmethod
+    def join(cls, parts: Sequence["Corpus"]) -> "Corpus":
+        """The sequences of ``parts`` (at least one; one vocabulary, no heads) one after the other."""
+        offsets = [parts[0].offsets[:1]]
+        shift = 0
+        for part in parts:
+            offsets.append(part.offsets[1:] + shift)
+            shift += part.n_tokens
+        return cls(np.concatenate([p.symbols for p in parts]), np.concatenate(offsets), parts[-1].vocabulary)
+
+    @classmethod
     def _concat(cls, arrays: list[np.ndarray], vocabulary) -> "Corpus":
         offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum([len(a) for a in arrays], out=offsets[1:])
