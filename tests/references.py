@@ -61,3 +61,25 @@ def conditional(model, history, event, vocabulary) -> float:
     probe = list(history) + ([event] if event != Vocabulary.EOS_ID else [])
     lp = model.event_log_probs(Corpus.from_ids([probe], vocabulary)).log_prob
     return float(np.exp(lp[len(history)]))
+
+
+def brute_is_tree(heads, several_roots: bool = False) -> bool:
+    """One word (at least one with ``several_roots``) attached to 0 and the n arcs connect
+    all n+1 nodes (union-find)."""
+    n = len(heads)
+    n_roots = sum(h == 0 for h in heads)
+    if any(h < 0 or h > n for h in heads) or n_roots < 1 or (n_roots > 1 and not several_roots):
+        return False
+    parent = list(range(n + 1))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for d, h in enumerate(heads, 1):
+        a, b = find(d), find(h)
+        if a == b:
+            return False
+        parent[a] = b
+    return True

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_corpus_trees import brute_is_tree
 
+from references import brute_is_tree
 from seqspectral.corpus import (
     CorpusFormatError,
     Sentence,

@@ -6,27 +6,7 @@ from hypothesis import strategies as st
 
 from seqspectral.corpus.trees import DependencyTree, head_errors, invalid_trees, is_projective
 
-
-def brute_is_tree(heads, several_roots: bool = False) -> bool:
-    """One word (at least one with ``several_roots``) attached to 0 and the n arcs connect
-    all n+1 nodes (union-find)."""
-    n = len(heads)
-    n_roots = sum(h == 0 for h in heads)
-    if any(h < 0 or h > n for h in heads) or n_roots < 1 or (n_roots > 1 and not several_roots):
-        return False
-    parent = list(range(n + 1))
-
-    def find(x):
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    for d, h in enumerate(heads, 1):
-        a, b = find(d), find(h)
-        if a == b:
-            return False
-        parent[a] = b
-    return True
+from references import brute_is_tree
 
 
 def brute_is_projective(heads) -> bool:
