@@ -1,0 +1,72 @@
+"""`seqspectral tag train / run` on the bundled sample, in-process."""
+
+from __future__ import annotations
+
+import pytest
+
+from seqspectral import serialize
+from seqspectral.cli.main import main
+from seqspectral.corpus import read_conllu, read_nbest
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory, corpora_dir):
+    path = tmp_path_factory.mktemp("tag") / "tagger.npz"
+    status = main(["tag", "train", str(corpora_dir / "ewt-sample.conllu"), "--dev",
+                   str(corpora_dir / "ewt-sample-dev.conllu"), "--epochs", "3", "--hash-bits", "16", "-o", str(path),
+                   "--quiet"])
+    assert status == 0
+    return path
+
+
+def test_train_records_the_settings_and_the_dev_choice(model):
+    tagger = serialize.load(model, kind="tagger")
+    assert tagger.field == "upos" and tagger.epochs == 3 and tagger.hash_bits == 16
+    assert len(tagger.history_) == 3 and "epochs" in tagger.selection_.chosen
+
+
+def test_run_one_best_fills_the_column(model, corpora_dir, tmp_path):
+    source = corpora_dir / "ewt-sample-dev.conllu"
+    out = tmp_path / "out.conllu"
+    assert main(["tag", "run", str(model), str(source), "-o", str(out), "--quiet"]) == 0
+    gold, tagged = read_conllu(source), read_conllu(out)
+    assert [s.forms for s in tagged] == [s.forms for s in gold]
+    assert [s.upos for s in tagged] == serialize.load(model).predict(gold)
+    assert [s.heads.tolist() for s in tagged] == [s.heads.tolist() for s in gold]
+
+
+def test_run_k_best_writes_nbest_lists(model, corpora_dir, tmp_path):
+    source = corpora_dir / "ewt-sample-dev.conllu"
+    one, many = tmp_path / "one.conllu", tmp_path / "many.conllu"
+    assert main(["tag", "run", str(model), str(source), "-o", str(one), "--quiet"]) == 0
+    assert main(["tag", "run", str(model), str(source), "-k", "4", "-o", str(many), "--quiet"]) == 0
+    lists = read_nbest(many)
+    first = read_conllu(one)
+    assert [nb.sent_id for nb in lists] == [s.metadata["sent_id"] for s in first]
+    assert [nb.candidates[0].upos for nb in lists] == [s.upos for s in first]
+    assert all(len(nb) == 4 for nb in lists)
+
+
+def test_run_folds_jackknifes(model, corpora_dir, tmp_path):
+    source = corpora_dir / "ewt-sample-dev.conllu"
+    out = tmp_path / "jk.conllu"
+    assert main(["tag", "run", str(model), str(source), "--folds", "2", "-o", str(out), "--quiet"]) == 0
+    gold, tagged = read_conllu(source), read_conllu(out)
+    assert len(tagged) == len(gold)
+    # each half tagged by a tagger trained on the other half of these 100 sentences, not by the model
+    assert [s.upos for s in tagged] != serialize.load(model).predict(gold)
+
+
+def test_bad_usage_exits_2(model, corpora_dir, tmp_path, capsys):
+    source = str(corpora_dir / "ewt-sample-dev.conllu")
+    out = str(tmp_path / "x.conllu")
+    assert main(["tag", "run", str(model), source, "--folds", "1000", "-o", out]) == 2
+    assert "--folds must be in 2..100" in capsys.readouterr().err
+    assert main(["tag", "run", source, source, "-o", out]) == 2
+    assert "not an .npz" in capsys.readouterr().err
+    assert main(["tag", "run", str(model), str(tmp_path / "missing.conllu"), "-o", out]) == 2
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tword\n\n")
+    assert main(["tag", "train", str(bad), "-o", str(tmp_path / "m.npz")]) == 2
+    assert "bad.conllu" in capsys.readouterr().err
+    assert not (tmp_path / "x.conllu").exists()

@@ -1,0 +1,176 @@
+"""The POS tagger: Viterbi and k-best Viterbi against brute-force enumeration, word
+features by hand, learning planted tag rules, jackknifing, model files."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from seqspectral import serialize
+from seqspectral.base import NotFittedError, ParameterError
+from seqspectral.corpus import Sentence, read_conllu
+from seqspectral.tagging import PerceptronTagger, jackknife
+from seqspectral.tagging import _kernels
+from seqspectral.tagging.words import ALL_CAPS, CAPITALISED, DIGIT, HYPHEN, NO_ALNUM, encode, flags, shape
+
+
+def _brute_force(E, A):
+    """Every tag sequence with its score, best first (ties in enumeration order)."""
+    n, T = E.shape
+    out = []
+    for seq in itertools.product(range(T), repeat=n):
+        path = (T, *seq, T)
+        s = sum(E[t, y] for t, y in enumerate(seq)) + sum(A[a, b] for a, b in zip(path[:-1], path[1:]))
+        out.append((s, seq))
+    out.sort(key=lambda x: -x[0])
+    return out
+
+
+@pytest.mark.parametrize("n,T,seed", [(1, 3, 0), (2, 3, 1), (3, 2, 2), (4, 3, 3), (5, 3, 4), (3, 4, 5)])
+def test_viterbi_and_kbest_match_brute_force(n, T, seed):
+    rng = np.random.default_rng(seed)
+    E, A = rng.normal(size=(n, T)), rng.normal(size=(T + 1, T + 1))
+    ranked = _brute_force(E, A)
+    tags, best = _kernels.viterbi(E, A)
+    assert best == pytest.approx(ranked[0][0])
+    assert tuple(tags) == ranked[0][1]
+    for k in (1, 4, 10, T ** n, T ** n + 5):
+        seqs, scores = _kernels.kbest_viterbi(E, A, k)
+        m = min(k, T ** n)
+        assert seqs.shape == (m, n)
+        np.testing.assert_allclose(scores, [s for s, _ in ranked[:m]])
+        assert len({tuple(s) for s in seqs}) == m  # distinct
+        by_seq = dict((seq, s) for s, seq in ranked)
+        np.testing.assert_allclose([by_seq[tuple(s)] for s in seqs], scores)  # each score is its sequence's
+
+
+def test_empty_sentence_scores_the_boundary_transition():
+    A = np.arange(16, dtype=float).reshape(4, 4)
+    tags, best = _kernels.viterbi(np.zeros((0, 3)), A)
+    assert len(tags) == 0 and best == A[3, 3]
+
+
+def test_word_atoms_by_hand():
+    assert shape("Al-Zaman") == "Xx-Xx"
+    assert shape("1990s") == "dx"
+    assert flags("Al-Zaman") == HYPHEN | CAPITALISED
+    assert flags("USA") == CAPITALISED | ALL_CAPS
+    assert flags("3.5") == DIGIT
+    assert flags(",") == NO_ALNUM
+    table = encode([["a", "b", "a"], [], ["b"]])
+    assert table.types.tolist() == [0, 1, 0, 1]
+    assert table.offsets.tolist() == [0, 3, 3, 4]
+    assert table.atoms.shape[0] == 2
+
+
+def _sentence(words, tags):
+    n = len(words)
+    return Sentence(list(words), list(words), list(tags), ["_"] * n, np.zeros(n, np.int32), ["dep"] * n)
+
+
+def _planted(n_sentences, seed):
+    """A planted language: 'fish' is NOUN after 'the' and VERB after a pronoun; unseen
+    words ending in -ly are ADV, capitalised ones PROPN, digits NUM."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n_sentences):
+        if rng.random() < 0.5:
+            words, tags = ["the", "fish"], ["DET", "NOUN"]
+        else:
+            words, tags = [str(rng.choice(["we", "they"])), "fish"], ["PRON", "VERB"]
+        stem = "".join(rng.choice(list("abcdefgh"), size=5))
+        words += [stem + "ly", stem.capitalize(), str(rng.integers(10, 99))]
+        tags += ["ADV", "PROPN", "NUM"]
+        out.append(_sentence(words, tags))
+    return out
+
+
+def test_learns_planted_rules_and_generalises_to_unseen_words():
+    tagger = PerceptronTagger(epochs=5, hash_bits=16).fit(_planted(200, 0))
+    test = _planted(50, 1)  # new stems, new numbers
+    assert tagger.score(test) == 100.0
+    unseen = _sentence(["we", "fish", "zzzly", "Quux", "7"], "_____")
+    assert tagger.predict([unseen]) == [["PRON", "VERB", "ADV", "PROPN", "NUM"]]
+
+
+@pytest.fixture(scope="module")
+def sample(corpora_dir):
+    return read_conllu(corpora_dir / "ewt-sample.conllu"), read_conllu(corpora_dir / "ewt-sample-dev.conllu")
+
+
+@pytest.fixture(scope="module")
+def trained(sample):
+    train, dev = sample
+    return PerceptronTagger(epochs=4, hash_bits=16).fit(train, dev=dev)
+
+
+def test_beats_the_most_frequent_tag_baseline(sample, trained):
+    train, dev = sample
+    counts: dict = {}
+    for s in train:
+        for w, t in zip(s.forms, s.upos):
+            counts.setdefault(w, {}).setdefault(t, 0)
+            counts[w][t] += 1
+    guess = [max(counts[w], key=counts[w].get) if w in counts else "NOUN" for s in dev for w in s.forms]
+    baseline = 100.0 * np.mean([g == t for g, t in zip(guess, (t for s in dev for t in s.upos))])
+    assert trained.score(dev) > baseline + 3
+
+
+def test_dev_selection_keeps_the_best_epoch(trained):
+    accuracies = [r["dev_accuracy"] for r in trained.history_]
+    assert trained.selection_.chosen["epochs"] == 1 + int(np.argmax(accuracies))
+
+
+def test_kbest_lists_agree_with_predict_and_viterbi(sample, trained):
+    _, dev = sample
+    dev = dev[:20]
+    lists = trained.kbest(dev, 7)
+    assert [nb.candidates[0].upos for nb in lists] == trained.predict(dev)
+    for nb, s in zip(lists, dev):
+        assert nb.sent_id == s.metadata["sent_id"]
+        assert len(nb) == min(7, 17 ** len(s))
+        assert np.all(np.diff(nb.scores) <= 1e-9)
+        assert len({tuple(c.upos) for c in nb.candidates}) == len(nb)
+        assert all(c.forms == s.forms and c.xpos == s.xpos for c in nb.candidates)
+
+
+def test_model_file_round_trip(tmp_path, sample, trained):
+    _, dev = sample
+    serialize.save(tmp_path / "t.npz", trained)
+    loaded = serialize.load(tmp_path / "t.npz", kind="tagger")
+    assert loaded.predict(dev) == trained.predict(dev)
+    assert loaded.selection_.chosen == trained.selection_.chosen
+    assert loaded.get_params() == trained.get_params()
+
+
+def test_xpos_field(sample):
+    train, dev = sample
+    tagger = PerceptronTagger("xpos", epochs=2, hash_bits=16).fit(train[:100])
+    tagged = tagger.tag(dev[:5])
+    assert all(t.upos == s.upos and t.xpos != ["_"] * len(s) for t, s in zip(tagged, dev))
+    assert set(tagger.tags_) == {t for s in train[:100] for t in s.xpos}
+
+
+def test_jackknife_tags_each_fold_with_a_tagger_trained_on_the_others():
+    sentences = _planted(30, 2)
+    tagger = PerceptronTagger(epochs=2, hash_bits=14)
+    out = jackknife(tagger, sentences, 3)
+    reference = PerceptronTagger(epochs=2, hash_bits=14).fit(sentences[:10] + sentences[20:]).tag(sentences[10:20])
+    assert [s.upos for s in out[10:20]] == [s.upos for s in reference]
+    lists = jackknife(tagger, sentences, 3, k=2)
+    assert [nb.candidates[0].upos for nb in lists] == [s.upos for s in out]
+
+
+def test_estimator_conventions():
+    from sklearn.base import clone
+
+    tagger = PerceptronTagger("xpos", epochs=3)
+    assert clone(tagger).get_params() == tagger.get_params()
+    with pytest.raises(NotFittedError):
+        tagger.predict([])
+    with pytest.raises(ParameterError):
+        PerceptronTagger("form").fit(_planted(3, 0))
+    with pytest.raises(ValueError, match="no training sentences"):
+        PerceptronTagger().fit([])
