@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def em_pass(X, y, coef, log_weights, inv_variance, log_normaliser):
     """E-step and the M-step's sufficient statistics in one pass over the rows.
 

@@ -32,11 +32,12 @@ def _m_step(mass, gram, rhs, square, n: int, fixed_variance: float | None):
     d = gram.shape[1]
     ridge = 1e-12 * np.maximum(np.trace(gram, axis1=1, axis2=2), 1e-300)  # an empty component stays solvable
     coef = np.linalg.solve(gram + ridge[:, None, None] * np.eye(d), rhs[:, :, None])[:, :, 0].T
+    weights = np.maximum(mass / n, 1e-300)  # a component that lost every sample keeps a finite log-weight
     if fixed_variance is not None:
-        return mass / n, coef, fixed_variance
+        return weights, coef, fixed_variance
     # Σ_i γ_ih (y_i − β_hᵀx_i)² = Σγy² − 2 β_hᵀ Σγ y x + β_hᵀ (Σγ x xᵀ) β_h
     residual = square - 2 * np.einsum("hd,dh->h", rhs, coef) + np.einsum("dh,hde,eh->h", coef, gram, coef)
-    return mass / n, coef, max(float(np.sum(residual)) / n, 1e-12)
+    return weights, coef, max(float(np.sum(residual)) / n, 1e-12)
 
 
 class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
