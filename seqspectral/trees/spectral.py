@@ -237,49 +237,50 @@ class SpectralTreeModel(Estimator):
         return model
 
 
-#: events per block when accumulating the three-view moments (bounds the k^2 x block memory)
-BLOCK = 16384
-
-
 def side_moments(corpus, lay, U, side: int):
     """(P_{W,Z}, P_{D,Z}, P_{W,D,Z} as k x k x 2k indexed [a, :, :] by the dependent's
     dimension, ν, P_{W=x,Z} as n_symbols x 2k) over the arcs whose dependent stands on
     ``side`` (1 left, 0 right) of its head, each divided by the number of arcs (module
-    docstring, steps 2-3); None when there is no such arc."""
+    docstring, steps 2-3); None when there is no such arc. The two blocks of Z (the head's
+    head, the head's nearest dependent on the other side) are projected separately from
+    counts of symbol pairs and triples, never from a table over events."""
     from seqspectral.counting._kernels import tree_links
 
     _, near_left, near_right, _ = tree_links(corpus.heads, corpus.offsets)
     dep = np.flatnonzero((lay.parent >= 0) & (lay.is_left == side))
     if len(dep) == 0:
         return None
-    x = corpus.symbols
+    x = corpus.symbols.astype(np.int64)
     head = lay.parent[dep]
-    other = (near_right if side == 1 else near_left)[head]
-    grand = lay.parent[head]
-    k = U.shape[1]
-    P_WZ = np.zeros((k, 2 * k))
-    P_DZ = np.zeros((k, 2 * k))
-    P_WDZ = np.zeros((k * k, 2 * k))
-    P_xZ = np.zeros((len(U), 2 * k))
-    nu = np.zeros(2 * k)
-    for lo in range(0, len(dep), BLOCK):
-        sl = slice(lo, lo + BLOCK)
-        z = np.hstack([_rows(U, x, grand[sl]), _rows(U, x, other[sl])])
-        W, D = U[x[head[sl]]], U[x[dep[sl]]]
-        P_WZ += W.T @ z
-        P_DZ += D.T @ z
-        P_WDZ += (D[:, :, None] * W[:, None, :]).reshape(len(W), k * k).T @ z
-        P_xZ += sp.csr_matrix((np.ones(len(z)), (x[head[sl]], np.arange(len(z)))), shape=(len(U), len(z))) @ z
-        nu += z.sum(axis=0)
+    blocks = [lay.parent[head], (near_right if side == 1 else near_left)[head]]  # the context words, -1: none
+    P_WZ, P_DZ, P_WDZ, nu, P_xZ = [], [], [], [], []
+    for ctx in blocks:
+        has = ctx >= 0
+        h, d, c = x[head[has]], x[dep[has]], x[ctx[has]]
+        P_WZ.append(U.T @ (_counts(h, c, len(U)) @ U))
+        P_DZ.append(U.T @ (_counts(d, c, len(U)) @ U))
+        P_WDZ.append(_triples(d, h, c, U))
+        nu.append(U[c].sum(axis=0))
+        P_xZ.append(np.asarray(_counts(h, c, len(U)) @ U))
     n = len(dep)
-    return P_WZ / n, P_DZ / n, P_WDZ.reshape(k, k, 2 * k) / n, nu / n, P_xZ / n
+    return (np.hstack(P_WZ) / n, np.hstack(P_DZ) / n, np.concatenate(P_WDZ, axis=2) / n, np.concatenate(nu) / n,
+            np.hstack(P_xZ) / n)
 
 
-def _rows(U, x, index):
-    """U[x[index]], with zero rows where index is -1 (no such word)."""
-    out = U[x[np.maximum(index, 0)]]
-    out[index < 0] = 0.0
-    return out
+def _counts(a, b, n: int) -> sp.csr_matrix:
+    """n x n counts of the pairs (a[t], b[t])."""
+    return sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+
+
+def _triples(a, b, c, U) -> np.ndarray:
+    """Σ_t U[a_t] ⊗ U[b_t] ⊗ U[c_t] (k x k x k), from the distinct triples and their counts."""
+    from seqspectral.counting._kernels import project_triples
+
+    n = len(U)
+    codes, counts = np.unique((a * n + b) * n + c, return_counts=True)  # sorted by (a, b)
+    ab, cc = np.divmod(codes, n)
+    aa, bb = np.divmod(ab, n)
+    return project_triples(aa, bb, cc, counts.astype(np.float64), U, U, U, False)
 
 
 def _pinv(M, tolerance: float):
