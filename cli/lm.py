@@ -123,7 +123,7 @@ def run_train(args) -> int:
     from seqspectral.lm import save_lm, train_lm
 
     check_output_path(args.output)
-    verbose = not args.quiet and sys.stderr.isatty()
+    verbose = not args.quiet  # progress on stderr, also when piped: convex and EM take minutes
     reading = reading_of(args)
     t0 = time.perf_counter()
     train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)

@@ -34,7 +34,7 @@ TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
 #: weights λ of a model mixed with a lower-order n-gram (λ = 1: the model alone)
 WEIGHT_GRID = tuple(float(w) for w in np.linspace(0.0, 1.0, 21))
 #: add-k smoothing constants of the n-gram models
-NGRAM_K_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+NGRAM_K_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
 class CandidateFailed(ValueError):

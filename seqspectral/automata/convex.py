@@ -120,6 +120,7 @@ class ConvexWA(HankelEstimator):
     basis, statistic, basis_size, basis_length, floor, random_state : as for ``SpectralWA``;
         the prefix ε must be the basis' first prefix.
     max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
+    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
     """
 
     _swept = "regularization"
@@ -132,7 +133,7 @@ class ConvexWA(HankelEstimator):
                          "max_iter": integer(1), "tol": real(0.0, open_low=True)}
 
     def __init__(self, regularization="auto", *, basis=None, statistic="substring", basis_size=100, basis_length=3,
-                 floor="auto", max_iter=500, tol=1e-4, random_state=0):
+                 floor="auto", max_iter=500, tol=1e-4, random_state=0, progress=None):
         self.regularization = regularization
         self.basis = basis
         self.statistic = statistic
@@ -142,6 +143,7 @@ class ConvexWA(HankelEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
+        self.progress = progress
 
     def _grid(self, corpus):
         return list(TAU_GRID)

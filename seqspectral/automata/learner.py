@@ -19,6 +19,7 @@ model of the chosen value on ``corpus``. Every candidate model has ``with_floor`
 
 from __future__ import annotations
 
+import sys
 import time
 from functools import cache
 from typing import ClassVar
@@ -30,6 +31,9 @@ from ..selection import FLOOR_GRID, floored_log_probs, grid_search, held_out_spl
 
 class SelectingLearner(Estimator, SequenceLanguageModel):
     """Base of ``SpectralWA``, ``ConvexWA``, ``TensorHMM`` and ``BaumWelchHMM``.
+
+    ``progress`` (a hyper-parameter of every learner): a progress bar over the swept values
+    on stderr; None shows it when stderr is a terminal.
 
     Fitted attributes: ``model_`` (the language model), ``<swept>_`` and ``floor_`` (the
     values used), ``selection_`` (a ``SelectionResult``, None when nothing was chosen) and
@@ -80,14 +84,24 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         values = self._grid(fit_part) if value == "auto" else [value]
         floors = list(FLOOR_GRID) if floor == "auto" else [float(floor)]
 
+        from tqdm.auto import tqdm
+
+        show = sys.stderr.isatty() if self.progress is None else bool(self.progress)
+        bar = tqdm(total=len(values), desc=f"{type(self).__name__}: {self._swept}", disable=not show, leave=False)
+
         @cache
         def scored(v):
+            bar.set_postfix_str(f"{self._swept}={v:g}")
             model = make(v)
+            bar.update(1)
             n = len(held)
             return model, [float(lp.sum() / n) for lp in floored_log_probs(model, held, floors)]
 
-        result = grid_search({self._swept: values, "floor": floors},
-                             lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on, self._patience)
+        try:
+            result = grid_search({self._swept: values, "floor": floors},
+                                 lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on, self._patience)
+        finally:
+            bar.close()
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]
         self.model_ = scored(chosen_value)[0].with_floor(chosen_floor)
         self.selection_ = result

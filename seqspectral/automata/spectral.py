@@ -61,13 +61,14 @@ class SpectralWA(HankelEstimator):
     statistic : "string" (f), "prefix" (f^p) or "substring" (f^s).
     floor : the non-stochastic rule's floor (fraction of the positive next-event mass), or "auto".
     random_state : seed of the held-out split used when no ``dev`` is given.
+    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
     """
 
     _swept = "n_states"
     _parameter_checks = {**HANKEL_CHECKS, "n_states": either(one_of("auto"), integer(1)), "max_states": integer(1)}
 
     def __init__(self, n_states="auto", *, basis=None, statistic="substring", basis_size=500, basis_length=3,
-                 floor="auto", max_states=100, random_state=0):
+                 floor="auto", max_states=100, random_state=0, progress=None):
         self.n_states = n_states
         self.basis = basis
         self.statistic = statistic
@@ -76,6 +77,7 @@ class SpectralWA(HankelEstimator):
         self.floor = floor
         self.max_states = max_states
         self.random_state = random_state
+        self.progress = progress
 
     @property
     def method(self) -> str:

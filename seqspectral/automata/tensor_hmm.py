@@ -61,6 +61,7 @@ class TensorHMM(SelectingLearner):
         with 10^5 strings it cuts the error of O by about a third and that of T by half.
     random_state : seed of the tensor power method's random starts and of the held-out split.
     floor : the language-model floor of the fitted ``HMM`` (see ``HMM``), or "auto".
+    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
 
     Attributes: ``model_`` (an ``HMM``), ``weights_`` (the tensor eigenvalues), ``n_refine_``
     (refinement sweeps run), ``n_states_``, ``floor_``, ``selection_``.
@@ -75,7 +76,7 @@ class TensorHMM(SelectingLearner):
 
     def __init__(self, n_states="auto", *, statistic: str = "substring", basis=None, basis_size: int = 200,
                  basis_length: int = 3, n_starts: int = 20, n_iter: int = 100, n_refine: int = 300,
-                 random_state=0, floor="auto", max_states: int = 64):
+                 random_state=0, floor="auto", max_states: int = 64, progress: bool | None = None):
         self.n_states = n_states
         self.statistic = statistic
         self.basis = basis
@@ -87,6 +88,7 @@ class TensorHMM(SelectingLearner):
         self.random_state = random_state
         self.floor = floor
         self.max_states = max_states
+        self.progress = progress
 
     def statistics(self, corpus, basis=None):
         """The Hankel statistics this estimator uses (on ``basis``, else on one built from ``corpus``)."""

@@ -29,17 +29,18 @@ def make_estimator(method: str, n_states="auto", *, basis_length: int | None = N
     if method in SPECTRAL_STATISTIC:
         from ..automata import SpectralWA
 
-        return SpectralWA(n_states, statistic=SPECTRAL_STATISTIC[method], random_state=random_state, **basis)
+        return SpectralWA(n_states, statistic=SPECTRAL_STATISTIC[method], random_state=random_state, progress=progress,
+                          **basis)
     if method == "convex":
         from ..automata import ConvexWA
 
         if n_states != "auto":
             raise ValueError("--method convex chooses its regularisation, not a number of states: use --states auto")
-        return ConvexWA("auto", random_state=random_state, **basis)
+        return ConvexWA("auto", random_state=random_state, progress=progress, **basis)
     if method == "tensor":
         from ..automata import TensorHMM
 
-        return TensorHMM(n_states, random_state=random_state, **basis)
+        return TensorHMM(n_states, random_state=random_state, progress=progress, **basis)
     if method in ("em", "em-tensor"):
         from ..automata import BaumWelchHMM
 

@@ -14,6 +14,7 @@ benchmarks.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -54,7 +55,9 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         fit_part, held, on = held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
         ngram = isinstance(estimator, NGramLM)
         estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}))
-        selection, lower = estimator.selection_, None
+        # the estimator chose on what it was given as dev: say what that was
+        selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
+        lower = None
         if mix_order and not ngram:
             lower = NGramLM(mix_order, random_state=random_state).fit(fit_part, dev=held, n_ids=n_ids)
             weight = select_weight(estimator.event_log_probs(held).log_prob, lower.event_log_probs(held).log_prob,
