@@ -34,8 +34,9 @@ def register(sub) -> None:
     t.add_argument("--floor", type=float, default=1e-3,
                    help="spectral floor factor: node factors below floor x word frequency are floored (default 1e-3)")
     t.add_argument("--n-iter", type=_positive_int, default=200, help="EM iterations at most (default 200)")
-    t.add_argument("--init", default="spectral", choices=("spectral", "random"),
-                   help="EM start: the spectral solution (default) or random")
+    t.add_argument("--init", default="random", choices=("random", "spectral"),
+                   help="EM start: random (default) or the parameters read off the spectral solution "
+                        "(fewer iterations on planted data; on EWT UPOS it ends 1.3%% lower)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of EM's start")
     add_reading_options(t)
     t.add_argument("--json", action="store_true", help="print what was trained as one JSON object")

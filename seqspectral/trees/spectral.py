@@ -9,7 +9,9 @@ of dependents on each side, or none — and O (n x m) for the words. The number 
 :mod:`topology <seqspectral.trees.topology>` term scores them separately).
 
 Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's Sec. 3.2);
-G = U^T O (k x m), assumed invertible; ⁺ is the pseudo-inverse.
+G = U^T O (k x m), assumed invertible; ⁺ is the pseudo-inverse (singular values below
+``tolerance`` times the largest dropped: a regulariser for data the model fits only
+approximately; it leaves well-conditioned planted moments untouched).
 
 1. Views of a state. Given the state h of word i, these are independent:
    W, its own word, with E[U^T e_{x_i} | h] = G e_h;
@@ -87,7 +89,6 @@ from . import _kernels
 from .layout import tree_layout
 from .representation import representation_matrix
 from .topology import ValenceModel
-
 
 
 class TreeScores(NamedTuple):
