@@ -1,10 +1,10 @@
 """Guo & Schuurmans (NIPS 2007), Table 1: supervised training, Viterbi EM and convex EM side by side.
 
-For every data set of :mod:`seqspectral.mixtures.convex_em_data`, every training size t and
-every repetition r (the data drawn with seed r; ``--n-test`` test examples, fewer where the
-data set has fewer): ``SupervisedBayesNet`` (the hidden values revealed), ``ViterbiEM`` (10
-random restarts, best by the joint objective) and ``ConvexEM`` (SCS) fit the same regularised
-log-linear network (β = 1 unless ``--beta``) on the observed columns. Reported: train and test log-loss, the
+For every data set of `seqspectral.mixtures.convex_em_data`, every training size t and every
+repetition r (the data drawn with seed r; `--n-test` test examples, fewer where the data set
+has fewer): `SupervisedBayesNet` (the hidden values revealed), `ViterbiEM` (10 random
+restarts, best by the joint objective) and `ConvexEM` (SCS) fit the same regularised
+log-linear network (β = 1 unless `--beta`) on the observed columns. Reported: train and test log-loss, the
 mean over examples of −log p(x) in nats with the hidden values summed out, as mean ± sd over
 the repetitions; the share of the Viterbi-EM-to-supervised test gap that convex EM closes
 ((EM − convex) / (EM − supervised), of the means); seconds per fit; convex EM's PSD blocks.

@@ -167,19 +167,20 @@ def test_two_hidden_parents_are_exact_with_the_auxiliary_product():
     assert problem.value + program.constant == pytest.approx(fit_tables(s, data, 1.0)[1] - roots, rel=1e-4)
 
 
-@pytest.mark.parametrize("name,seed", [("random", 0), ("random", 1), ("two_hidden", 2)])
+@pytest.mark.parametrize("name,seed", [("random", 0), ("two_hidden", 2)])
 def test_relaxed_matrix_is_feasible_on_any_data(name, seed):
     rng = np.random.default_rng(seed)
     net = two_hidden_network() if name == "two_hidden" else small_network()
     s = net.structure
     cards = np.array([s.cardinalities[j] for j in s.observed_index])
-    X = rng.integers(0, cards, size=(25, len(cards)))  # arbitrary data, not from the network
+    X = rng.integers(0, cards, size=(20, len(cards)))  # arbitrary data, not from the network
     est = ConvexEM(s, tol=1e-5).fit(X)
+    assert max(est.feasibility_correction_.values()) < 1e-3  # the solver's M was nearly feasible already
     for M in est.equivalence_.values():
         assert np.linalg.eigvalsh(M).min() >= -1e-6
         np.testing.assert_allclose(np.diag(M), 1.0, atol=1e-5)
         assert M.min() >= -1e-5 and M.max() <= 1 + 1e-5
-    assert est.hidden_.shape == (25, len(s.hidden_index))
+    assert est.hidden_.shape == (20, len(s.hidden_index))
 
 
 @pytest.mark.parametrize("k", [2, 3])

@@ -49,14 +49,15 @@ class ConvexEM(BayesNetEstimator):
     tolerance), ``objective_`` (the joint
     objective of ``hidden_``), ``solve_time_`` (seconds in the solver, canonicalisation
     included), ``sdp_size_`` (t, the PSD block sizes, scalar variables and constraints),
-    ``solver_status_``.
+    ``solver_status_``, ``feasibility_correction_`` (name → the largest entry change made by
+    the projection onto the constraints: the solver's own infeasibility).
     """
 
     _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
                          "solver": one_of("SCS", "CLARABEL"), "tol": real(0, open_low=True),
                          "max_iters": integer(1), "hidden_tables": one_of(True, False), "random_state": seed}
 
-    def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-6,
+    def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-4,
                  max_iters: int = 20000, hidden_tables: bool = False, random_state=0):
         self.structure = structure
         self.hidden_tables = hidden_tables
@@ -89,10 +90,11 @@ class ConvexEM(BayesNetEstimator):
                           "scalar_constraints": int(metrics.num_scalar_eq_constr + metrics.num_scalar_leq_constr)}
         self.relaxed_objective_ = float(program.problem.value) + program.constant
         rng = np.random.default_rng(self.random_state)
-        self.equivalence_, columns = {}, []
+        self.equivalence_, self.feasibility_correction_, columns = {}, {}, []
         for h, variable in program.equivalence.items():
             M = nearest_equivalence_relaxation(variable.value)
             self.equivalence_[s.names[h]] = M
+            self.feasibility_correction_[s.names[h]] = float(np.abs(M - variable.value).max())
             columns.append(round_equivalence(M, s.cardinalities[h], random_state=int(rng.integers(2**31))))
         self.hidden_ = np.stack(columns, axis=1)
         self.model_, self.objective_ = fit_tables(s, s.complete(X, self.hidden_), self.beta)
