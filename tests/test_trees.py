@@ -224,3 +224,33 @@ def test_embedding_representation_with_unknown_words(planted):
     assert estimate.representation_info_["n_covered"] == 40
     truth = model.log_probs(test)
     assert np.median(np.abs(np.exp(estimate.log_probs(test) - truth) - 1)) < 0.2
+
+
+def test_long_trees_do_not_underflow(planted):
+    model, train, _ = planted
+    rng = np.random.default_rng(5)
+    topology = branching_topologies(1_000, random_state=7, mean_left=0.49, mean_right=0.49, max_size=400)
+    long = topology.subset(np.flatnonzero(topology.lengths >= 250)[:3])
+    assert len(long) > 0
+    long = model.sample(long, random_state=rng)
+    exact = model.log_probs(long)
+    # an independent upward pass in log space (logsumexp), one tree at a time
+    for j in range(len(long)):
+        a, b = long.offsets[j], long.offsets[j + 1]
+        x, heads = long.symbols[a:b], long.heads[a:b]
+        kids = [[c for c in range(b - a) if heads[c] == i + 1] for i in range(b - a)]
+
+        def log_beta(i):
+            out = np.log(model.emission[x[i]])
+            for c in kids[i]:
+                T = model.left if c < i else model.right
+                out = out + np.logaddexp.reduce(np.log(T) + log_beta(c)[:, None], axis=0)
+            return out
+
+        root = int(np.flatnonzero(heads == 0)[0])
+        assert exact[j] < -745  # exp() of it underflows to 0 in doubles
+        np.testing.assert_allclose(exact[j], np.logaddexp.reduce(np.log(model.pi) + log_beta(root)), rtol=1e-10)
+    estimate = SpectralTreeModel(4).fit(train[200_000])
+    spectral = estimate.log_probs(long)
+    assert np.all(np.isfinite(spectral))
+    np.testing.assert_allclose(spectral, _plain_recursion(estimate, long), rtol=1e-10)
