@@ -21,7 +21,7 @@ from seqspectral.parsing._hashing import feature, slot
 FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS = 0, 1, 2, 6, 8, 10, 11
 BEFORE, AFTER = -2, -3
 #: features per token (see :func:`token_slots`)
-N_FEATURES = 24
+N_FEATURES = 27
 
 
 @njit(cache=True, inline="always")
@@ -37,8 +37,9 @@ def _atom(atoms, types, start, n, t, col):
 def token_slots(atoms, types, offsets, mask):
     """The ``N_FEATURES`` weight rows of every token (n_tokens × N_FEATURES, int32): bias;
     form; lower case; prefixes and suffixes of length 1-4; shape; flags; the lower case of
-    the words at -2, -1, +1, +2; suffix-3 of the words at -1 and +1; the word pairs (-1, 0)
-    and (0, +1); the shapes (-1, 0, +1); flags × first-word."""
+    the words at -2, -1, +1, +2; suffix-3 of the words at -1 and +1; the word pairs (-1, 0),
+    (0, +1), (-1, +1) and (-2, -1); the shapes (-1, 0, +1); flags × first-word; the word at
+    -1 × suffix-3; suffix-3 × the word at +1."""
     out = np.empty((len(types), N_FEATURES), dtype=np.int32)
     for i in range(len(offsets) - 1):
         start = offsets[i]
@@ -70,6 +71,9 @@ def token_slots(atoms, types, offsets, mask):
                                    _atom(atoms, types, start, n, t + 1, SHAPE), 0), mask)
             row[22] = slot(feature(22, a[FLAGS], 1 if t == 0 else 0, 0, 0), mask)
             row[23] = slot(feature(23, l1, a[SUFFIX3], 0, 0), mask)
+            row[24] = slot(feature(24, l1, r1, 0, 0), mask)
+            row[25] = slot(feature(25, a[SUFFIX3], r1, 0, 0), mask)
+            row[26] = slot(feature(26, l2, l1, 0, 0), mask)
     return out
 
 

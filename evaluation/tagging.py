@@ -1,0 +1,374 @@
+"""POS tagging on UD English-EWT (issue 15): the toolkit's tagger against NLTK's
+PerceptronTagger and UDPipe 1's tagger, the k-best oracle, n-best reranking with the
+POS-sequence language models, and parsing with jackknifed predicted tags.
+
+Every system trains on train and is measured on test (UPOS, gold tokenization); choices
+use dev: the tagger's epoch count; UDPipe's held-out data for its early stopping. NLTK's
+tagger runs its default 5 iterations. Times are CPU seconds of this process (and wall
+seconds beside them: the machine is shared), reading excluded; tagging speed is the best
+of 3 runs after a warm-up (Numba compiled, caches loaded).
+
+Reranking: the language models of ``seqspectral lm`` (n-gram, spectral-substring, convex,
+EM; each trained on train's UPOS sequences, its choices on a held-out 10% of train, as
+``lm train`` without ``--dev``) score the candidates of the tagger's 20-best lists. The
+reranker (:class:`seqspectral.reranking.Reranker`, the parses' reranker) is trained on the
+20-best lists of dev — the language models saw train's gold tag sequences, so train lists
+would make them look better than they are on new text — and measured on test; its
+features are the tagger's score and the chosen LMs' log-probabilities.
+
+Parsing: the first-order parser of ``seqspectral parse`` trained and tested with gold UPOS,
+and again with predicted UPOS — train tagged by 10-fold jackknifing, dev and test by the
+tagger trained on all of train.
+
+Writes ``evaluation/results/tagging.md``; models and timings are kept in ``--workdir``
+(reused when present, so a stopped run resumes). Run from the repository root::
+
+    python evaluation/tagging.py --workdir /tmp/tagging-eval
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
+OUT = REPO / "evaluation" / "results" / "tagging.md"
+K = 20
+ORACLE_K = (1, 5, 20)
+LM_FAMILIES = ("ngram", "spectral-substring", "convex", "em")
+JACKKNIFE_FOLDS = 10
+UDPIPE_TAGGER = "models=1;use_lemma=0;provide_lemma=0;use_xpostag=0;provide_xpostag=0;use_feats=0;provide_feats=0"
+
+sys.path.insert(0, str(REPO / "evaluation"))
+from _machine import describe  # noqa: E402
+from _results import require_data, write_results  # noqa: E402
+
+
+def log(message: str) -> None:
+    print(f"[tagging {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class Clock:
+    """CPU and wall seconds of a block."""
+
+    def __enter__(self):
+        self.cpu0, self.wall0 = time.process_time(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.cpu, self.wall = time.process_time() - self.cpu0, time.perf_counter() - self.wall0
+
+
+class Work:
+    """Models and timings of the run in ``workdir``, reused when present."""
+
+    def __init__(self, workdir: Path):
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.dir / "times.json"
+        self.times = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def record(self, name: str, clock: Clock) -> None:
+        self.times[name] = {"cpu": clock.cpu, "wall": clock.wall}
+        self.path.write_text(json.dumps(self.times, indent=1))
+
+    def row(self, name: str, compute) -> dict:
+        """A result row computed once (kept in ``rows.json``, so a resumed run reuses it)."""
+        path = self.dir / "rows.json"
+        rows = json.loads(path.read_text()) if path.exists() else {}
+        if name not in rows:
+            rows[name] = compute()
+            path.write_text(json.dumps(rows, indent=1))
+        return rows[name]
+
+    def model(self, name: str, build):
+        from seqspectral import serialize
+
+        path = self.dir / f"{name}.npz"
+        if path.exists() and name in self.times:
+            return serialize.load(path)
+        log(f"training {name}")
+        with Clock() as clock:
+            model = build()
+        self.record(name, clock)
+        serialize.save(path, model)
+        return model
+
+
+def accuracy(pred: list[list[str]], gold) -> float:
+    flat_pred = [t for tags in pred for t in tags]
+    flat_gold = [t for s in gold for t in s.upos]
+    return 100.0 * float(np.mean([a == b for a, b in zip(flat_pred, flat_gold, strict=True)]))
+
+
+def best_of(n: int, fn) -> Clock:
+    """The run of ``fn`` with the least CPU time of ``n``."""
+    runs = []
+    for _ in range(n):
+        with Clock() as clock:
+            fn()
+        runs.append(clock)
+    return min(runs, key=lambda c: c.cpu)
+
+
+# -- the systems ----------------------------------------------------------------------------
+def trained_tagger(work: Work, train, dev):
+    from seqspectral.tagging import PerceptronTagger
+
+    return work.model("tagger", lambda: PerceptronTagger().fit(train, dev=dev))
+
+
+def toolkit(work: Work, train, dev, test) -> tuple[dict, object]:
+    tagger = trained_tagger(work, train, dev)
+    tagger.predict(dev[:50])  # warm-up: kernels compiled or loaded from the cache
+    clock = best_of(3, lambda: tagger.predict(test))
+    kclock = best_of(1, lambda: tagger.kbest(test, K))
+    row = {"system": "seqspectral tag (averaged perceptron, bigram Viterbi)",
+           "chosen": f"epochs={tagger.selection_.chosen['epochs']}", "accuracy": accuracy(tagger.predict(test), test),
+           "train": work.times["tagger"], "tag": {"cpu": clock.cpu, "wall": clock.wall},
+           "kbest": {"cpu": kclock.cpu, "wall": kclock.wall}}
+    return row, tagger
+
+
+def nltk_peer(work: Work, train, test) -> dict:
+    from nltk.tag.perceptron import PerceptronTagger
+
+    tagger = PerceptronTagger(load=False)
+    log("training NLTK PerceptronTagger")
+    with Clock() as clock:
+        tagger.train([list(zip(s.forms, s.upos)) for s in train], nr_iter=5)
+    work.record("nltk", clock)
+    forms = [s.forms for s in test]
+    tag = best_of(3, lambda: tagger.tag_sents(forms))
+    pred = [[t for _, t in tagged] for tagged in tagger.tag_sents(forms)]
+    return {"system": "NLTK PerceptronTagger (greedy averaged perceptron)", "chosen": "nr_iter=5 (default)",
+            "accuracy": accuracy(pred, test), "train": work.times["nltk"], "tag": {"cpu": tag.cpu, "wall": tag.wall}}
+
+
+def _udpipe_sentences(path: Path):
+    from ufal.udpipe import InputFormat, ProcessingError, Sentence, Sentences
+
+    reader = InputFormat.newConlluInputFormat()
+    reader.setText(path.read_text(encoding="utf-8"))
+    out, s, error = Sentences(), Sentence(), ProcessingError()
+    while reader.nextSentence(s, error):
+        out.append(s)
+        s = Sentence()
+    if error.occurred():
+        raise RuntimeError(f"UDPipe cannot read {path}: {error.message}")
+    return out
+
+
+def udpipe_peer(work: Work, test) -> dict | None:
+    try:
+        from ufal.udpipe import Model, ProcessingError, Trainer
+    except ImportError:
+        log("ufal.udpipe not installed: no UDPipe row")
+        return None
+    path = work.dir / "udpipe.model"
+    if not (path.exists() and "udpipe" in work.times):
+        train, dev = _udpipe_sentences(EWT / "en_ewt-ud-train.conllu"), _udpipe_sentences(EWT / "en_ewt-ud-dev.conllu")
+        log("training UDPipe 1 tagger (UPOS only)")
+        error = ProcessingError()
+        with Clock() as clock:
+            blob = Trainer.train("morphodita_parsito", train, dev, "none", UDPIPE_TAGGER, "none", error)
+        if error.occurred():
+            raise RuntimeError(f"UDPipe training failed: {error.message}")
+        path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
+        work.record("udpipe", clock)
+    model = Model.load(str(path))
+    sentences = _udpipe_sentences(EWT / "en_ewt-ud-test.conllu")
+
+    def tag_all():
+        for s in sentences:
+            model.tag(s, Model.DEFAULT)
+
+    tag = best_of(3, tag_all)
+    pred = [[w.upostag for w in list(s.words)[1:]] for s in sentences]
+    return {"system": "UDPipe 1 tagger (MorphoDiTa averaged perceptron, UPOS only)",
+            "chosen": "20 iterations, early stopping on dev (defaults)", "accuracy": accuracy(pred, test),
+            "train": work.times["udpipe"], "tag": {"cpu": tag.cpu, "wall": tag.wall}}
+
+
+# -- k-best and reranking -----------------------------------------------------------------------
+def oracle(lists, gold, k: int) -> float:
+    right = sum(max(sum(a == b for a, b in zip(c.upos, g.upos)) for c in nb.candidates[:k])
+                for nb, g in zip(lists, gold))
+    return 100.0 * right / sum(len(g) for g in gold)
+
+
+def language_models(work: Work, train_corpus) -> dict:
+    from seqspectral.lm import load_lm, save_lm, train_lm
+
+    out = {}
+    for method in LM_FAMILIES:
+        path = work.dir / f"lm-{method}.npz"
+        if path.exists() and f"lm-{method}" in work.times:
+            out[method] = load_lm(path)[0]
+            continue
+        log(f"training LM {method}")
+        with Clock() as clock:
+            lm = train_lm(train_corpus, method)
+        work.record(f"lm-{method}", clock)
+        save_lm(path, lm, {"reading": {"format": "conllu", "field": "upos", "tagset": None, "encoding": "utf-8"}})
+        out[method] = lm
+    return out
+
+
+def reranking(lms: dict, dev_lists, dev, test_lists, test) -> list[dict]:
+    from seqspectral.reranking import Reranker
+    from seqspectral.tagging import LanguageModelScorer, rerank_tags, tag_features, tag_losses
+
+    dev_loss = tag_losses(dev_lists, dev, "upos")
+    configurations = [("tagger score only", ())] + [(f"+ {m} LM", (m,)) for m in lms] + \
+        [("+ all LMs", tuple(lms))]
+    rows = []
+    for name, methods in configurations:
+        scorers = [LanguageModelScorer(lms[m], f"lm:{m}") for m in methods]
+        reranker = Reranker(epochs=10).fit(tag_features(dev_lists, scorers), dev_loss)
+        best, problems = rerank_tags(reranker, test_lists, scorers)
+        if problems:
+            raise RuntimeError(f"{len(problems)} test lists could not be reranked: {problems[:3]}")
+        weights = {n: reranker.dense_weight(n) for n in reranker.dense_names_}
+        rows.append({"name": name, "accuracy": accuracy([s.upos for s in best], test), "weights": weights})
+    return rows
+
+
+# -- parsing with predicted tags ---------------------------------------------------------------
+def parsing(work: Work, tagger, train, dev, test) -> list[dict]:
+    from dataclasses import replace
+
+    from seqspectral.parsing import DependencyParser, attachment_scores
+    from seqspectral.tagging import jackknife
+
+    def predicted(name, sentences, tag):
+        path = work.dir / f"{name}.json"
+        if path.exists() and name in work.times:
+            return [replace(s, upos=t) for s, t in zip(sentences, json.loads(path.read_text()), strict=True)]
+        log(f"tagging {name}")
+        with Clock() as clock:
+            tagged = tag(sentences)
+        work.record(name, clock)
+        path.write_text(json.dumps([s.upos for s in tagged]))
+        return tagged
+
+    train_pred = predicted("train-jackknifed", train, lambda s: jackknife(tagger, s, JACKKNIFE_FOLDS))
+    dev_pred = predicted("dev-tagged", dev, tagger.tag)
+    test_pred = predicted("test-tagged", test, tagger.tag)
+    rows = []
+    for name, (tr, dv, te) in {"gold UPOS": (train, dev, test),
+                               "predicted UPOS (jackknifed train)": (train_pred, dev_pred, test_pred)}.items():
+        key = "parser-gold" if name.startswith("gold") else "parser-predicted"
+        parser = work.model(key, lambda tr=tr, dv=dv: DependencyParser(epochs=10).fit(tr, dev=dv))
+        scores = attachment_scores(test, parser.parse(te))
+        rows.append({"name": name, "tag_accuracy": accuracy([s.upos for s in te], test), **scores,
+                     "epochs": parser.selection_.chosen["epochs"], "train": work.times[key]})
+    return rows
+
+
+# -- the table ---------------------------------------------------------------------------------
+def _sec(t: dict) -> str:
+    return f"{t['cpu']:.1f} CPU s ({t['wall']:.1f} wall)"
+
+
+def report(systems, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, int]) -> str:
+    n_sent, n_tok = n_test
+    out = ["# POS tagging on UD English-EWT (issue 15)", "", describe("evaluation/tagging.py", sys.argv[1:]), "",
+           f"Train on train (12,544 sentences), choices on dev, figures on test ({n_sent:,} sentences, "
+           f"{n_tok:,} words), UPOS, gold tokenization. Tagging speed: best of 3 runs after a warm-up, reading "
+           "excluded; CPU seconds of this process, wall seconds beside them (the machine is shared by many jobs).",
+           "", "## Taggers", "",
+           "| system | chosen | UPOS accuracy | train | tag test | sentences / CPU s |", "|---|---|---|---|---|---|"]
+    for r in systems:
+        out.append(f"| {r['system']} | {r['chosen']} | {r['accuracy']:.2f} | {_sec(r['train'])} | {_sec(r['tag'])} "
+                   f"| {n_sent / r['tag']['cpu']:,.0f} |")
+    ours = systems[0]
+    peers = [r for r in systems[1:]]
+    if peers:
+        best_peer = max(peers, key=lambda r: r["accuracy"])
+        out += ["", f"Against the better peer ({best_peer['system'].split(' (')[0]}): accuracy "
+                    f"{ours['accuracy'] - best_peer['accuracy']:+.2f} points; training "
+                    f"{best_peer['train']['cpu'] / ours['train']['cpu']:.1f}x less CPU; tagging "
+                    f"{best_peer['tag']['cpu'] / ours['tag']['cpu']:.1f}x less CPU."]
+    out += ["", f"## {K}-best lists and oracle", "",
+            f"{K}-best Viterbi on test: {_sec(ours['kbest'])} ({n_sent / ours['kbest']['cpu']:,.0f} sentences / "
+            "CPU s). Oracle: the accuracy of the best candidate among the first k of every list.", "",
+            "| k | oracle accuracy |", "|---|---|"]
+    out += [f"| {k} | {v:.2f} |" for k, v in oracles.items()]
+    base = lm_rows[0]["accuracy"]
+    one_best = ours["accuracy"]
+    out += ["", f"## Reranking the {K}-best lists with POS-sequence language models", "",
+            "Reranker trained on dev's 20-best lists (10 epochs), measured on test. Each LM trained on train's "
+            "UPOS sequences (choices on a held-out 10% of train). Error reduction is relative to the tagger's "
+            f"1-best ({one_best:.2f}); the last column gives the reranker's weight of each real-valued feature "
+            "in its own units (per nat of log-probability, per unit of tagger score).", "",
+            "| features | accuracy | relative error reduction | weights |", "|---|---|---|---|"]
+    for r in lm_rows:
+        red = 100.0 * ((100 - one_best) - (100 - r["accuracy"])) / (100 - one_best)
+        weights = ", ".join(f"{n} {w:.3g}" for n, w in r["weights"].items())
+        out.append(f"| {r['name']} | {r['accuracy']:.2f} | {red:+.1f}% | {weights} |")
+    out += ["", "LM training: " + "; ".join(f"{m} {_sec(t)}" for m, t in lm_times.items()) + ".",
+            f"The tagger-score-only reranker ({base:.2f}) shows what reranking alone does; the LM rows what each "
+            "family adds on top of it.", "",
+            "## Parsing with predicted tags", "",
+            f"First-order parser of `seqspectral parse` (10 epochs, best dev epoch kept), trained and tested with "
+            f"gold UPOS, and with predicted UPOS: train tagged by {JACKKNIFE_FOLDS}-fold jackknifing, dev and test "
+            "by the tagger trained on all of train. Punctuation included.", "",
+            "| tags | test tag accuracy | UAS | LAS | complete | parser epochs | parser train |",
+            "|---|---|---|---|---|---|---|"]
+    for r in parse_rows:
+        out.append(f"| {r['name']} | {r['tag_accuracy']:.2f} | {r['uas']:.2f} | {r['las']:.2f} | "
+                   f"{r['complete']:.2f} | {r['epochs']} | {_sec(r['train'])} |")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/tagging-eval"))
+    ap.add_argument("--no-parsing", action="store_true", help="leave out the parsing experiment")
+    ap.add_argument("--only", choices=("udpipe", "parsing"), default=None,
+                    help="compute just this part into the workdir and stop (parts can run side by side; a run "
+                         "without --only then reuses them and writes the table)")
+    args = ap.parse_args(argv)
+    paths = [EWT / f"en_ewt-ud-{p}.conllu" for p in ("train", "dev", "test")]
+    require_data(*paths, hint="the UD English-EWT treebank")
+    from seqspectral.corpus import Corpus, read_conllu
+
+    train, dev, test = (read_conllu(p) for p in paths)
+    work = Work(args.workdir)
+    if args.only == "udpipe":
+        work.row("udpipe", lambda: udpipe_peer(work, test))
+        return 0
+    if args.only == "parsing":
+        tagger = trained_tagger(work, train, dev)
+        work.row("parsing", lambda: parsing(work, tagger, train, dev, test))
+        return 0
+    ours, tagger = toolkit(work, train, dev, test)
+    systems = [ours, work.row("nltk", lambda: nltk_peer(work, train, test))]
+    udpipe = work.row("udpipe", lambda: udpipe_peer(work, test))
+    if udpipe is not None:
+        systems.append(udpipe)
+    for r in systems:
+        log(f"{r['system']}: {r['accuracy']:.2f}")
+    log(f"{K}-best lists of dev and test")
+    dev_lists, test_lists = tagger.kbest(dev, K), tagger.kbest(test, K)
+    oracles = {k: oracle(test_lists, test, k) for k in ORACLE_K}
+    lms = language_models(work, Corpus.from_symbols([s.upos for s in train]))
+    lm_rows = reranking(lms, dev_lists, dev, test_lists, test)
+    for r in lm_rows:
+        log(f"rerank {r['name']}: {r['accuracy']:.2f}")
+    parse_rows = [] if args.no_parsing else work.row("parsing", lambda: parsing(work, tagger, train, dev, test))
+    lm_times = {m: work.times[f"lm-{m}"] for m in lms}
+    write_results(OUT, report(systems, oracles, lm_rows, lm_times, parse_rows, (len(test), sum(map(len, test)))))
+    log(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
