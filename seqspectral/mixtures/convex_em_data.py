@@ -23,6 +23,12 @@ Published networks (tables from the bnlearn repository's .bif files, typed in):
 - ``cancer``: Korb & Nicholson (2010, Bayesian Artificial Intelligence, §2.2), five binary
   variables; ``cancer`` (parents pollution and smoker, children xray and dyspnoea) hidden.
 
+- ``alarm``: Beinlich et al. (1989), 37 variables, tables from the ``.bif`` file that the
+  ``pgmpy-no-torch`` wheel ships (read by :mod:`seqspectral.mixtures.bayesnet_bif`, no
+  download); the first variable with the largest Markov blanket hidden: INTUBATION (three
+  values, P = 0.92 / 0.03 / 0.05; children SHUNT, PRESS, VENTLUNG, VENTALV and MINVOL, eight
+  neighbours in all). A clear error when pgmpy-no-torch is not installed.
+
 Naive Bayes with the class hidden, from data shipped in scikit-learn (no download):
 
 - ``breast_cancer``: the Wisconsin diagnostic data (569 examples, 2 classes), its ten "mean"
@@ -49,6 +55,7 @@ class LatentDataset:
     structure: BayesNetStructure
     draw: Callable[..., tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
     max_train: int | None = None  # examples available for training (None: unlimited)
+    network: DiscreteBayesNet | None = None  # the true network, where the data are sampled from one
 
 
 def random_network(structure: BayesNetStructure, random_state, *, observed_concentration: float = 0.5,
@@ -72,7 +79,7 @@ def network_dataset(name: str, net: DiscreteBayesNet) -> LatentDataset:
         return (data[:t, s.observed_index], data[:t, s.hidden_index],
                 data[t:, s.observed_index], data[t:, s.hidden_index])
 
-    return LatentDataset(name, s, draw)
+    return LatentDataset(name, s, draw, network=net)
 
 
 def synth1() -> LatentDataset:
@@ -121,6 +128,24 @@ def cancer() -> LatentDataset:
     return network_dataset("cancer", DiscreteBayesNet.from_probabilities(s, tables))
 
 
+def markov_blanket_sizes(structure: BayesNetStructure) -> list[int]:
+    """|parents ∪ children ∪ children's other parents| of every variable."""
+    sizes = []
+    for j in range(len(structure.names)):
+        children = [c for c, pa in enumerate(structure.parents) if j in pa]
+        blanket = set(structure.parents[j]) | set(children) | {p for c in children for p in structure.parents[c]}
+        sizes.append(len(blanket - {j}))
+    return sizes
+
+
+def alarm() -> LatentDataset:
+    from seqspectral.mixtures.bayesnet_bif import packaged_network
+
+    structure = packaged_network("alarm").structure
+    hidden = structure.names[int(np.argmax(markov_blanket_sizes(structure)))]
+    return network_dataset("alarm", packaged_network("alarm", hidden=(hidden,)))
+
+
 def _naive_bayes_dataset(name: str, features: np.ndarray, labels: np.ndarray) -> LatentDataset:
     binary = (features > np.median(features, axis=0)).astype(np.int64)
     classes = np.unique(labels, return_inverse=True)[1].astype(np.int64)
@@ -150,4 +175,4 @@ def wine() -> LatentDataset:
 
 
 #: every data set of the table, by name
-DATASETS = {f.__name__: f for f in (synth1, synth2, synth3, breast_cancer, wine, asia, cancer)}
+DATASETS = {f.__name__: f for f in (synth1, synth2, synth3, breast_cancer, wine, asia, cancer, alarm)}
