@@ -33,7 +33,7 @@ def register(sub) -> None:
     t.add_argument("--method", required=True, choices=list(METHODS), metavar="METHOD",
                    help="the learner (see the list below)")
     t.add_argument("--states", default="auto", type=_states, metavar="N|auto",
-                   help="number of states, or 'auto' to choose it on --dev (else on 10%% of TRAIN)")
+                   help="number of states, or 'auto' to choose it on --dev (else on a held-out 20%% of TRAIN)")
     t.add_argument("--basis-length", type=_positive_int, default=None, metavar="L",
                    help="longest prefix/suffix of the Hankel basis (default: the method's)")
     t.add_argument("--order", type=_positive_int, default=3, help="n-gram order of --method ngram (default 3)")

@@ -3,7 +3,7 @@ in the same run.
 
 1. ``seqspectral lm train --method spectral-substring --states 20 --basis-length 3`` on the
    100,000-string PAutomaC problems, end to end in a fresh process (start-up, Numba cache
-   load, reading, counting, SVD, floor and mixture choice on a held-out 10%, refit, saving),
+   load, reading, counting, SVD, floor and mixture choice on a held-out 20%, refit, saving),
    against scikit-splearn's ``load_data_sample`` + ``Spectral(rank=20, lrows=3, lcolumns=3,
    version="factor", partial=True, sparse=True).fit`` in a fresh process of its own venv
    (python start-up and imports included) — the same basis: every substring up to length 3
@@ -148,7 +148,7 @@ def main(argv=None) -> None:
         "## `lm train --method spectral-substring --states 20 --basis-length 3`, fresh processes", "",
         f"Best of {args.repeats} runs each, wall and CPU (user + system) seconds; the machine is shared, so CPU "
         "seconds are the steadier measure when it is loaded. Ours: the whole command (start-up, reading, counting, SVD, floor and "
-        "bigram-mixture choice on a held-out 10% with the refit, saving). scikit-splearn: a fresh python of its venv "
+        "bigram-mixture choice on a held-out 20% with the refit, saving). scikit-splearn: a fresh python of its venv "
         "running `load_data_sample` + `Spectral(rank=20, lrows=3, lcolumns=3, version='factor', partial=True, "
         "sparse=True).fit` (imports included).", "",
         "| problem (100,000 strings) | ours wall (s) | scikit-splearn wall (s) | ratio | ours CPU (s) | "

@@ -1,7 +1,7 @@
 """PAutomaC benchmark: every weighted-automaton learner next to scikit-splearn, in one run.
 
 For each problem: every method of ``METHODS`` is fitted on ``<n>.pautomac.train`` with
-its hyper-parameters chosen on a held-out 10% of train (never on test), then scored on
+its hyper-parameters chosen on a held-out 20% of train (never on test), then scored on
 ``<n>.pautomac.test`` by the PAutomaC score (against ``_solution.txt``), its excess over
 the true-model floor (score / floor − 1, the floor being the score of the solution
 probabilities themselves), next-symbol WER, and the end-to-end fit time (read, count,
@@ -208,7 +208,7 @@ def write_table(rows, names, header: str) -> str:
         "# PAutomaC: weighted-automaton learners against scikit-splearn",
         "",
         header,
-        "Hyper-parameters chosen on a held-out 10% of train (never test); splearn's best configuration "
+        "Hyper-parameters chosen on a held-out 20% of train (never test); splearn's best configuration "
         "chosen the same way. Cells: PAutomaC score (excess over the floor) / WER / fit seconds.",
         "",
         "Notes. Our fit times are end-to-end: reading, counting, the whole selection sweep (ranks or τ path × floors "

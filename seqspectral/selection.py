@@ -21,7 +21,7 @@ import numpy as np
 
 # -- the one set of grids and defaults ---------------------------------------------------------
 #: fraction of the training sequences held out when no development set is given
-HELD_OUT_FRACTION = 0.1
+HELD_OUT_FRACTION = 0.2
 #: floors of the non-stochastic rule (fractions of the positive next-event mass), every model
 FLOOR_GRID = (1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1)
 #: ranks tried by the spectral weighted automata (one SVD serves them all)

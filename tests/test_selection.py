@@ -12,7 +12,8 @@ import pytest
 
 from seqspectral.corpus import read_pautomac
 from seqspectral.lm import make_estimator, train_lm
-from seqspectral.selection import CandidateFailed, SelectionError, SelectionResult, grid_search, held_out_split
+from seqspectral.selection import (HELD_OUT_FRACTION, CandidateFailed, SelectionError, SelectionResult, grid_search,
+                                   held_out_split)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +47,7 @@ def test_held_out_split_is_seeded_and_refuses_an_empty_dev():
     corpus = read_pautomac(ROOT / "corpora" / "toy.pautomac.train")
     a, b = held_out_split(corpus, None, 0)[1], held_out_split(corpus, None, 0)[1]
     np.testing.assert_array_equal(a.symbols, b.symbols)
-    assert len(a) == round(0.1 * len(corpus))
+    assert len(a) == round(HELD_OUT_FRACTION * len(corpus))
     with pytest.raises(SelectionError, match="empty"):
         held_out_split(corpus, corpus.subset([]), 0)
 

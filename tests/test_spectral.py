@@ -77,7 +77,7 @@ def test_auto_selection_on_held_out_data(target, samples):
     assert 1 <= est.n_states_ <= 8  # this target is nearly memoryless: 1 to 4 states score within 0.02%
     best = max((r for r in est.selection_.table if r["score"] is not None), key=lambda r: r["score"])
     assert (best["n_states"], best["floor"]) == (est.n_states_, est.floor_)
-    assert est.selection_.on == "held-out 10% of train"
+    assert est.selection_.on == "held-out 20% of train"
     assert est.score(test) == pytest.approx(target.score(test), rel=0.01)
     # explicit dev: no split, and the result is a proper model too
     est_dev = SpectralWA(n_states="auto", floor=0.01, max_states=8, basis_length=2).fit(train, dev=test)

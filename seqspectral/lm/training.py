@@ -1,7 +1,7 @@
 """Training and evaluating the language models of ``seqspectral lm``.
 
 Every choice is made on one held-out set by the selection engine (``seqspectral.selection``):
-the user's development set, else a seeded 10% of the training sequences. In order: the
+the user's development set, else a seeded 20% of the training sequences. In order: the
 learner's own ``"auto"`` values (states or regularisation × floor, ``SelectingLearner``),
 then the smoothing k of an add-k bigram (from its count tables) and the weight λ of the
 learner mixed with it (λ = 1: the learner alone). Without a development set the chosen
