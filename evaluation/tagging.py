@@ -66,25 +66,35 @@ class Clock:
 
 
 class Work:
-    """Models and timings of the run in ``workdir``, reused when present."""
+    """Models, timings and result rows of the run in ``workdir``, reused when present. The
+    JSON files are merged on every write, so parts of the run can go side by side."""
 
     def __init__(self, workdir: Path):
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / "times.json"
-        self.times = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def _load(self, name: str) -> dict:
+        path = self.dir / name
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def _add(self, name: str, key: str, value) -> None:
+        from seqspectral.io import atomic_write_text
+
+        atomic_write_text(self.dir / name, json.dumps({**self._load(name), key: value}, indent=1))
+
+    @property
+    def times(self) -> dict:
+        return self._load("times.json")
 
     def record(self, name: str, clock: Clock) -> None:
-        self.times[name] = {"cpu": clock.cpu, "wall": clock.wall}
-        self.path.write_text(json.dumps(self.times, indent=1))
+        self._add("times.json", name, {"cpu": clock.cpu, "wall": clock.wall})
 
-    def row(self, name: str, compute) -> dict:
-        """A result row computed once (kept in ``rows.json``, so a resumed run reuses it)."""
-        path = self.dir / "rows.json"
-        rows = json.loads(path.read_text()) if path.exists() else {}
+    def row(self, name: str, compute):
+        """A result computed once (kept in ``rows.json``)."""
+        rows = self._load("rows.json")
         if name not in rows:
             rows[name] = compute()
-            path.write_text(json.dumps(rows, indent=1))
+            self._add("rows.json", name, rows[name])
         return rows[name]
 
     def model(self, name: str, build):
@@ -124,16 +134,15 @@ def trained_tagger(work: Work, train, dev):
     return work.model("tagger", lambda: PerceptronTagger().fit(train, dev=dev))
 
 
-def toolkit(work: Work, train, dev, test) -> tuple[dict, object]:
-    tagger = trained_tagger(work, train, dev)
-    tagger.predict(dev[:50])  # warm-up: kernels compiled or loaded from the cache
+def toolkit(work: Work, tagger, test) -> dict:
+    tagger.kbest(test[:50], K)  # warm-up: kernels compiled or loaded from the cache
     clock = best_of(3, lambda: tagger.predict(test))
     kclock = best_of(1, lambda: tagger.kbest(test, K))
     row = {"system": "seqspectral tag (averaged perceptron, bigram Viterbi)",
            "chosen": f"epochs={tagger.selection_.chosen['epochs']}", "accuracy": accuracy(tagger.predict(test), test),
            "train": work.times["tagger"], "tag": {"cpu": clock.cpu, "wall": clock.wall},
            "kbest": {"cpu": kclock.cpu, "wall": kclock.wall}}
-    return row, tagger
+    return row
 
 
 def nltk_peer(work: Work, train, test) -> dict:
@@ -328,44 +337,59 @@ def report(systems, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, i
     return "\n".join(out) + "\n"
 
 
+def tagging_rows(work: Work, train, dev, test) -> dict:
+    """The toolkit's and NLTK's rows, the oracle and the reranking rows (each kept in the workdir)."""
+    from seqspectral.corpus import Corpus
+
+    tagger = trained_tagger(work, train, dev)
+    ours = work.row("toolkit", lambda: toolkit(work, tagger, test))
+    nltk = work.row("nltk", lambda: nltk_peer(work, train, test))
+    lists = {}
+
+    def kbest(name, sentences):
+        if name not in lists:
+            log(f"{K}-best lists of {name}")
+            lists[name] = tagger.kbest(sentences, K)
+        return lists[name]
+
+    oracles = work.row("oracle", lambda: {str(k): oracle(kbest("test", test), test, k) for k in ORACLE_K})
+    lms = language_models(work, Corpus.from_symbols([s.upos for s in train]))
+    lm_rows = work.row("reranking", lambda: reranking(lms, kbest("dev", dev), dev, kbest("test", test), test))
+    return {"systems": [ours, nltk], "oracles": oracles, "lm_rows": lm_rows,
+            "lm_times": {m: work.times[f"lm-{m}"] for m in lms}}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/tagging-eval"))
     ap.add_argument("--no-parsing", action="store_true", help="leave out the parsing experiment")
-    ap.add_argument("--only", choices=("udpipe", "parsing"), default=None,
+    ap.add_argument("--only", choices=("tagging", "udpipe", "parsing"), default=None,
                     help="compute just this part into the workdir and stop (parts can run side by side; a run "
                          "without --only then reuses them and writes the table)")
     args = ap.parse_args(argv)
     paths = [EWT / f"en_ewt-ud-{p}.conllu" for p in ("train", "dev", "test")]
     require_data(*paths, hint="the UD English-EWT treebank")
-    from seqspectral.corpus import Corpus, read_conllu
+    from seqspectral.corpus import read_conllu
 
     train, dev, test = (read_conllu(p) for p in paths)
     work = Work(args.workdir)
-    if args.only == "udpipe":
-        work.row("udpipe", lambda: udpipe_peer(work, test))
+    parts = {
+        "tagging": lambda: tagging_rows(work, train, dev, test),
+        "udpipe": lambda: work.row("udpipe", lambda: udpipe_peer(work, test)),
+        "parsing": lambda: [] if args.no_parsing else work.row(
+            "parsing", lambda: parsing(work, trained_tagger(work, train, dev), train, dev, test)),
+    }
+    if args.only:
+        parts[args.only]()
         return 0
-    if args.only == "parsing":
-        tagger = trained_tagger(work, train, dev)
-        work.row("parsing", lambda: parsing(work, tagger, train, dev, test))
-        return 0
-    ours, tagger = toolkit(work, train, dev, test)
-    systems = [ours, work.row("nltk", lambda: nltk_peer(work, train, test))]
-    udpipe = work.row("udpipe", lambda: udpipe_peer(work, test))
-    if udpipe is not None:
-        systems.append(udpipe)
+    results = {name: part() for name, part in parts.items()}
+    tagging = results["tagging"]
+    systems = tagging["systems"] + ([results["udpipe"]] if results["udpipe"] else [])
     for r in systems:
         log(f"{r['system']}: {r['accuracy']:.2f}")
-    log(f"{K}-best lists of dev and test")
-    dev_lists, test_lists = tagger.kbest(dev, K), tagger.kbest(test, K)
-    oracles = {k: oracle(test_lists, test, k) for k in ORACLE_K}
-    lms = language_models(work, Corpus.from_symbols([s.upos for s in train]))
-    lm_rows = reranking(lms, dev_lists, dev, test_lists, test)
-    for r in lm_rows:
-        log(f"rerank {r['name']}: {r['accuracy']:.2f}")
-    parse_rows = [] if args.no_parsing else work.row("parsing", lambda: parsing(work, tagger, train, dev, test))
-    lm_times = {m: work.times[f"lm-{m}"] for m in lms}
-    write_results(OUT, report(systems, oracles, lm_rows, lm_times, parse_rows, (len(test), sum(map(len, test)))))
+    text = report(systems, tagging["oracles"], tagging["lm_rows"], tagging["lm_times"], results["parsing"],
+                  (len(test), sum(map(len, test))))
+    write_results(OUT, text)
     log(f"wrote {OUT}")
     return 0
 
