@@ -94,16 +94,16 @@ def test_one_step_cca_matches_a_dense_svd(power, smoothing):
     corpus = _random_corpus(np.random.default_rng(3), n_sentences=80, n_words=8)
     est = CCAEmbeddings(4, window=1, min_count=1, count_power=power, smoothing=smoothing).fit(corpus)
     omega, (U, d, Vt), C = _dense_one_step(corpus, est)
-    np.testing.assert_allclose(est.singular_values_, d[:4], rtol=1e-8)
+    np.testing.assert_allclose(est.singular_values_, d[:4], rtol=1e-5)  # float32 SVD
     # the same subspace: the fitted (unit-row) vectors are U_k with rows rescaled (empty rows 0)
     seen = np.abs(omega).sum(axis=1, keepdims=True) > 0
     unit = np.where(seen, U[:, :4], 0) / np.maximum(np.linalg.norm(U[:, :4], axis=1, keepdims=True), 1e-300)
-    np.testing.assert_allclose(np.abs(est.word_vectors_), np.abs(unit), atol=1e-8)
+    np.testing.assert_allclose(np.abs(est.word_vectors_), np.abs(unit), atol=1e-3)  # σ3 - σ4 = 0.0025
     # token vectors: the one-hot context times D_c^(-1/2) V_k, up to the columns' signs
     signs = np.sign(np.sum(est.word_vectors_ * unit, axis=0))
     dc = C.sum(axis=0) ** power + smoothing
     reference = (C * _inv_sqrt(dc)) @ Vt[:4].T * signs
-    np.testing.assert_allclose(est.token_vectors(corpus), reference, atol=1e-8)
+    np.testing.assert_allclose(est.token_vectors(corpus), reference, atol=1e-3)
 
 
 def test_two_step_cca_matches_a_dense_reference():
@@ -124,7 +124,7 @@ def test_two_step_cca_matches_a_dense_reference():
     evals, evecs = np.linalg.eigh(S.T @ S + kappa * np.eye(2 * c))
     omega = _inv_sqrt(W.sum(0) + kappa)[:, None] * (W.T @ S) @ (evecs / np.sqrt(evals)) @ evecs.T
     d = np.linalg.svd(omega, compute_uv=False)
-    np.testing.assert_allclose(est.singular_values_, d[:k], rtol=1e-8)
+    np.testing.assert_allclose(est.singular_values_, d[:k], rtol=1e-5)
 
 
 def _hmm_corpus(rng, n_sentences=2500, n_classes=4, words_per_class=8):
