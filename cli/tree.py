@@ -64,6 +64,20 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _check_trees(corpus, path: str, fmt: str) -> None:
+    """A usage error naming ``path`` unless every sentence of ``corpus`` is a tree."""
+    from seqspectral.trees import TreeError, tree_layout
+
+    from .main import UsageError
+
+    if corpus.heads is None:
+        raise UsageError(f"{path}: no trees (read as {fmt}); the tree model needs a treebank or an n-best file")
+    try:
+        tree_layout(corpus)
+    except TreeError as e:
+        raise UsageError(f"{path}: {e}") from None
+
+
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.io import check_output_path
@@ -74,8 +88,7 @@ def run_train(args) -> int:
     reading = reading_of(args)
     t0 = time.perf_counter()
     train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)
-    if train.heads is None:
-        raise UsageError(f"{args.train}: no trees (read as {fmt}); tree train needs a treebank")
+    _check_trees(train, args.train, fmt)
     if args.method == "em" and (args.embeddings or args.representation):
         raise UsageError("--embeddings and --representation apply to --method spectral only")
     if args.method == "spectral":
@@ -124,11 +137,8 @@ def run_score(args) -> int:
     model = serialize.load(args.model, kind=KINDS)
     vocabulary = model.vocabulary_ if hasattr(model, "vocabulary_") else model.model_.vocabulary
     reading = reading_of(args, getattr(model, "reading_", None) or {})
-    corpus, _, _ = read_input(args.test, reading, vocabulary=vocabulary)
-    if corpus.heads is None:
-        from .main import UsageError
-
-        raise UsageError(f"{args.test}: no trees; tree score needs a treebank or an n-best file")
+    corpus, _, fmt = read_input(args.test, reading, vocabulary=vocabulary)
+    _check_trees(corpus, args.test, fmt)
     if hasattr(model, "tree_scores"):
         scores = model.tree_scores(corpus)
         log_probs, n_floored = scores.log_prob, scores.n_floored
