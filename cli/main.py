@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
         return INTERRUPTED
-    finally:
+    finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
-            signal.signal(signum, handler)
+            signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
 
 
 def _run(argv: list[str]) -> int:
