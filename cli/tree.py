@@ -19,7 +19,8 @@ def register(sub) -> None:
     tsub.required = True
 
     t = leaf_parser(tsub, "train", help="train a tree model on a treebank and save it")
-    t.add_argument("train", metavar="TRAIN", help="training treebank (CoNLL-U, CoNLL-X, Malt-TAB; - for standard input)")
+    t.add_argument("train", metavar="TRAIN",
+                   help="training treebank (CoNLL-U, CoNLL-X, Malt-TAB; - for standard input)")
     t.add_argument("-o", "--output", required=True, metavar="TREE", help="model file to write (.npz, atomically)")
     t.add_argument("--method", default="spectral", choices=("spectral", "em"),
                    help="spectral: method of moments (default); em: EM (upward-downward message passing)")

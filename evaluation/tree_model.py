@@ -111,10 +111,10 @@ def reattached(corpus, copies: int, random_state=0):
     return Corpus(sub.symbols, sub.offsets, sub.vocabulary, np.concatenate(heads_out)), index
 
 
-def discrimination(models: dict, dev_by_field: dict) -> list[str]:
+def discrimination(models: list, dev_by_field: dict) -> list[str]:
     rows = ["| observations | model | U | k | gold above re-attached | ties | floored node factors (gold) |",
             "|---|---|---|---:|---:|---:|---:|"]
-    for name, (field, model, u, k, scorer) in models.items():
+    for name, field, model, u, k, scorer in models:
         dev = dev_by_field[field]
         encoded = dev.with_vocabulary(_vocabulary(model))
         bad, index = reattached(encoded, 1)
@@ -192,15 +192,15 @@ def main(argv=None) -> None:
         cca = read_word2vec(emb)
     spectral_svd = SpectralTreeModel(16, representation="svd").fit(train["form"])
     spectral_cca = SpectralTreeModel(16, representation=cca).fit(train["form"])
-    models = {
-        "spectral": ("upos", spectral_upos, "identity", 17, spectral_upos.log_probs),
-        "spectral ": ("form", spectral_svd, "SVD of the child-parent bigram", 16, spectral_svd.log_probs),
-        "spectral  ": ("form", spectral_cca, "CCA (seqspectral embed, 50 → 16)", 16, spectral_cca.log_probs),
-        "EM (random start)": ("upos", em_upos, "–", 17, em_upos.log_probs),
-        "topology term alone": ("upos", spectral_upos, "–", "–", spectral_upos.topology_log_probs),
-        "spectral + topology term": ("upos", spectral_upos, "identity", 17,
-                                     lambda c: spectral_upos.log_probs(c) + spectral_upos.topology_log_probs(c)),
-    }
+    models = [  # (model, observations, fitted model, U, k, scorer)
+        ("spectral", "upos", spectral_upos, "identity", 17, spectral_upos.log_probs),
+        ("spectral", "form", spectral_svd, "SVD of the child-parent bigram", 16, spectral_svd.log_probs),
+        ("spectral", "form", spectral_cca, "CCA (seqspectral embed, 50 → 16)", 16, spectral_cca.log_probs),
+        ("EM (random start)", "upos", em_upos, "–", 17, em_upos.log_probs),
+        ("topology term alone", "upos", spectral_upos, "–", "–", spectral_upos.topology_log_probs),
+        ("spectral + topology term", "upos", spectral_upos, "identity", 17,
+         lambda c: spectral_upos.log_probs(c) + spectral_upos.topology_log_probs(c)),
+    ]
     table2 = discrimination(models, dev)
     table2.append(f"CCA: `seqspectral embed en_ewt-ud-train.conllu --dim 50` ({embed_seconds:.0f} s), "
                   f"{spectral_cca.representation_info_['n_covered']:,} of {len(train['form'].vocabulary):,} "
@@ -238,7 +238,8 @@ def speed(dev_upos) -> list[str]:
                 copies.append(replace(s, heads=bad.heads[a:b]))
                 start += 1
             candidates = [s, *copies]
-            groups.append(NBestList(s.metadata.get("sent_id", str(j)), candidates, -np.arange(len(candidates), dtype=float)))
+            scores = -np.arange(len(candidates), dtype=float)
+            groups.append(NBestList(s.metadata.get("sent_id", str(j)), candidates, scores))
         nbest = Path(tmp) / "dev-50best.conllu"
         write_nbest(nbest, groups)
         n_trees = sum(len(g) for g in groups)

@@ -12,7 +12,7 @@ import pytest
 from seqspectral import serialize
 from seqspectral.corpus.sequences import Corpus
 from seqspectral.corpus.vocabulary import Vocabulary
-from seqspectral.trees import (EMTreeModel, LatentTreeModel, SpectralTreeModel, TreeError, ValenceModel,
+from seqspectral.trees import (EMTreeModel, SpectralTreeModel, TreeError, ValenceModel,
                                branching_topologies, planted_model, tree_layout)
 from seqspectral.trees import _kernels
 
