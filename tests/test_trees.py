@@ -254,3 +254,14 @@ def test_long_trees_do_not_underflow(planted):
     spectral = estimate.log_probs(long)
     assert np.all(np.isfinite(spectral))
     np.testing.assert_allclose(spectral, _plain_recursion(estimate, long), rtol=1e-10)
+
+
+def test_models_are_item_scorers(planted):
+    from seqspectral.protocols import ItemScorer
+
+    _, train, test = planted
+    for model in (SpectralTreeModel(4).fit(train[20_000]), EMTreeModel(4, n_iter=2).fit(train[20_000])):
+        assert isinstance(model, ItemScorer)
+        scores = model.log_probs(test)
+        assert scores.shape == (len(test),) and np.all(np.isfinite(scores))
+        np.testing.assert_array_equal(model.log_probs(test[5:9]), scores[5:9])  # one number per tree, in order
