@@ -255,7 +255,11 @@ def main(argv=None) -> int:
                         help="train the probes on the first N sentences of EWT train (default: all)")
     parser.add_argument("--brown-sentences", type=int, default=None, help="smoke test: the first N Brown sentences")
     parser.add_argument("--output", type=Path, default=RESULTS / "embeddings.md")
+    parser.add_argument("--render", action="store_true", help="only rewrite the table from the run's JSON record")
     args = parser.parse_args(argv)
+    if args.render:
+        atomic_write_text(args.output, report(json.loads(args.output.with_suffix(".json").read_text())))
+        return 0
     machine = describe("evaluation/embeddings.py", sys.argv[1:] if argv is None else argv).replace(
         "runs on that one core with one BLAS thread", "runs on these CPUs (gensim with 2 worker threads, CCA with "
         "the BLAS threads set)")
@@ -281,18 +285,23 @@ def main(argv=None) -> int:
     png = args.output.with_name(args.output.stem + "-spectrum.png")
     values = spectrum(brown, args.min_count, args.spectrum, png)
     scale = scaling(brown, args.min_count, args.copies)
-    oov = np.mean([ids_of([f.lower()])[0] == 0 for s in test for f in s.forms])
-    args.train_tokens, args.train_sentences = sum(len(s) for s in train), len(train)
-    text = report(machine, brown, vocabulary, rows, values, png, scale, args, oov)
+    record = {"machine": machine, "rows": rows, "scaling": scale, "singular_values": values.tolist(),
+              "png": png.name, "oov": float(np.mean([ids_of([f.lower()])[0] == 0 for s in test for f in s.forms])),
+              "brown_tokens": brown.n_tokens, "brown_sentences": len(brown), "vocabulary": len(vocabulary),
+              "train_tokens": sum(len(s) for s in train), "train_sentences": len(train), "args": {
+                  k: v for k, v in vars(args).items() if k != "output"}}
+    atomic_write_text(args.output.with_suffix(".json"), json.dumps(record, indent=1))
+    text = report(record)
     atomic_write_text(args.output, text)
-    atomic_write_text(args.output.with_suffix(".json"), json.dumps(
-        {"rows": {m: {k: v for k, v in r.items() if k != "neighbours"} for m, r in rows.items()},
-         "scaling": scale, "singular_values": values.tolist()}, indent=1))
     print(text)
     return 0
 
 
-def report(machine, brown, vocabulary, rows, values, png, scale, args, oov) -> str:
+def report(record: dict) -> str:
+    """The markdown of a run's record (the JSON written beside it)."""
+    rows, scale, machine = record["rows"], record["scaling"], record["machine"]
+    values, args = np.array(record["singular_values"]), argparse.Namespace(**record["args"])
+    subset = "" if args.probe_sentences is None else f" (its first {record['train_sentences']:,} sentences)"
     cbow = rows["Word2Vec CBOW"]["seconds"]
     best_w2v = max(("Word2Vec CBOW", "Word2Vec skip-gram"), key=lambda m: rows[m]["probe_word"])
     out = [
@@ -300,15 +309,15 @@ def report(machine, brown, vocabulary, rows, values, png, scale, args, oov) -> s
         "",
         machine,
         "",
-        f"Brown (NLTK), lowercased: {brown.n_tokens:,} tokens in {len(brown):,} sentences; shared vocabulary of "
-        f"{len(vocabulary) - 2:,} words seen at least {args.min_count} times plus `<unk>` (every rarer word; "
-        f"{oov:.1%} of EWT test tokens are `<unk>`). CCA: window 2 each side, √counts, κ = 1. Word2Vec "
+        f"Brown (NLTK), lowercased: {record['brown_tokens']:,} tokens in {record['brown_sentences']:,} sentences; "
+        f"shared vocabulary of {record['vocabulary'] - 2:,} words seen at least {args.min_count} times plus `<unk>` (every rarer word; "
+        f"{record['oov']:.1%} of EWT test tokens are `<unk>`). CCA: window 2 each side, √counts, κ = 1. Word2Vec "
         f"(gensim {_version('gensim')}): window 5, 5 epochs, 2 workers, negative sampling 5. Training time: the "
         f"fastest of {args.repeats} runs, the methods interleaved in one process (so under the same load); "
         f"ratio = time / Word2Vec CBOW's. Probe: UPOS accuracy (%) on EWT test of a logistic regression "
         f"(standardised features, C = 1) trained on EWT train"
-        f"{'' if args.probe_sentences is None else f' (its first {args.train_sentences:,} sentences)'}: "
-        f"{args.train_tokens:,} tokens. Similarity: Spearman ρ of cosines over the pairs "
+        f"{subset}: "
+        f"{record['train_tokens']:,} tokens. Similarity: Spearman ρ of cosines over the pairs "
         f"with both words in the vocabulary (WordSim-353 and SimLex-999 as shipped in gensim's test data).",
         "",
         "| method | train (s) | ratio to CBOW | probe: word | probe: word ±1 | WordSim-353 ρ | SimLex-999 ρ |",
@@ -345,7 +354,7 @@ def report(machine, brown, vocabulary, rows, values, png, scale, args, oov) -> s
         "",
         "## Spectrum of the scaled cross-covariance Ω (one-step)",
         "",
-        f"![singular values]({png.name})",
+        f"![singular values]({record['png']})",
         "",
         f"σ1 = {values[0]:.2f}, σ10 = {values[9]:.2f}, σ50 = {values[49]:.3f}, σ{len(values)} = {values[-1]:.3f} "
         f"(σ1 belongs to the constant direction: every word has contexts). The values past 50 decay slowly: "
