@@ -1,31 +1,33 @@
 """CCA word embeddings ("eigenwords"): the word view against its left and right contexts.
 
 Dhillon, Foster & Ungar, "Multi-View Learning of Word Embeddings via CCA" (NIPS 2011,
-LR-MVL) and "Eigenwords: Spectral Word Embeddings" (JMLR 16, 2015).
+LR-MVL) and "Eigenwords: Spectral Word Embeddings" (JMLR 16, 2015, which collects the
+one-step, two-step and LR-MVL algorithms); Dhillon, Rodu, Foster & Ungar, "Two Step CCA"
+(ICML 2012).
 
-One-step CCA (JMLR 2015, Algorithm 1 "OSCCA"). With W the one-hot word of each token, C
-its context (2h one-hot slots, :mod:`.views`), and the view covariances approximated by
-their diagonals,
+One-step CCA (OSCCA). With W the one-hot word of each token, C its context (2h one-hot
+slots, :mod:`.views`), and the view covariances approximated by their diagonals,
 
     Ω = D_w^(-1/2) (WᵀC)^∘α D_c^(-1/2),   D_w = diag(WᵀW)^α + κ,  D_c = diag(CᵀC)^α + κ,
 
 and the embeddings are the k leading left singular vectors of Ω (a randomized truncated
-SVD, scikit-learn's ``randomized_svd`` in float32 with ``n_iter`` power iterations). α = ``count_power`` transforms the counts
-(α = 1 is the paper's CCA; α = 1/2, the variance-stabilising transform of Poisson counts,
-is Stratos, Collins & Hsu, ACL 2015, §4 — better for rare words); κ = ``smoothing`` is the
-ridge added to the diagonal covariances (canonical ridge; shrinks the rows of the rarest
-words and keeps empty rows finite).
+SVD, Halko, Martinsson & Tropp 2011: scikit-learn's ``randomized_svd``, in float32, with
+``n_iter`` power iterations). α = ``count_power`` transforms the counts: α = 1 is the
+papers' CCA; α = 1/2, the variance-stabilising transform of Poisson counts, is the choice
+of Stratos, Collins & Hsu ("Model-based word embeddings from decompositions of count
+matrices", ACL 2015). κ = ``smoothing`` is a ridge added to the diagonal covariances
+(canonical ridge): it shrinks the rows of the rarest words and keeps empty rows finite.
 
-Two-step CCA (NIPS 2011 §3 / JMLR 2015 Algorithm 2 "TSCCA"): first CCA between the left and
-the right context, Ω_lr = D_l^(-1/2) (LᵀR)^∘α D_r^(-1/2), giving Φ_l = D_l^(-1/2) U_lr and
+Two-step CCA (TSCCA; LR-MVL's left/right split): first CCA between the left and the right
+context, Ω_lr = D_l^(-1/2) (LᵀR)^∘α D_r^(-1/2), giving Φ_l = D_l^(-1/2) U_lr and
 Φ_r = D_r^(-1/2) V_lr (``context_dim`` columns); the reduced context ("state") of a token
 is S = [LΦ_l, RΦ_r]; then CCA of the word against S, with SᵀS computed exactly from the
 counts: Ω = D_w^(-1/2) WᵀS (SᵀS + κI)^(-1/2) with D_w = diag(WᵀW) + κ.
 
-Word vectors (the paper's context-oblivious U): the rows of the left singular vectors U_k,
-scaled to unit length (Stratos et al. 2015 §5.2: the norm of a row of U_k carries the
-word's frequency, not its meaning). Context-specific token vectors: the canonical variate
-of a token's context, Σ_slots P[context feature], with P = D_c^(-1/2) V_k (one step) or
+Word vectors (the context-oblivious U): the rows of the left singular vectors U_k scaled
+to unit length (as Stratos et al. do: a row's norm mostly reflects the word's frequency).
+Context-specific token vectors: the canonical variate of a token's context,
+Σ_slots P[context feature], with P = D_c^(-1/2) V_k (one step) or
 blockdiag(Φ_l, Φ_r) (SᵀS + κI)^(-1/2) V_k (two steps).
 """
 
