@@ -58,7 +58,7 @@ def model_histograms(weights: np.ndarray, factors: np.ndarray, triples: np.ndarr
 
 
 def fit_coupled_cp(histograms: np.ndarray, triples: np.ndarray, weights: np.ndarray, factors: np.ndarray, *,
-                   loss: str = "kl", max_iter: int = 500, tol: float = 1e-5, inner_max_iter: int = 100,
+                   loss: str = "kl", max_iter: int = 500, tol: float = 1e-5, inner_max_iter: int = 10,
                    inner_tol: float = 1e-4) -> CoupledCP:
     """Algorithm 1 from the start (``weights``, ``factors``); ``histograms`` is (T, I, I, I) for ``triples`` (T, 3)."""
     if loss not in LOSSES:

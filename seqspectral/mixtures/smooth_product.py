@@ -75,7 +75,7 @@ class SmoothProductMixture(Estimator):
     }
 
     def __init__(self, n_components, *, n_bins=15, bins_grid=BINS_GRID, triples="all", loss="kl", n_init=3,
-                 max_iter=500, tol=1e-5, inner_max_iter=100, inner_tol=1e-4, random_state=0):
+                 max_iter=500, tol=1e-5, inner_max_iter=10, inner_tol=1e-4, random_state=0):
         self.n_components = n_components
         self.n_bins = n_bins
         self.bins_grid = bins_grid
