@@ -3,9 +3,10 @@
 
 It sees :class:`~seqspectral.reranking.candidates.CandidateFeatures` only — hashed binary
 features and named real-valued ones — so the same model reranks parses
-(:mod:`.parses`) and tag sequences. Real-valued columns are standardised with the
-training mean and deviation (stored in the model), which puts a parser score and a
-log-probability on the scale of the binary features.
+(:mod:`.parses`) and tag sequences. Real-valued columns are centred and divided by their
+root-mean-square deviation from their list's mean on the training lists (stored in the
+model): only differences within a list matter, and this makes a parser score's and a
+log-probability's differences of the size of the binary features' differences.
 """
 
 from __future__ import annotations
@@ -51,9 +52,7 @@ class Reranker(Estimator):
         if len(loss) != features.n_candidates:
             raise ValueError(f"{len(loss)} losses for {features.n_candidates} candidates")
         self.dense_names_ = list(features.dense_names)
-        self.dense_mean_ = features.dense.mean(axis=0) if features.n_candidates else np.zeros(len(self.dense_names_))
-        std = features.dense.std(axis=0) if features.n_candidates else np.ones(len(self.dense_names_))
-        self.dense_scale_ = np.where(std > 0, std, 1.0)
+        self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         dense = self._standardised(features)
         mask = (1 << self.hash_bits) - 1
         indices = features.indices & mask
@@ -129,6 +128,22 @@ class Reranker(Estimator):
                 raise ValueError(f"{name} has shape {value.shape} for {len(model.dense_names_)} features")
             setattr(model, name + "_", value)
         return model
+
+
+def _within_list_scale(features: CandidateFeatures) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and within-list deviation of every real-valued feature: only differences between
+    candidates of one list matter to a reranker, so each column is scaled to make those of
+    unit size (comparable to the binary features' differences)."""
+    d = len(features.dense_names)
+    if features.n_candidates == 0:
+        return np.zeros(d), np.ones(d)
+    sizes = np.diff(features.groups)
+    owner = np.repeat(np.arange(len(features)), sizes)
+    list_mean = np.zeros((len(features), d))
+    np.add.at(list_mean, owner, features.dense)
+    list_mean /= np.maximum(sizes, 1)[:, None]
+    spread = np.sqrt(np.mean((features.dense - list_mean[owner]) ** 2, axis=0))
+    return features.dense.mean(axis=0), np.where(spread > 0, spread, 1.0)
 
 
 def mean_loss(choice: np.ndarray, features: CandidateFeatures, loss: np.ndarray) -> float:
