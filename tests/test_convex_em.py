@@ -211,6 +211,15 @@ def test_relaxed_objective_bounds_every_assignment_and_em_restarts():
         assert est.relaxed_objective_ <= bound_of + 1e-3 * abs(bound_of)
 
 
+def test_scs_reaches_the_optimum_clarabel_finds():
+    net = small_network()
+    s = net.structure
+    X = net.sample(16, random_state=3)[:, s.observed_index]
+    scs = ConvexEM(s, tol=1e-6).fit(X)
+    clarabel = ConvexEM(s, solver="CLARABEL", tol=1e-8).fit(X)  # an interior-point peer
+    assert scs.relaxed_objective_ == pytest.approx(clarabel.relaxed_objective_, rel=1e-5)
+
+
 def test_rounding_recovers_classes_from_an_exact_equivalence_matrix():
     y = np.random.default_rng(0).integers(0, 4, size=40)
     Y = np.eye(4)[y]
