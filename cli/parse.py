@@ -30,7 +30,8 @@ def register(sub) -> None:
 
     r = leaf_parser(psub, "run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
     r.add_argument("parser", metavar="PARSER", help="parser file written by parse train")
-    r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (tags are read, heads replaced)")
+    r.add_argument("input", metavar="FILE.conllu",
+                   help="sentences to parse (tags are read; HEAD may be _, any heads are replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
     r.add_argument("-k", type=_positive_int, default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
@@ -59,17 +60,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def read_treebank(path: str, errors: str, quiet: bool) -> list:
-    """The sentences of a CoNLL-U file, skipped-record warnings printed."""
+def read_treebank(path: str, errors: str, quiet: bool, heads_required: bool = True) -> list:
+    """The sentences of a CoNLL-U file (without ``heads_required``, HEAD may be ``_``),
+    skipped-record warnings printed."""
     import warnings
 
     from seqspectral.corpus import read_conllu
+    from seqspectral.parsing.unparsed import read_unparsed
 
     from .main import UsageError
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        sentences = read_conllu(path, errors=errors)
+        sentences = (read_conllu if heads_required else read_unparsed)(path, errors=errors)
     for w in caught:
         if not quiet:
             print(f"seqspectral: warning: {w.message}", file=sys.stderr)
@@ -109,7 +112,7 @@ def run_parse(args) -> int:
     from seqspectral.parsing.jackknife import jackknife
 
     parser = serialize.load(args.parser, kind="dependency_parser")
-    sentences = read_treebank(args.input, args.errors, args.quiet)
+    sentences = read_treebank(args.input, args.errors, args.quiet, heads_required=bool(args.folds))
     start = time.perf_counter()
     if args.folds:
         result = jackknife(parser, sentences, args.folds, args.k)

@@ -83,3 +83,14 @@ def test_misaligned_files_are_a_clear_error(trained, tmp_path, capsys):
     write_conllu(short, sentences[:10])
     assert main(["evaluate", "parse", str(dev), str(short)]) == 2
     assert "10" in capsys.readouterr().err
+
+
+def test_sentences_without_heads_are_parsed(trained, tmp_path):
+    _, _, _, parser = trained
+    raw = tmp_path / "raw.conllu"
+    raw.write_text("# sent_id = x1\n1\tThe\tthe\tDET\tDT\t_\t_\t_\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t_\t_\t_\t_\n"
+                   "3\tbarks\tbark\tVERB\tVBZ\t_\t_\t_\t_\t_\n\n")
+    out = tmp_path / "out.conllu"
+    assert main(["parse", "run", str(parser), str(raw), "-o", str(out), "--quiet"]) == 0
+    (parsed,) = read_conllu(out)
+    assert parsed.forms == ["The", "dog", "barks"] and int((parsed.heads == 0).sum()) == 1
