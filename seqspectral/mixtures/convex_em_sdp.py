@@ -36,8 +36,9 @@ convex −log d, and quad-over-lin; the optimal u is constant within a class by 
 this term is at heart the entropy of the class sizes, concave in the partition: its convex
 extension rewards fractional M (large row sums d) so strongly that even perfectly separable
 data are not recovered (t = 60, 2 classes: off-class entries ≈ 0.53). By default the program
-therefore holds the terms in which hidden values are *parents* (Theorem 1's form, where M is
-the kernel), and the hidden variables' own tables are fitted after rounding. With
+therefore holds the tables of observed variables with hidden parents (Theorem 1's form, where
+M is the kernel), and the hidden variables' own tables are fitted after rounding (so a hidden
+variable may then have hidden parents, though that link does not inform the program). With
 ``hidden_tables=True`` a hidden variable's parents must be observed.
 
 Tables of observed variables with observed parents do not depend on the hidden values; they
