@@ -297,7 +297,8 @@ def report(systems, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, i
            "", "## Taggers", "",
            "| system | chosen | UPOS accuracy | train | tag test | sentences / CPU s |", "|---|---|---|---|---|---|"]
     missing = "" if any(r["system"].startswith("UDPipe") for r in systems) else \
-        "UDPipe 1 is not in this table (left out with --no-udpipe: its training did not finish in time). "
+        "UDPipe 1 is not in this table (run with --no-udpipe: on this shared machine its tagger training, 20 " \
+        "iterations by default, had not finished its first iteration after 87 CPU s)."
     for r in systems:
         out.append(f"| {r['system']} | {r['chosen']} | {r['accuracy']:.2f} | {_sec(r['train'])} | {_sec(r['tag'])} "
                    f"| {n_sent / r['tag']['cpu']:,.0f} |")
