@@ -12,7 +12,7 @@ frequencies times Dirichlet(1) noise) or ``"spectral"``: the parameters read off
 :class:`~seqspectral.trees.spectral.SpectralTreeModel` of the same k. Its operators share
 the eigenvectors of G: the K_L[a] = G diag((G T_L)_a) G^{-1} are diagonalised together
 (one eigen-decomposition of a random combination), each column scaled so that
-c_1 G = 1^T (the emissions then sum to one); then O = d G (Eq. 3d), T_d = G^{-1} E_d G,
+c_1 G = 1^T (the emissions then sum to one); then O = d G (S4 of the spectral module), T_d = G^{-1} E_d G,
 π = G^{-1} c_∞, each clipped to small positive values and normalised.
 
 Unknown symbols get, in every state, the mean emission probability of the words seen

@@ -11,7 +11,9 @@ of dependents on each side, or none — and O (n x m) for the words. The number 
 Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's Sec. 3.2);
 G = U^T O (k x m), assumed invertible; ⁺ is the pseudo-inverse (singular values below
 ``tolerance`` times the largest dropped: a regulariser for data the model fits only
-approximately; it leaves well-conditioned planted moments untouched).
+approximately; it leaves well-conditioned planted moments untouched). The labels S1-S6
+are this module's; the paper's §3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we read
+them, our c_1, c_∞, E_L, E_R and the products with K_d and d(x) of step 4.
 
 1. Views of a state. Given the state h of word i, these are independent:
    W, its own word, with E[U^T e_{x_i} | h] = G e_h;
@@ -35,23 +37,23 @@ approximately; it leaves well-conditioned planted moments untouched).
    Ratios cancel M_d (so the unknown, node-dependent state marginals never need to be
    known, and no word needs dependents on both sides):
 
-       K_d[a] = P^d_{W,D=a,Z} (P^d_{W,Z})⁺ = G diag((G T_d)_{a,:}) G^{-1}          (Eq. 3a)
-       E_d    = P^d_{D,Z} (P^d_{W,Z})⁺     = G T_d G^{-1}                        (Eq. 3b)
-       c_1^T  = (ν^L + ν^R)^T (P^L_{W,Z} + P^R_{W,Z})⁺ = 1^T G^{-1}                (Eq. 3c)
+       K_d[a] = P^d_{W,D=a,Z} (P^d_{W,Z})⁺ = G diag((G T_d)_{a,:}) G^{-1}          (S1)
+       E_d    = P^d_{D,Z} (P^d_{W,Z})⁺     = G T_d G^{-1}                        (S2)
+       c_1^T  = (ν^L + ν^R)^T (P^L_{W,Z} + P^R_{W,Z})⁺ = 1^T G^{-1}                (S3)
 
 3. Emissions from every occurrence. As a dependent, with its head as the context: over
    all arcs (head word p, dependent word c), J = Σ_arcs E[e_{h_head} e_{h_dep}^T],
-   Ψ = Σ U^T e_p (U^T e_c)^T = G J G^T (the paper's Ψ_L + Ψ_R) and
+   Ψ = Σ U^T e_p (U^T e_c)^T = G J G^T (the paper's Ψ_L + Ψ_R, as we read it) and
    φ_x = Σ U^T e_p 1{c = x} = G J O_{x,:}^T, so φ_x^T = d(x) Ψ^T with
    d(x) = O_{x,:} G^{-1}, the row of the function O_x. As a head, with the context of
    step 2: P^d_{W=x,Z} = Σ_{events with x_i = x} z^T = O_{x,:} M_d^T = d(x) P^d_{W,Z}.
    All three hold at once, so
 
-       d(x) = [φ_x^T, P^L_{W=x,Z}, P^R_{W=x,Z}] [Ψ^T, P^L_{W,Z}, P^R_{W,Z}]⁺             (Eq. 3d)
+       d(x) = [φ_x^T, P^L_{W=x,Z}, P^R_{W=x,Z}] [Ψ^T, P^L_{W,Z}, P^R_{W,Z}]⁺             (S4)
 
    (least squares over every occurrence of x; each block divided by its number of
    events). The root vector is c_∞ = G π = the mean U^T e_x over root attachments
-   (Eq. 3e). UNK gets the mean d(x) of the words seen once (a shared unknown vector).
+   (S5). UNK gets the mean d(x) of the words seen once (a shared unknown vector).
 
 4. Scoring (the paper's Eq. 4-5 and Algorithm 1). Let β_i(h) = p(words of the subtree of
    i | h_i = h): β_i = O_{x_i} ∘ Π_c u_c with the dependent's message u_c = T_{d(c)}^T β_c.
@@ -61,7 +63,7 @@ approximately; it leaves well-conditioned planted moments untouched).
 
        v = d(x_i);   v ← Σ_a b_c[a] v K_{d(c)}[a] for every dependent c;   b_i = v,
 
-   and p(x | τ) = Π_{root attachments r} b_r c_∞ (Eq. 5).
+   and p(x | τ) = Π_{root attachments r} b_r c_∞ (S6).
 
 5. Rescaling and the floor rule. Each b_i is divided by ρ_i = b_i w_i, w_i = G π_i the
    marginal of node i's state (w = c_∞ at a root, w_c = E_{d(c)} w_head below), so
@@ -71,8 +73,9 @@ approximately; it leaves well-conditioned planted moments untouched).
    value, the node passes up c_1 (its subtree then tells its head nothing, as if
    marginalised out), and it is counted (``TreeScores.n_floored``). No whole-tree floor.
 
-Costs: k^3 per arc, one Numba pass over the whole corpus. Training: one pass over the
-arcs (k^2 x 2k per arc, by blocks) and a few k x 2k pseudo-inverses.
+Costs: scoring k^3 per arc, one Numba pass over the whole corpus. Training: counts of the
+distinct symbol pairs and triples (head, dependent, context word) projected by U
+(``counting``'s ``project_triples``), a few k x 2k pseudo-inverses and one n x 5k product.
 """
 
 from __future__ import annotations
