@@ -8,7 +8,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures.smooth_coupled_cp import fit_coupled_cp, random_start
+from seqspectral.mixtures.smooth_coupled_cp import fit_coupled_cp, model_histograms, random_start
 from seqspectral.mixtures.smooth_histograms import (EqualWidthBins, MissingDataError, all_triples, balanced_triples,
                                                     triple_histograms)
 from seqspectral.mixtures.smooth_product import SmoothProductMixture
@@ -90,6 +90,7 @@ def test_exact_low_rank_marginals_are_factored_exactly():
     true, found = linear_sum_assignment(distance)
     assert np.max(np.abs(fit.factors[:, :, found] - factors[:, :, true])) <= 1e-3
     assert np.max(np.abs(fit.weights[found] - weights[true])) <= 1e-3
+    np.testing.assert_allclose(model_histograms(fit.weights, fit.factors, triples), marginals, atol=1e-6)
 
 
 def test_frobenius_variant_lowers_its_cost_and_finds_the_factors():

@@ -10,12 +10,17 @@ every column of every A_n (a conditional PMF, I bins) and λ (the mixing weights
 probability simplex, minimising Σ_t D(X_t, M_t) with D the Kullback-Leibler divergence
 Σ X log(X / M) (the paper's choice) or the squared Frobenius distance (the alternative).
 The blocks A_1, ..., A_N, λ are updated in turn (Gauss-Seidel); each block problem is
-min_x D(Y, linear(x)) over column-stochastic x, solved by exponentiated-gradient (mirror
-descent) steps x ← x ⊙ exp(−η ∇) / column sums, with Armijo backtracking (β = 0.5,
-σ = 1e-3: accept η once D decreases by at least σ ⟨∇, x − x_new⟩) and the step of the
-previous iteration doubled as the first trial. The outer loop stops when the relative
-change of the total cost falls below ``tol``. Every accepted step lowers the cost, so the
-cost history never increases.
+min_x D(Y, linear(x)) over column-stochastic x, solved by a few exponentiated-gradient
+(mirror descent) steps x ← x ⊙ exp(−η ∇) / column sums, with Armijo backtracking (β = 0.5,
+σ = 1e-3: accept η once D decreases by at least σ ⟨∇, x − x_new⟩). Safeguards of ours,
+beyond the paper: the first trial step of a block scales with its gradient (the
+exponents spread over one nat, so the KL and Frobenius objectives need no tuning) and
+each later trial starts at twice the last accepted step; entries are kept above 1e-12,
+so a bin pushed to zero early can come back (a zero is a fixed point of the
+multiplicative update). The decrease is computed as Σ Y log(M_new / M), not as a
+difference of two costs, so the test stays exact near convergence. The outer loop
+stops when the relative change of the total cost falls below ``tol``. Every accepted step
+lowers the cost, so the cost history never increases.
 """
 
 from __future__ import annotations
@@ -142,7 +147,7 @@ def _mirror_descent(x: np.ndarray, block: _Block, max_iter: int, tol: float):
             candidate = np.maximum(x * np.exp(shifted - shifted.max(axis=0)), FLOOR)
             candidate /= candidate.sum(axis=0)
             M_new = block.forward(candidate)
-            if block.decrease(M, M_new) >= ARMIJO_SIGMA * float(np.sum(grad * (x - candidate))):
+            if block.decrease(M, M_new) >= max(ARMIJO_SIGMA * float(np.sum(grad * (x - candidate))), 0.0):
                 break
             trial *= ARMIJO_BETA
         else:
