@@ -20,8 +20,8 @@ KL(true ‖ learned) by Monte Carlo on fresh rows, mean of log f_true − log f_
 covariances, 3 restarts each, k-means starts) and ``KMeans`` (no density, so no KL);
 the Bayes oracle is the MAP component under the true model.
 
-Usage: OPENBLAS_NUM_THREADS=1 python evaluation/smooth_mixtures.py [--quick]
-Writes evaluation/results/smooth_mixtures.md and smooth_mixtures_{accuracy,kl}.png.
+Usage: OPENBLAS_NUM_THREADS=1 python evaluation/smooth_mixtures.py [--sizes ...] [--instances k]
+Writes evaluation/results/smooth_mixtures.md and smooth_mixtures_{accuracy,kl}.png (``--output``).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,7 @@ RESULTS = ROOT / "evaluation" / "results"
 F, N, BINS = 10, 10, 15
 DEMO_TRIPLES = all_triples(N)[::5]  # 24 of the 120, as demo.m keeps
 N_FRESH = 5000
+REAL_BINS = (4, 6, 8, 10, 12, 15)
 
 
 # -- planted models --------------------------------------------------------------------------
@@ -127,11 +129,12 @@ def ours(loss, triples, n_bins=BINS, n_init=3, **kw):
     return fit
 
 
-def gmm(covariance_type):
+def gmm(covariance_type, init_params="kmeans"):
     def fit(X, k, seed, validation=None):
         from sklearn.mixture import GaussianMixture
 
-        return GaussianMixture(k, covariance_type=covariance_type, n_init=3, random_state=seed).fit(X)
+        return GaussianMixture(k, covariance_type=covariance_type, n_init=3, init_params=init_params,
+                               random_state=seed).fit(X)
     return fit
 
 
@@ -144,6 +147,13 @@ def kmeans(X, k, seed, validation=None):
 def synthetic_methods(triples):
     return {"ours KL": ours("kl", triples), "ours Frobenius": ours("frobenius", triples),
             "GMM diagonal": gmm("diag"), "GMM full": gmm("full"), "k-means": kmeans}
+
+
+def synthetic_task(task) -> dict:
+    """One (family, instance seed, n, seed) cell of the study, in a worker process."""
+    family, instance, n, seed = task
+    print(f"{family} instance {instance}", file=sys.stderr, flush=True)
+    return evaluate_synthetic(FAMILIES[family](np.random.default_rng(instance)), n, seed, synthetic_methods(DEMO_TRIPLES))
 
 
 def evaluate_synthetic(planted: Planted, n: int, seed: int, methods) -> dict:
@@ -164,12 +174,14 @@ def evaluate_synthetic(planted: Planted, n: int, seed: int, methods) -> dict:
 
 
 # -- real data --------------------------------------------------------------------------------
-def real_datasets():
+DATASETS = {"iris": "load_iris", "wine": "load_wine", "breast cancer": "load_breast_cancer",
+            "digits (pixel counts 0-16)": "load_digits"}
+
+
+def real_dataset(name: str):
     from sklearn import datasets
 
-    return {"iris": datasets.load_iris(return_X_y=True), "wine": datasets.load_wine(return_X_y=True),
-            "breast cancer": datasets.load_breast_cancer(return_X_y=True),
-            "digits (pixel counts 0-16)": datasets.load_digits(return_X_y=True)}
+    return getattr(datasets, DATASETS[name])(return_X_y=True)
 
 
 def evaluate_real(X, y, split_seed: int, max_triples: int) -> dict:
@@ -184,7 +196,7 @@ def evaluate_real(X, y, split_seed: int, max_triples: int) -> dict:
     n_variables = X.shape[1]
     triples = "all" if n_variables * (n_variables - 1) * (n_variables - 2) // 6 <= max_triples else max_triples
     row = {}
-    for name, fit, scaled in [("ours KL", ours("kl", triples, n_bins="auto"), False),
+    for name, fit, scaled in [("ours KL", ours("kl", triples, n_bins="auto", bins_grid=REAL_BINS), False),
                               ("GMM diagonal", gmm("diag"), True), ("GMM full", gmm("full"), True),
                               ("k-means", kmeans, True)]:
         t0 = time.perf_counter()
@@ -207,6 +219,17 @@ def mean_sd(values) -> str:
     if not values:
         return "—"
     return f"{np.mean(values):.3f} ± {np.std(values):.3f}" if len(values) > 1 else f"{values[0]:.3f}"
+
+
+def _paragraphs(text: str) -> list[str]:
+    """The docstring's numbered list as markdown lines (one per item)."""
+    lines = []
+    for line in text.splitlines():
+        if line[:2].rstrip(".").isdigit() or not lines:
+            lines.append(line.strip())
+        else:
+            lines[-1] += " " + line.strip()
+    return lines
 
 
 def plot(study: dict, sizes, names, out_png: Path, metric: str, ylabel: str) -> None:
@@ -237,40 +260,45 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 2000, 5000, 10000])
     parser.add_argument("--instances", type=int, default=3)
     parser.add_argument("--splits", type=int, default=3)
-    parser.add_argument("--max-triples", type=int, default=120, help="real data: random triples when more exist")
-    parser.add_argument("--quick", action="store_true", help="smoke run (two sizes, one instance, one split)")
+    parser.add_argument("--max-triples", type=int, default=60, help="real data: random triples when more exist")
+    parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--output", type=Path, default=RESULTS / "smooth_mixtures.md")
+    parser.add_argument("--workers", type=int, default=2, help="processes for the synthetic study")
+    parser.add_argument("--no-demo", action="store_true", help="skip the demo set-up (for smoke runs)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    if args.quick:
-        args.sizes, args.instances, args.splits = [1000, 3000], 1, 1
     argv = sys.argv[1:] if argv is None else argv
     import sklearn
 
     # 1. the demo set-up, timed end to end
     t0 = time.perf_counter()
-    demo = evaluate_synthetic(gmm2(np.random.default_rng(0)), 10_000, 0,
-                              {"ours KL": ours("kl", DEMO_TRIPLES), "GMM diagonal": gmm("diag")})
+    demo = {} if args.no_demo else evaluate_synthetic(gmm2(np.random.default_rng(0)), 10_000, 0,
+                              {"ours KL": ours("kl", DEMO_TRIPLES), "GMM diagonal": gmm("diag"),
+                               "GMM diagonal, random-row starts (as demo.m)": gmm("diag", "random_from_data")})
     demo_seconds = time.perf_counter() - t0
 
     # 2. the synthetic studies
     names = ["oracle", "ours KL", "ours Frobenius", "GMM diagonal", "GMM full", "k-means"]
-    study = {}
-    for f_index, (family, make) in enumerate(FAMILIES.items()):
-        print(family, file=sys.stderr, flush=True)
-        study[family] = {n: [evaluate_synthetic(make(np.random.default_rng(100 * f_index + s)), n, s,
-                                                synthetic_methods(DEMO_TRIPLES))
-                             for s in range(args.instances)] for n in args.sizes}
-    plot(study, args.sizes, names, RESULTS / "smooth_mixtures_accuracy.png", "accuracy", "clustering accuracy")
-    plot(study, args.sizes, names[1:5], RESULTS / "smooth_mixtures_kl.png", "kl", "KL(true ‖ learned), nats")
+    tasks = [(family, 100 * list(FAMILIES).index(family) + s, n, s)
+             for family in args.families for n in args.sizes for s in range(args.instances)]
+    with ProcessPoolExecutor(args.workers) as pool:
+        done = list(pool.map(synthetic_task, tasks))
+    study = {family: {n: [row for (f, _, m, _), row in zip(tasks, done) if f == family and m == n]
+                      for n in args.sizes} for family in args.families}
+    stem = args.output.with_suffix("")
+    plot(study, args.sizes, names, Path(f"{stem}_accuracy.png"), "accuracy", "clustering accuracy")
+    plot(study, args.sizes, names[1:5], Path(f"{stem}_kl.png"), "kl", "KL(true ‖ learned), nats")
 
     # 3. real data
     real = {}
-    for name, (X, y) in real_datasets().items():
+    for name in args.datasets:
+        X, y = real_dataset(name)
         print(name, file=sys.stderr, flush=True)
         real[name] = (X.shape, len(np.unique(y)), [evaluate_real(X, y, s, args.max_triples) for s in range(args.splits)])
 
     lines = ["# Mixtures of smooth product distributions (Kargas & Sidiropoulos, AISTATS 2019)", "",
              describe("evaluation/smooth_mixtures.py", argv) + f" · scikit-learn {sklearn.__version__}.", "",
-             __doc__.split("\n\n")[1].replace("\n", " "), "", __doc__.split("\n\n")[2].replace("\n", " "), "",
+             *_paragraphs(__doc__.split("\n\n")[1]), "", __doc__.split("\n\n")[2].replace("\n", " "), "",
              "## Demo set-up (F = 10, N = 10, 15 bins, 24 triples, n = 10,000, GMM conditionals)", "",
              f"Whole set-up (sampling, both learners, scoring {N_FRESH:,} fresh rows): **{demo_seconds:.1f} s**.", "",
              "| method | clustering accuracy | KL(true ‖ learned), nats | fit seconds |", "|---|---|---|---|"]
@@ -279,7 +307,8 @@ def main(argv=None) -> int:
         lines.append(f"| {'Bayes oracle (true model)' if name == 'oracle' else name} | {r['accuracy']:.3f} | {kl} | "
                      f"{r['seconds']:.1f} |")
     lines += ["", "## Synthetic studies (F = 10, N = 10, 15 bins, the demo's 24 triples)", "",
-              f"Mean ± sd over {args.instances} instance(s) per n; accuracy and KL on {N_FRESH:,} fresh rows. "
+              f"Mean ± sd over {args.instances} instance(s) per n (run in {args.workers} worker processes, one "
+              f"thread each); accuracy and KL on {N_FRESH:,} fresh rows. "
               "Plots: `smooth_mixtures_accuracy.png`, `smooth_mixtures_kl.png`.", ""]
     for family, rows in study.items():
         lines += [f"### {family}", "", "| n | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
@@ -294,7 +323,7 @@ def main(argv=None) -> int:
     real_names = ["ours KL", "GMM diagonal", "GMM full", "k-means"]
     lines += ["## Real data (scikit-learn's labelled sets, labels hidden)", "",
               f"Stratified 60/20/20 train/validation/test splits ({args.splits} seeds); ours chooses the number of "
-              "bins on validation by held-out log-likelihood among (4, 6, 8, 10, 12, 15, 20) and uses every triple "
+              f"bins on validation by held-out log-likelihood among {REAL_BINS} and uses every triple "
               f"up to {args.max_triples}, else {args.max_triples} random triples covering the variables evenly; the "
               "peers see standardised features. Test accuracy after Hungarian alignment, mean ± sd; best in bold.",
               "", "| data set | n × N | classes | " + " | ".join(real_names) + " | bins chosen |",
@@ -308,8 +337,8 @@ def main(argv=None) -> int:
         bins = ", ".join(str(r["ours KL"].get("bins")) for r in rows)
         lines.append(f"| {name} | {shape[0]} × {shape[1]} | {k} | " + " | ".join(cells) + f" | {bins} |")
     lines.append("")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(RESULTS / "smooth_mixtures.md", "\n".join(lines))
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(args.output, "\n".join(lines))
     print("\n".join(lines))
     return 0
 
