@@ -27,8 +27,13 @@ Measured:
 - scaling: counting + SVD of Brown repeated 10 times against Brown, and the peak memory
   the counter allocates (tracemalloc) on each.
 
-    NLTK_DATA=/work/shared/corpora/nltk_data python evaluation/embeddings.py
-      # writes evaluation/results/embeddings.md and embeddings-spectrum.png
+    NLTK_DATA=/work/shared/corpora/nltk_data OMP_NUM_THREADS=1 python evaluation/embeddings.py
+      # writes evaluation/results/embeddings.md, .json and embeddings-spectrum.png
+    python evaluation/embeddings.py --render   # the table again from the JSON record
+
+``OMP_NUM_THREADS=1``: on an oversubscribed machine scikit-learn's OpenMP loss kernels
+spin-wait and the probes take ten times longer; it touches neither gensim's worker threads
+nor the BLAS threads of the SVD.
 """
 
 from __future__ import annotations
