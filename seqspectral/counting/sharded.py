@@ -1,0 +1,187 @@
+"""Sharded counting: count every shard where it is read, add the counts by a tree of ``+``.
+
+Every statistic of the toolkit is a sum over sentences, so the counts of disjoint shards
+add to the counts of their union exactly (integer counts, in any order). The worker that
+counts a shard opens the file and reads its byte range itself (a :class:`~.shards.Shard`
+is a path and two offsets), so the corpus never travels; only the statistics do, and they
+are bounded by the basis or the vocabulary, not by the corpus.
+
+Where the counting runs is one argument: in this process (default), on ``workers=N``
+local processes (``concurrent.futures.ProcessPoolExecutor``), or on a Dask cluster
+(``scheduler=`` the address of a ``dask.distributed`` scheduler, or a ``Client``); Dask is
+imported on that path only. ``count`` and ``read`` must be picklable (top-level
+functions, or ``functools.partial`` of them) for the last two.
+
+The statistics must be counted in one frame: one vocabulary for every shard (a first
+pass, :func:`sharded_vocabulary`), and for Hankel blocks one basis chosen before counting
+(from the first shard, say).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import Counter
+from functools import partial
+
+import numpy as np
+
+from .basis import HankelBasis
+from .hankel import hankel_statistics
+from .shards import read_shard
+from .trees import tree_statistics
+
+
+def count_sharded(shards, count, *, read=read_shard, workers: int | None = None, scheduler=None,
+                  progress: bool = False):
+    """``count(read(shard))`` summed over ``shards`` (a non-empty sequence).
+
+    ``workers=N`` counts on N local processes, ``scheduler=ADDRESS`` (or a
+    ``dask.distributed.Client``) on a Dask cluster, where the partial sums are also added
+    on the workers; neither: in this process. ``progress`` shows a bar over the shards.
+    """
+    shards = list(shards)
+    if not shards:
+        raise ValueError("no shards to count")
+    if workers is not None and scheduler is not None:
+        raise ValueError("give workers (local processes) or scheduler (a Dask cluster), not both")
+    if workers is not None and (isinstance(workers, bool) or int(workers) != workers or workers < 1):
+        raise ValueError(f"workers must be a positive number of processes, not {workers!r}")
+    bar = _bar(len(shards), progress)
+    try:
+        if scheduler is not None:
+            return _on_dask(shards, count, read, scheduler, bar)
+        if workers is not None and workers > 1:
+            return _on_processes(shards, count, read, int(workers), bar)
+        total = _TreeSum()
+        for shard in shards:
+            total.add(read_and_count(read, count, shard))
+            bar.update()
+        return total.result()
+    finally:
+        bar.close()
+
+
+def read_and_count(read, count, shard):
+    """The task a worker runs: read one shard, count it."""
+    return count(read(shard))
+
+
+class _TreeSum:
+    """Adds values as they come as a binary tree (a binary counter of partial sums), so at
+    most log2(n) partial sums are held and every sum has operands of similar size."""
+
+    def __init__(self):
+        self.levels: list = []  # levels[i]: a sum of 2**i values, or None
+
+    def add(self, value) -> None:
+        for i, held in enumerate(self.levels):
+            if held is None:
+                self.levels[i] = value
+                return
+            self.levels[i] = None
+            value = held + value
+        self.levels.append(value)
+
+    def result(self):
+        held = [v for v in self.levels if v is not None]
+        total = held[0]
+        for v in held[1:]:
+            total = v + total
+        return total
+
+
+def _on_processes(shards, count, read, workers: int, bar):
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    total = _TreeSum()
+    with ProcessPoolExecutor(max_workers=min(workers, len(shards))) as pool:
+        for future in as_completed([pool.submit(read_and_count, read, count, s) for s in shards]):
+            total.add(future.result())
+            bar.update()
+    return total.result()
+
+
+def _on_dask(shards, count, read, scheduler, bar):
+    from dask.distributed import Client, as_completed
+
+    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
+    try:
+        level = client.map(partial(read_and_count, read, count), shards, pure=False)
+        done = as_completed(level)  # holds each shard's count only until it is reported
+        while len(level) > 1:  # the reduction tree runs on the workers
+            pairs = [client.submit(operator.add, a, b, pure=False) for a, b in zip(level[::2], level[1::2])]
+            level = pairs + level[len(pairs) * 2:]
+        for _ in done:
+            bar.update()
+        return level[0].result()
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def _bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="shard", desc="counting", disable=not enabled)
+
+
+# -- the fronts: one shared frame, then the statistics ---------------------------------
+
+
+def symbol_counts(corpus) -> Counter:
+    """Occurrences of every symbol (by name) in ``corpus`` (reserved ids not counted)."""
+    from seqspectral.corpus import Vocabulary
+
+    n = np.bincount(corpus.symbols, minlength=len(corpus.vocabulary)).tolist()
+    return Counter({s: c for i, (s, c) in enumerate(zip(corpus.vocabulary.symbols, n))
+                    if i >= Vocabulary.N_RESERVED and c})
+
+
+def sharded_vocabulary(shards, *, read=read_shard, **where):
+    """The vocabulary a reader builds for the whole corpus (most frequent first), from
+    the symbol counts of every shard (``where``: workers / scheduler / progress)."""
+    from seqspectral.corpus import Vocabulary
+
+    return Vocabulary.from_counts(count_sharded(shards, symbol_counts, read=read, **where))
+
+
+def sharded_hankel_statistics(shards, basis: HankelBasis | dict | None = None, statistic: str = "substring", *,
+                              read=read_shard, **where):
+    """Hankel statistics of every shard on one basis: ``basis`` itself, or chosen by
+    :meth:`HankelBasis.from_corpus` on the first shard (``basis`` then holds its keyword
+    arguments, or is None for the defaults). ``read`` must encode every shard alike (a
+    shared vocabulary, or PAutomaC's fixed ids)."""
+    shards = list(shards)
+    if not isinstance(basis, HankelBasis):
+        basis = HankelBasis.from_corpus(read(shards[0]), statistic, **(basis or {}))
+    return count_sharded(shards, partial(hankel_statistics, basis=basis, statistic=statistic), read=read, **where)
+
+
+def sharded_tree_statistics(shards, vocabulary, *, read=read_shard, **where):
+    """Tree statistics of every shard over ``vocabulary`` (which ``read`` must encode)."""
+    return count_sharded(shards, partial(tree_statistics, n_symbols=len(vocabulary)), read=read, **where)
+
+
+def sharded_view_counts(shards, estimator, *, read=read_shard, **where):
+    """The CCA view counts of every shard for ``estimator`` (a
+    :class:`~seqspectral.embeddings.CCAEmbeddings`) and the embedding vocabulary they are
+    counted in, chosen first from the word counts of every shard; returns ``(counts,
+    vocabulary)`` for ``estimator.fit_counts``. Shards may be read each with its own
+    vocabulary: words are mapped by their forms."""
+    from seqspectral.embeddings.vocabulary import build_vocabulary
+
+    words = count_sharded(shards, partial(_word_counts, lowercase=estimator.lowercase, digits=estimator.digits),
+                          read=read, **where)
+    vocabulary = build_vocabulary(words, estimator.min_count, estimator.max_vocab)
+    return count_sharded(shards, partial(_view_counts, estimator=estimator, vocabulary=vocabulary),
+                         read=read, **where), vocabulary
+
+
+def _word_counts(corpus, lowercase: bool, digits: bool) -> Counter:
+    from seqspectral.embeddings.vocabulary import word_counts
+
+    return word_counts([corpus], lowercase, digits)
+
+
+def _view_counts(corpus, estimator, vocabulary):
+    return estimator.count(corpus, vocabulary)
