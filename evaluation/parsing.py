@@ -94,30 +94,46 @@ def oracle_uas(lists, gold, k: int, punct: bool = True) -> float:
     return 100.0 * right / total
 
 
-def rerank_table(work, train_lists, train_gold, dev_lists, dev_gold, test_lists, test_gold, scorer_sets, k=K):
-    """Rows (name, scores with punct, without, chosen epochs, weights) of every reranker."""
-    from seqspectral.corpus import NBestList
-    from seqspectral.parsing import attachment_scores
-    from seqspectral.reranking import Reranker, head_losses, parse_features
-    from seqspectral.reranking.parses import rerank_parses
+class Candidates:
+    """The lists of one split with their base features and each scorer's column, computed once."""
 
-    if k != K:
-        train_lists, dev_lists, test_lists = ([NBestList(x.sent_id, x.candidates[:k], x.scores[:k]) for x in lists]
-                                              for lists in (train_lists, dev_lists, test_lists))
+    def __init__(self, lists, gold):
+        from seqspectral.reranking import head_losses, parse_features
+
+        self.lists, self.gold = lists, gold
+        self.base = parse_features(lists)
+        self.loss = head_losses(lists, gold)
+        self.columns: dict[str, np.ndarray] = {}
+        self._sentences = [c for x in lists for c in x.candidates]
+
+    def features(self, scorers, k: int = K):
+        for s in scorers:
+            if s.name not in self.columns:
+                self.columns[s.name] = s.log_probs(self._sentences)
+        full = self.base.with_dense([s.name for s in scorers], [self.columns[s.name] for s in scorers])
+        if k == K:
+            return full, self.loss
+        keep = np.arange(full.n_candidates) - np.repeat(full.groups[:-1], np.diff(full.groups)) < k
+        return full.first(k), self.loss[keep]
+
+
+def rerank_table(train, dev, test, scorer_sets, k=K):
+    """Rows (name, scores with punct, without, chosen epochs, weights) of every reranker."""
+    from seqspectral.parsing import attachment_scores
+    from seqspectral.reranking import Reranker
+
     rows = []
     for name, scorers in scorer_sets:
         log(f"reranker {name} (k={k})")
         start = time.process_time()
-        train_f = parse_features(train_lists, scorers)
-        dev_f = parse_features(dev_lists, scorers)
-        train_loss, dev_loss = head_losses(train_lists, train_gold), head_losses(dev_lists, dev_gold)
-        reranker = Reranker(10).fit(train_f, train_loss, dev=(dev_f, dev_loss))
-        selection = reranker.selection_
-        best, problems = rerank_parses(reranker, test_lists, scorers)
-        assert not problems, problems[:3]
-        rows.append({"name": name, "k": k, "epochs": selection.chosen["epochs"],
-                     "punct": attachment_scores(test_gold, best),
-                     "no_punct": attachment_scores(test_gold, best, punct=False),
+        train_f, train_loss = train.features(scorers, k)
+        reranker = Reranker(10).fit(train_f, train_loss, dev=dev.features(scorers, k))
+        test_f, _ = test.features(scorers, k)
+        choice = reranker.choose(test_f)
+        best = [x.candidates[j] for x, j in zip(test.lists, choice)]
+        rows.append({"name": name, "k": k, "epochs": reranker.selection_.chosen["epochs"],
+                     "punct": attachment_scores(test.gold, best),
+                     "no_punct": attachment_scores(test.gold, best, punct=False),
                      "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_},
                      "cpu": time.process_time() - start})
     return rows
@@ -179,11 +195,13 @@ def main(argv=None) -> int:
     form_model.reading_ = {"field": "form"}
     spectral = tree_model_scorers(upos_model, "tree", topology=False)
     with_topology = tree_model_scorers(upos_model, "tree", topology=True)
-    forms = tree_model_scorers(form_model, "tree", topology=False)
+    forms = tree_model_scorers(form_model, "tree_forms", topology=False)
     sets = [("baseline features", []), ("+ spectral log p (UPOS, U = I)", spectral),
             ("+ spectral log p + topology term", with_topology), ("+ spectral log p (forms, U = SVD, k = 32)", forms)]
-    rows = rerank_table(work, train_lists, train, dev_lists, dev, test_lists, test, sets)
-    rows += rerank_table(work, train_lists, train, dev_lists, dev, test_lists, test, sets[:2], k=10)
+    log("candidate features")
+    splits = [Candidates(lists, gold) for lists, gold in ((train_lists, train), (dev_lists, dev), (test_lists, test))]
+    rows = rerank_table(*splits, sets)
+    rows += rerank_table(*splits, sets[:2], k=10)
 
     # -- second order ------------------------------------------------------------------------
     second = None

@@ -126,3 +126,15 @@ def test_rerank_parses_passes_malformed_lists_through_in_order():
     np.testing.assert_array_equal(best[1].heads, [0, 0, 1])  # passed through: rank 1
     np.testing.assert_array_equal(best[0].heads, good[2].heads)
     np.testing.assert_array_equal(best[2].heads, good[2].heads)
+
+
+def test_first_k_candidates_of_every_list():
+    features, loss = planted_lists(5, 3)
+    short = features.first(3)
+    assert len(short) == 5 and short.n_candidates == 15
+    for i in range(5):
+        for r in range(3):
+            row, old = short.groups[i] + r, features.groups[i] + r
+            np.testing.assert_array_equal(short.indices[short.indptr[row]:short.indptr[row + 1]],
+                                          features.indices[features.indptr[old]:features.indptr[old + 1]])
+            np.testing.assert_array_equal(short.dense[row], features.dense[old])

@@ -39,6 +39,20 @@ class CandidateFeatures:
     def __len__(self) -> int:
         return len(self.groups) - 1
 
+    def first(self, k: int) -> "CandidateFeatures":
+        """The features of the first ``k`` candidates of every list."""
+        sizes = np.minimum(np.diff(self.groups), k)
+        rank = np.arange(self.n_candidates) - np.repeat(self.groups[:-1], np.diff(self.groups))
+        keep = np.flatnonzero(rank < k)
+        lengths = np.diff(self.indptr)[keep]
+        indptr = np.zeros(len(keep) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        starts = np.repeat(self.indptr[keep], lengths)
+        within = np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths)
+        groups = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=groups[1:])
+        return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep], list(self.dense_names))
+
     def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
         """These features plus more real-valued columns."""
         if not columns:
