@@ -336,7 +336,7 @@ def report(record: dict) -> str:
     cca = rows["CCA one-step"]
     out += [
         "",
-        f"All timed runs (s): " + "; ".join(f"{m}: {', '.join(f'{s:.1f}' for s in rows[m]['all_seconds'])}"
+        "All timed runs (s): " + "; ".join(f"{m}: {', '.join(f'{s:.1f}' for s in rows[m]['all_seconds'])}"
                                              for m in METHODS) + ".",
         "",
         f"Targets: CCA one-step word-only probe {100 * cca['probe_word']:.1f} vs the better Word2Vec ({best_w2v}) "

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
 from seqspectral.corpus import Corpus, Vocabulary
+from seqspectral.linalg.whitening import whitening
 
 from . import views as _views
 from .vocabulary import build_vocabulary, normalise, word_counts, word_map
@@ -132,7 +133,7 @@ class CCAEmbeddings(Estimator):
             U, d, Vt = self._svd(omega, k)
             projection = context_scale[:, None] * Vt.T
         else:
-            U, d, Vt, projection = self._two_step(counts, k)
+            U, d, projection = self._two_step(counts, k)
         self.vocabulary_ = vocabulary
         self.word_vectors_ = _unit_rows(U, counts.word_totals > 0)
         self.singular_values_ = d
@@ -163,8 +164,7 @@ class CCAEmbeddings(Estimator):
         rr = phi_r.T @ (counts.context_covariance("right") @ phi_r)
         lr = phi_l.T @ (counts.left_right @ phi_r)
         state_cov = np.block([[ll, lr], [lr.T, rr]]) + kappa * np.eye(2 * phi_l.shape[1])  # SᵀS + κI
-        evals, evecs = np.linalg.eigh(state_cov)
-        whiten = (evecs / np.sqrt(np.maximum(evals, 1e-12 * evals.max()))) @ evecs.T
+        whiten, _ = whitening(state_cov, len(state_cov))  # W with WᵀSᵀSW = I: (SᵀS)^(-1/2) up to a rotation
         omega = _inverse_sqrt(counts.word_totals + kappa)[:, None] * cross @ whiten
         U, d, Vt = np.linalg.svd(omega, full_matrices=False)
         k = min(k, len(d))
@@ -172,7 +172,7 @@ class CCAEmbeddings(Estimator):
         to_state = whiten @ Vt.T  # (2·context_dim, k)
         c = phi_l.shape[1]
         projection = np.vstack([phi_l @ to_state[:c], phi_r @ to_state[c:]])
-        return U, d, Vt, projection
+        return U, d, projection
 
     def _svd(self, matrix, k):
         """Randomized truncated SVD (Halko, Martinsson & Tropp 2011) in float32: the
