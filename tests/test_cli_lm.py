@@ -354,7 +354,9 @@ def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
     out = tmp_path / "scores.txt"
     statuses = []
     for delay, signum in ((1.0, signal.SIGINT), (2.0, signal.SIGTERM), (3.0, signal.SIGINT)):
-        proc = command("lm", "score", model, test, "-o", out)
+        # SIGINT as from a terminal (a shell starts background jobs with it ignored, and so would be the child)
+        proc = command("lm", "score", model, test, "-o", out,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         time.sleep(delay)
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=120)
