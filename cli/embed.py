@@ -14,7 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-FORMATS = ["auto", "conllu", "conllx", "malttab", "text", "brown"]
+from ._common import add_reading_options, reading_of
+
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
 
@@ -37,11 +38,8 @@ def register(sub) -> None:
     p.add_argument("--digits", action="store_true", help="write every digit 0")
     p.add_argument("--binary", action="store_true", help="word2vec binary format instead of text")
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
-    p.add_argument("--format", default="auto", choices=FORMATS)
-    p.add_argument("--field", default="form", choices=["form", "lemma", "upos", "xpos"],
-                   help="the column of a treebank to embed (default form)")
-    p.add_argument("--errors", default="raise", choices=["raise", "skip"],
-                   help="skip: drop malformed records (their count is reported) instead of failing")
+    add_reading_options(p)
+    p.set_defaults(field="form")  # words, not tags, unless asked
     p.add_argument("--random-state", type=int, default=0, metavar="S")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.add_argument("-n", "--top", type=_positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
@@ -100,9 +98,10 @@ def _read(path: str, args):
     from seqspectral.corpus import read_corpus
     from seqspectral.corpus.nltk_corpora import read_brown
 
-    if path == "brown" and args.format in ("auto", "brown") and not Path(path).exists():
-        return read_brown(None, field="form" if args.field == "form" else args.field)
-    return read_corpus(path, format=args.format, field=args.field, errors=args.errors)
+    reading = reading_of(args)
+    if path == "brown" and reading["format"] in ("auto", "brown") and not Path(path).exists():
+        return read_brown(None, field=reading["field"], tagset=reading["tagset"])
+    return read_corpus(path, **reading)
 
 
 def run_neighbours(args) -> int:
