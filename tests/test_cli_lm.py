@@ -342,7 +342,8 @@ def test_smoke_train_eval_info_as_processes(tmp_path, ngram_model):
 
 
 def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
-    """Real signals at several moments of `lm score -o`: exit 130, one line, no output, no temp file."""
+    """Real signals at several moments of `lm score -o` and `lm eval`: exit 130, one line, no
+    output, no temp file."""
     from seqspectral.corpus import read_corpus, write_pautomac
 
     test = tmp_path / "big.pautomac.test"
@@ -353,16 +354,18 @@ def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
                  "--basis-length", "2", "--quiet"]) == 0
     out = tmp_path / "scores.txt"
     statuses = []
-    for delay, signum in ((1.0, signal.SIGINT), (2.0, signal.SIGTERM), (3.0, signal.SIGINT)):
+    runs = [("score", 1.0, signal.SIGINT), ("score", 2.0, signal.SIGTERM), ("score", 3.0, signal.SIGINT),
+            ("eval", 2.0, signal.SIGINT)]
+    for sub, delay, signum in runs:
         # SIGINT as from a terminal (a shell starts background jobs with it ignored, and so would be the child)
-        proc = command("lm", "score", model, test, "-o", out,
+        proc = command("lm", sub, model, test, *(["-o", out] if sub == "score" else ["--json"]),
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         time.sleep(delay)
         proc.send_signal(signum)
-        _, err = proc.communicate(timeout=120)
+        stdout, err = proc.communicate(timeout=120)
         statuses.append(proc.returncode)
         assert proc.returncode in (130, 0), err  # 0: finished before the signal
         if proc.returncode == 130:
-            assert err.count("\n") == 1 and "interrupted" in err
+            assert err.count("\n") == 1 and "interrupted" in err and stdout == ""
             assert sorted(p.name for p in tmp_path.iterdir()) == sorted([test.name, model.name])
     assert 130 in statuses
