@@ -72,44 +72,47 @@ class Work:
         serialize.save(path, model)
         return model
 
-    def nbest(self, name: str, build):
-        from seqspectral.corpus import read_nbest, write_nbest
+    def trees(self, name: str, sentences, build):
+        """k-best trees (:class:`TreeLists`) cached as arrays."""
+        from seqspectral.parsing.tree_lists import TreeLists
 
-        path = self.dir / f"{name}.conllu"
+        path = self.dir / f"{name}.npz"
         if path.exists():
-            return read_nbest(path)
+            with np.load(path) as z:
+                return TreeLists(sentences, z["heads"], z["scores"], z["n_trees"])
         start = time.process_time()
-        lists = build()
+        trees = build()
         self.timed(f"{name}:cpu", time.process_time() - start)
-        write_nbest(path, lists)
-        return read_nbest(path)
+        np.savez(path, heads=trees.heads, scores=trees.scores, n_trees=trees.n_trees)
+        return trees
 
 
-def oracle_uas(lists, gold, k: int, punct: bool = True) -> float:
-    right = total = 0
-    for nbest, g in zip(lists, gold):
-        scored = np.ones(len(g), bool) if punct else np.array([u != "PUNCT" for u in g.upos])
-        right += max(int(np.sum((c.heads == g.heads) & scored)) for c in nbest.candidates[:k])
-        total += int(scored.sum())
-    return 100.0 * right / total
+def oracle_uas(trees, gold, k: int, punct: bool = True) -> float:
+    """UAS of the best of the first ``k`` candidates of every list."""
+    wrong, scored = trees.wrong_heads(gold, punct)
+    rank = np.arange(len(wrong)) - np.repeat(trees.groups[:-1], trees.n_trees)
+    wrong = np.where(rank < k, wrong, np.iinfo(np.int64).max)
+    best = np.minimum.reduceat(wrong, trees.groups[:-1])
+    words = scored[trees.groups[:-1]]
+    return 100.0 * float(np.sum(words - best)) / float(np.sum(words))
 
 
 class Candidates:
-    """The lists of one split with their base features and each scorer's column, computed once."""
+    """The k-best trees of one split with their base features and each scorer's column,
+    computed once."""
 
-    def __init__(self, lists, gold):
+    def __init__(self, trees, gold):
         from seqspectral.reranking import head_losses, parse_features
 
-        self.lists, self.gold = lists, gold
-        self.base = parse_features(lists)
-        self.loss = head_losses(lists, gold)
+        self.trees, self.gold = trees, gold
+        self.base = parse_features(trees)
+        self.loss = head_losses(trees, gold)
         self.columns: dict[str, np.ndarray] = {}
-        self._sentences = [c for x in lists for c in x.candidates]
 
     def features(self, scorers, k: int = K):
         for s in scorers:
             if s.name not in self.columns:
-                self.columns[s.name] = s.log_probs(self._sentences)
+                self.columns[s.name] = s.tree_log_probs(self.trees)
         full = self.base.with_dense([s.name for s in scorers], [self.columns[s.name] for s in scorers])
         if k == K:
             return full, self.loss
@@ -117,7 +120,7 @@ class Candidates:
         return full.first(k), self.loss[keep]
 
 
-def rerank_table(train, dev, test, scorer_sets, k=K):
+def rerank_table(parser, train, dev, test, scorer_sets, k=K):
     """Rows (name, scores with punct, without, chosen epochs, weights) of every reranker."""
     from seqspectral.parsing import attachment_scores
     from seqspectral.reranking import Reranker
@@ -129,14 +132,31 @@ def rerank_table(train, dev, test, scorer_sets, k=K):
         train_f, train_loss = train.features(scorers, k)
         reranker = Reranker(10).fit(train_f, train_loss, dev=dev.features(scorers, k))
         test_f, _ = test.features(scorers, k)
-        choice = reranker.choose(test_f)
-        best = [x.candidates[j] for x, j in zip(test.lists, choice)]
+        best = parser.with_trees(test.gold, test.trees.chosen(reranker.choose(test_f)))
         rows.append({"name": name, "k": k, "epochs": reranker.selection_.chosen["epochs"],
                      "punct": attachment_scores(test.gold, best),
                      "no_punct": attachment_scores(test.gold, best, punct=False),
                      "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_},
                      "cpu": time.process_time() - start})
     return rows
+
+
+def jackknifed(parser, train):
+    """50-best trees of every training sentence from a parser (``parser``'s settings and
+    chosen epochs) trained on the other folds."""
+    from seqspectral.parsing import DependencyParser
+    from seqspectral.parsing.jackknife import fold_of
+    from seqspectral.parsing.tree_lists import TreeLists
+
+    folds = fold_of(len(train), FOLDS)  # contiguous blocks, in order
+    parts = []
+    for f in range(FOLDS):
+        log(f"fold {f + 1}/{FOLDS}")
+        model = DependencyParser(**{**parser.get_params(deep=False), **parser.selection_.chosen, "labels": False})
+        model.fit([s for s, g in zip(train, folds) if g != f])
+        parts.append(model.kbest_trees([s for s, g in zip(train, folds) if g == f], K))
+    return TreeLists(train, np.concatenate([p.heads for p in parts]), np.concatenate([p.scores for p in parts]),
+                     np.concatenate([p.n_trees for p in parts]))
 
 
 def main(argv=None) -> int:
@@ -155,7 +175,6 @@ def main(argv=None) -> int:
 
     from seqspectral.corpus import corpus_from_sentences, read_conllu
     from seqspectral.parsing import DependencyParser, attachment_scores
-    from seqspectral.parsing.jackknife import jackknife
     from seqspectral.reranking import tree_model_scorers
     from seqspectral.trees import SpectralTreeModel
 
@@ -176,13 +195,13 @@ def main(argv=None) -> int:
     parse_cpu = time.process_time() - start
     base = {"punct": attachment_scores(test, pred), "no_punct": attachment_scores(test, pred, punct=False)}
     log(f"first-order test UAS {base['punct']['uas']:.2f}")
-    test_lists = work.nbest("test.50best", lambda: parser.kbest(test, K))
-    dev_lists = work.nbest("dev.50best", lambda: parser.kbest(dev, K))
+    test_lists = work.trees("test.50best", test, lambda: parser.kbest_trees(test, K))
+    dev_lists = work.trees("dev.50best", dev, lambda: parser.kbest_trees(dev, K))
     start = time.process_time()
-    parser.kbest(test, K)
+    parser.kbest_trees(test, K)
     kbest_ms = 1000 * (time.process_time() - start) / len(test)
     log("jackknifed training lists")
-    train_lists = work.nbest("train.jackknife.50best", lambda: jackknife(parser, train, FOLDS, K))
+    train_lists = work.trees("train.jackknife.50best", train, lambda: jackknifed(parser, train))
     oracle = {k: (oracle_uas(test_lists, test, k), oracle_uas(test_lists, test, k, punct=False)) for k in ORACLE_K}
 
     # -- tree models and rerankers -----------------------------------------------------------
@@ -200,8 +219,8 @@ def main(argv=None) -> int:
             ("+ spectral log p + topology term", with_topology), ("+ spectral log p (forms, U = SVD, k = 32)", forms)]
     log("candidate features")
     splits = [Candidates(lists, gold) for lists, gold in ((train_lists, train), (dev_lists, dev), (test_lists, test))]
-    rows = rerank_table(*splits, sets)
-    rows += rerank_table(*splits, sets[:2], k=10)
+    rows = rerank_table(parser, *splits, sets)
+    rows += rerank_table(parser, *splits, sets[:2], k=10)
 
     # -- second order ------------------------------------------------------------------------
     second = None

@@ -131,10 +131,10 @@ class DependencyParser(Estimator):
                 s.deprels = labels
         return out
 
-    def kbest(self, sentences, k: int) -> list:
-        """The ``k`` best trees of every sentence as :class:`~seqspectral.corpus.NBestList`
-        (fewer when a sentence has fewer projective trees), with labels and model scores."""
-        from seqspectral.corpus.nbest import NBestList
+    def kbest_trees(self, sentences, k: int):
+        """The ``k`` best trees of every sentence (fewer when a sentence has fewer projective
+        trees) with their model scores, as flat :class:`~.tree_lists.TreeLists`."""
+        from .tree_lists import TreeLists
 
         self._check_fitted()
         if self.order != 1:
@@ -143,20 +143,12 @@ class DependencyParser(Estimator):
         table = encode(sentences)
         heads, scores, n_trees = _arc_kernels.kbest_corpus(
             table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_, int(k))
-        sources, trees = [], []
-        at = 0
-        for s, r in zip(sentences, n_trees.tolist()):
-            for _ in range(r):
-                sources.append(s)
-                trees.append(heads[at:at + len(s)])
-                at += len(s)
-        candidates = self.with_trees(sources, trees)
-        lists, first = [], 0
-        for i, (s, r) in enumerate(zip(sentences, n_trees.tolist())):
-            sent_id = s.metadata.get("sent_id") or str(i + 1)
-            lists.append(NBestList(sent_id, candidates[first:first + r], scores[first:first + r]))
-            first += r
-        return lists
+        return TreeLists(sentences, heads, scores, n_trees)
+
+    def kbest(self, sentences, k: int) -> list:
+        """The ``k`` best trees of every sentence as :class:`~seqspectral.corpus.NBestList`
+        (labelled candidates, model scores)."""
+        return self.kbest_trees(sentences, k).to_nbest(self.with_trees)
 
     def score(self, sentences) -> float:
         """Unlabelled attachment score (%) of the 1-best trees."""

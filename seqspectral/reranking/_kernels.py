@@ -7,16 +7,15 @@ from numba import njit
 
 from seqspectral.parsing._hashing import feature, slot
 
-_P = 2  # the UPOS column of the parser's atom table
 _NONE = -7  # no modifier on that side / no grandparent
 
 
 @njit(cache=True)
-def _tree_feature_count(heads, start, n):
+def _tree_feature_count(heads, at, n):
     left = np.zeros(n + 1, dtype=np.int64)
     right = np.zeros(n + 1, dtype=np.int64)
     for m in range(1, n + 1):
-        h = heads[start + m]
+        h = heads[at + m - 1]
         if m < h:
             left[h] += 1
         else:
@@ -28,49 +27,54 @@ def _tree_feature_count(heads, start, n):
 
 
 @njit(cache=True)
-def tree_features(atoms, offsets, heads, mask):
-    """Baseline reranking features of every tree (Dhillon et al. 2012, Sec. 5):
+def tree_features(pos, sentence_offsets, owner, heads, tree_offsets, mask):
+    """Baseline reranking features of every candidate tree (Dhillon et al. 2012, Sec. 5):
     POS(left modifier) × POS(head) × POS(right modifier) for every head and every pair of
     its left and right modifiers (a missing side as NONE), and POS(modifier) × POS(head) ×
-    POS(grandparent) × side for every modifier. Returns CSR ``(indptr, indices)``."""
-    n_trees = len(offsets) - 1
+    POS(grandparent) × side for every modifier.
+
+    ``pos``: the UPOS atom of every row of the sentences' atom table (root rows included,
+    sentence ``s`` from row ``sentence_offsets[s]``); candidate ``c`` is a tree over
+    sentence ``owner[c]`` with heads ``heads[tree_offsets[c]:tree_offsets[c + 1]]``.
+    Returns CSR ``(indptr, indices)``."""
+    n_trees = len(owner)
     indptr = np.zeros(n_trees + 1, dtype=np.int64)
-    for i in range(n_trees):
-        start = offsets[i]
-        indptr[i + 1] = indptr[i] + _tree_feature_count(heads, start, offsets[i + 1] - start - 1)
+    for c in range(n_trees):
+        indptr[c + 1] = indptr[c] + _tree_feature_count(heads, tree_offsets[c], tree_offsets[c + 1] - tree_offsets[c])
     indices = np.empty(indptr[-1], dtype=np.int64)
-    for i in range(n_trees):
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        k = indptr[i]
+    for c in range(n_trees):
+        start = sentence_offsets[owner[c]]
+        at = tree_offsets[c]
+        n = tree_offsets[c + 1] - at
+        k = indptr[c]
         for h in range(n + 1):
-            ph = atoms[start + h, _P]
+            ph = pos[start + h]
             n_left, n_right = 0, 0
             for m in range(1, n + 1):
-                if heads[start + m] == h:
+                if heads[at + m - 1] == h:
                     if m < h:
                         n_left += 1
                     else:
                         n_right += 1
             for l in range(0, n + 1):
-                if l > 0 and not (heads[start + l] == h and l < h):
+                if l > 0 and not (heads[at + l - 1] == h and l < h):
                     continue
                 if l == 0 and n_left > 0:
                     continue
-                pl = atoms[start + l, _P] if l > 0 else _NONE
+                pl = pos[start + l] if l > 0 else _NONE
                 for r in range(0, n + 1):
-                    if r > 0 and not (heads[start + r] == h and r > h):
+                    if r > 0 and not (heads[at + r - 1] == h and r > h):
                         continue
                     if r == 0 and n_right > 0:
                         continue
-                    pr = atoms[start + r, _P] if r > 0 else _NONE
+                    pr = pos[start + r] if r > 0 else _NONE
                     indices[k] = slot(feature(200, pl, ph, pr, 0), mask)
                     k += 1
         for m in range(1, n + 1):
-            h = heads[start + m]
-            g = heads[start + h] if h > 0 else -1
-            pg = atoms[start + g, _P] if g >= 0 else _NONE
-            indices[k] = slot(feature(201, atoms[start + m, _P], atoms[start + h, _P], pg, 1 if m < h else 2), mask)
+            h = heads[at + m - 1]
+            g = heads[at + h - 1] if h > 0 else -1
+            pg = pos[start + g] if g >= 0 else _NONE
+            indices[k] = slot(feature(201, pos[start + m], pos[start + h], pg, 1 if m < h else 2), mask)
             k += 1
     return indptr, indices
 

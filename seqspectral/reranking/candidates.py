@@ -51,7 +51,8 @@ class CandidateFeatures:
         within = np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths)
         groups = np.zeros(len(self) + 1, dtype=np.int64)
         np.cumsum(sizes, out=groups[1:])
-        return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep], list(self.dense_names))
+        return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep],
+                                 list(self.dense_names))
 
     def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
         """These features plus more real-valued columns."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.corpus.trees import head_errors
-from seqspectral.parsing.atoms import encode, flat_heads
+from seqspectral.parsing.atoms import COLUMNS, encode
+from seqspectral.parsing.tree_lists import TreeLists
 
 from . import _kernels
 from .candidates import CandidateFeatures
@@ -34,25 +35,21 @@ def list_problem(nbest) -> str | None:
     return None
 
 
-def parse_features(lists, scorers=()) -> CandidateFeatures:
-    """Features of every candidate of ``lists`` (all valid; see :func:`list_problem`)."""
-    candidates = [c for nbest in lists for c in nbest.candidates]
-    groups = np.zeros(len(lists) + 1, dtype=np.int64)
-    np.cumsum([len(nbest) for nbest in lists], out=groups[1:])
-    table = encode(candidates)
-    indptr, indices = _kernels.tree_features(table.atoms, table.offsets, flat_heads(candidates), _WIDE)
-    parser_scores = np.concatenate([nbest.scores for nbest in lists]) if lists else np.zeros(0)
-    features = CandidateFeatures(groups, indptr, indices, parser_scores[:, None], ["parser"])
-    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers])
+def parse_features(candidates, scorers=()) -> CandidateFeatures:
+    """Features of every candidate: ``candidates`` are n-best lists (all valid; see
+    :func:`list_problem`) or :class:`~seqspectral.parsing.tree_lists.TreeLists`."""
+    trees = candidates if isinstance(candidates, TreeLists) else TreeLists.from_nbest(candidates)
+    table = encode(trees.sentences)
+    pos = np.ascontiguousarray(table.atoms[:, COLUMNS.index("upos")])
+    indptr, indices = _kernels.tree_features(pos, table.offsets, trees.owner, trees.heads, trees.tree_offsets, _WIDE)
+    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"])
+    return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers])
 
 
-def head_losses(lists, gold) -> np.ndarray:
+def head_losses(candidates, gold) -> np.ndarray:
     """Wrong heads of every candidate against the ``gold`` sentence of its list."""
-    out = []
-    for nbest, g in zip(lists, gold):
-        for c in nbest.candidates:
-            out.append(int(np.sum(np.asarray(c.heads) != np.asarray(g.heads))))
-    return np.array(out, dtype=np.float64)
+    trees = candidates if isinstance(candidates, TreeLists) else TreeLists.from_nbest(candidates)
+    return trees.wrong_heads(gold)[0].astype(np.float64)
 
 
 def aligned_valid(lists, gold=None) -> tuple[list[int], list[tuple[int, str]]]:

@@ -25,12 +25,24 @@ class CorpusScorer:
         self.tagset = reading.get("tagset")
 
     def log_probs(self, sentences) -> np.ndarray:
+        """One score per sentence (its own words and heads)."""
         from seqspectral.corpus import corpus_from_sentences
 
-        corpus = corpus_from_sentences(sentences, field=self.field, tagset=self.tagset)
+        return self._score(corpus_from_sentences(sentences, field=self.field, tagset=self.tagset))
+
+    def tree_log_probs(self, trees) -> np.ndarray:
+        """One score per candidate of :class:`~seqspectral.parsing.tree_lists.TreeLists`: the
+        sentences are encoded once and their symbols repeated for every candidate tree."""
+        from seqspectral.corpus import Corpus, corpus_from_sentences
+
+        words = corpus_from_sentences(trees.sentences, field=self.field, tagset=self.tagset)
+        corpus = Corpus(trees.tile(words.symbols, words.offsets), trees.tree_offsets, words.vocabulary, trees.heads)
+        return self._score(corpus)
+
+    def _score(self, corpus) -> np.ndarray:
         scores = np.asarray(getattr(self.model, self.method)(corpus), dtype=np.float64)
-        if scores.shape != (len(sentences),):
-            raise ValueError(f"scorer {self.name} gave {scores.shape} scores for {len(sentences)} items")
+        if scores.shape != (len(corpus),):
+            raise ValueError(f"scorer {self.name} gave {scores.shape} scores for {len(corpus)} items")
         return scores
 
 
