@@ -209,6 +209,23 @@ def udpipe_peer(work: Work, test) -> dict | None:
             "train": work.times["udpipe"], "tag": {"cpu": tag.cpu, "wall": tag.wall}}
 
 
+def error_analysis(tagger, train, test) -> dict:
+    """Where the tagger's test errors are: words unseen in train, and the commonest confusions."""
+    from collections import Counter
+
+    known = {w for s in train for w in s.forms}
+    confusions, n_unknown, unknown_errors, errors = Counter(), 0, 0, 0
+    for s, tags in zip(test, tagger.predict(test)):
+        for w, g, p in zip(s.forms, s.upos, tags):
+            n_unknown += w not in known
+            if g != p:
+                errors += 1
+                unknown_errors += w not in known
+                confusions[f"{g} → {p}"] += 1
+    return {"errors": errors, "unknown_tokens": n_unknown, "unknown_errors": unknown_errors,
+            "confusions": confusions.most_common(6)}
+
+
 # -- k-best and reranking -----------------------------------------------------------------------
 def oracle(lists, gold, k: int) -> float:
     right = sum(max(sum(a == b for a, b in zip(c.upos, g.upos)) for c in nb.candidates[:k])
@@ -313,7 +330,7 @@ def _sec(t: dict) -> str:
     return f"{t['cpu']:.{digits}f} CPU s ({t['wall']:.{digits}f} wall)"
 
 
-def report(systems, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, int]) -> str:
+def report(systems, errors, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, int]) -> str:
     n_sent, n_tok = n_test
     out = ["# POS tagging on UD English-EWT (issue 15)", "", describe("evaluation/tagging.py", sys.argv[1:]), "",
            f"Train on train (12,544 sentences), choices on dev, figures on test ({n_sent:,} sentences, "
@@ -337,6 +354,11 @@ def report(systems, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, i
                     f"{ours['accuracy'] - best_peer['accuracy']:+.2f} points; training takes "
                     f"{ours['train']['cpu'] / best_peer['train']['cpu']:.2f}x its CPU time; tagging is "
                     f"{best_peer['tag']['cpu'] / ours['tag']['cpu']:.1f}x as fast (CPU)."]
+    n_tok_errors = errors["errors"]
+    out += ["", f"The toolkit's {n_tok_errors:,} test errors: {errors['unknown_errors']:,} "
+                f"({100 * errors['unknown_errors'] / n_tok_errors:.0f}%) on the {errors['unknown_tokens']:,} words "
+                f"unseen in train ({100 * errors['unknown_tokens'] / n_tok:.1f}% of the words); commonest confusions "
+                "(gold → predicted): " + ", ".join(f"{c} {k}" for c, k in errors["confusions"]) + "."]
     out += ["", f"## {K}-best lists and oracle", "",
             f"{K}-best Viterbi on test: {_sec(ours['kbest'])} ({n_sent / ours['kbest']['cpu']:,.0f} sentences / "
             "CPU s). Oracle: the accuracy of the best candidate among the first k of every list.", "",
@@ -403,10 +425,11 @@ def tagging_rows(work: Work, train, dev, test) -> dict:
             lists[name] = tagger.kbest(sentences, K)
         return lists[name]
 
+    errors = work.row("errors", lambda: error_analysis(tagger, train, test))
     oracles = work.row("oracle", lambda: {str(k): oracle(kbest("test", test), test, k) for k in ORACLE_K})
     lms = language_models(work, Corpus.from_symbols([s.upos for s in train]))
     lm_rows = work.row("reranking", lambda: reranking(lms, kbest("dev", dev), dev, kbest("test", test), test))
-    return {"systems": [ours, nltk], "oracles": oracles, "lm_rows": lm_rows,
+    return {"systems": [ours, nltk], "errors": errors, "oracles": oracles, "lm_rows": lm_rows,
             "lm_times": {m: work.times[f"lm-{m}"] for m in lms}}
 
 
@@ -440,7 +463,7 @@ def main(argv=None) -> int:
     systems = tagging["systems"] + ([results["udpipe"]] if results["udpipe"] else [])
     for r in systems:
         log(f"{r['system']}: {r['accuracy']:.2f}")
-    text = report(systems, tagging["oracles"], tagging["lm_rows"], tagging["lm_times"], results["parsing"],
+    text = report(systems, tagging["errors"], tagging["oracles"], tagging["lm_rows"], tagging["lm_times"], results["parsing"],
                   (len(test), sum(map(len, test))))
     write_results(OUT, text)
     log(f"wrote {OUT}")
