@@ -42,7 +42,8 @@ def register(sub) -> None:
 
 
 def _reading(parser) -> None:
-    parser.add_argument("--encoding", default="utf-8", metavar="NAME", help="text encoding of the input (default utf-8)")
+    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
+                        help="text encoding of the input (default utf-8)")
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
@@ -127,5 +128,6 @@ def run_tag(args) -> int:
     elapsed = time.perf_counter() - start
     (write_nbest if args.k else write_conllu)(args.output, result)
     if not args.quiet:
-        print(f"seqspectral: tagged {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}", file=sys.stderr)
+        print(f"seqspectral: tagged {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}",
+              file=sys.stderr)
     return 0

@@ -47,6 +47,7 @@ JACKKNIFE_FOLDS = 10
 #: λ of ``tagger score + λ · log p_LM`` tried on dev (0: the tagger alone)
 LM_WEIGHTS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
 PARSER_EPOCHS = 5
+#: UDPipe's tagger options: UPOS only (no lemma, XPOS or features), one model; iterations appended
 UDPIPE_TAGGER = "models=1;use_lemma=0;provide_lemma=0;use_xpostag=0;provide_xpostag=0;use_feats=0;provide_feats=0"
 
 sys.path.insert(0, str(REPO / "evaluation"))
@@ -178,7 +179,7 @@ def _udpipe_sentences(path: Path):
     return out
 
 
-def udpipe_peer(work: Work, test) -> dict | None:
+def udpipe_peer(work: Work, test, iterations: int) -> dict | None:
     try:
         from ufal.udpipe import Model, ProcessingError, Trainer
     except ImportError:
@@ -190,7 +191,8 @@ def udpipe_peer(work: Work, test) -> dict | None:
         log("training UDPipe 1 tagger (UPOS only)")
         error = ProcessingError()
         with Clock() as clock:
-            blob = Trainer.train("morphodita_parsito", train, dev, "none", UDPIPE_TAGGER, "none", error)
+            blob = Trainer.train("morphodita_parsito", train, dev, "none", f"{UDPIPE_TAGGER};iterations={iterations}",
+                                 "none", error)
         if error.occurred():
             raise RuntimeError(f"UDPipe training failed: {error.message}")
         path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
@@ -205,7 +207,8 @@ def udpipe_peer(work: Work, test) -> dict | None:
     tag = best_of(3, tag_all)
     pred = [[w.upostag for w in list(s.words)[1:]] for s in sentences]
     return {"system": "UDPipe 1 tagger (MorphoDiTa averaged perceptron, UPOS only)",
-            "chosen": "20 iterations, early stopping on dev (defaults)", "accuracy": accuracy(pred, test),
+            "chosen": f"{iterations} iterations{' (default)' if iterations == 20 else ' (default 20)'}, early stopping "
+                      "on dev", "accuracy": accuracy(pred, test),
             "train": work.times["udpipe"], "tag": {"cpu": tag.cpu, "wall": tag.wall}}
 
 
@@ -387,7 +390,8 @@ def report(systems, errors, oracles, lm_rows, lm_times, parse_rows, n_test: tupl
             "family adds on top of it.", "",
             "## Parsing with predicted tags", "",
             f"First-order parser of `seqspectral parse` ({PARSER_EPOCHS} epochs, best dev epoch kept), trained "
-            f"and tested with gold UPOS, and with predicted UPOS: train tagged by {JACKKNIFE_FOLDS}-fold jackknifing, dev and test "
+            f"and tested with gold UPOS, and with predicted UPOS: train tagged by {JACKKNIFE_FOLDS}-fold "
+            "jackknifing, dev and test "
             "by the tagger trained on all of train. Punctuation included.", "",
             "| tags | test tag accuracy | UAS | LAS | complete | parser epochs | parser train |",
             "|---|---|---|---|---|---|---|"]
@@ -439,6 +443,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-parsing", action="store_true", help="leave out the parsing experiment")
     ap.add_argument("--no-udpipe", action="store_true",
                     help="leave UDPipe out of the table (its training takes long on a busy machine)")
+    ap.add_argument("--udpipe-iterations", type=int, default=20, metavar="N",
+                    help="UDPipe's tagger training iterations (its default: 20)")
     ap.add_argument("--only", choices=("tagging", "udpipe", "parsing"), default=None,
                     help="compute just this part into the workdir and stop (parts can run side by side; a run "
                          "without --only then reuses them and writes the table)")
@@ -451,7 +457,8 @@ def main(argv=None) -> int:
     work = Work(args.workdir)
     parts = {
         "tagging": lambda: tagging_rows(work, train, dev, test),
-        "udpipe": lambda: None if args.no_udpipe else work.row("udpipe", lambda: udpipe_peer(work, test)),
+        "udpipe": lambda: None if args.no_udpipe else work.row(
+            "udpipe", lambda: udpipe_peer(work, test, args.udpipe_iterations)),
         "parsing": lambda: [] if args.no_parsing else work.row(
             "parsing", lambda: parsing(work, trained_tagger(work, train, dev), train, dev, test)),
     }
@@ -463,7 +470,8 @@ def main(argv=None) -> int:
     systems = tagging["systems"] + ([results["udpipe"]] if results["udpipe"] else [])
     for r in systems:
         log(f"{r['system']}: {r['accuracy']:.2f}")
-    text = report(systems, tagging["errors"], tagging["oracles"], tagging["lm_rows"], tagging["lm_times"], results["parsing"],
+    text = report(systems, tagging["errors"], tagging["oracles"], tagging["lm_rows"], tagging["lm_times"],
+                  results["parsing"],
                   (len(test), sum(map(len, test))))
     write_results(OUT, text)
     log(f"wrote {OUT}")
