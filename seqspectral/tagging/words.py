@@ -32,13 +32,6 @@ class WordTable:
     types: np.ndarray
     offsets: np.ndarray
 
-    def __len__(self) -> int:
-        return len(self.offsets) - 1
-
-    @property
-    def n_tokens(self) -> int:
-        return int(self.offsets[-1])
-
 
 def _hash(s: str) -> int:
     return zlib.crc32(s.encode("utf-8", "surrogatepass"))
