@@ -23,6 +23,7 @@ from seqspectral.corpus.textfile import DEFAULT_ENCODING
 _TREEBANKS = ("conllu", "conllx", "malttab")
 _LINES = ("pautomac", "text")
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
+_NONBLANK_LINE = re.compile(rb"^[ \t]*[^\s]", re.MULTILINE)
 _SCAN = 1 << 16  # bytes read at a time while looking for a boundary
 
 
@@ -94,7 +95,7 @@ def read_shard(shard: Shard, field: str = "upos", tagset: str | None = None, voc
         if shard.start == 0:
             data = data[data.index(b"\n") + 1:]
             shift += 1
-        n_strings = sum(1 for line in data.splitlines() if line.strip())
+        n_strings = len(_NONBLANK_LINE.findall(data))
         data = f"{n_strings} {shard.alphabet_size}\n".encode(encoding) + data
         shift -= 1
     with tempfile.NamedTemporaryFile(suffix=".shard") as tmp:
