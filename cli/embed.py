@@ -40,6 +40,12 @@ def register(sub) -> None:
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
     add_reading_options(p)
     p.set_defaults(field="form")  # words, not tags, unless asked
+    p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+                   help="count byte-range shards on N local processes")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="count the shards on a Dask cluster (its scheduler's address; pip install seqspectral[distributed])")
+    p.add_argument("--shard-mb", type=float, default=64.0, metavar="MB",
+                   help="with --workers/--scheduler: about this many MB of a file per shard (default 64)")
     p.add_argument("--random-state", type=int, default=0, metavar="S")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.add_argument("-n", "--top", type=_positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
@@ -66,12 +72,13 @@ def run_train(args) -> int:
     import warnings
 
     from seqspectral.corpus.errors import SkippedRecordsWarning
-    from seqspectral.embeddings import CCAEmbeddings
 
     from .main import UsageError
 
     if not args.output:
         raise UsageError("embed needs -o EMB.txt (the word2vec file to write)")
+    if args.workers is not None or args.scheduler is not None:
+        return _run_sharded(args)
     corpora = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SkippedRecordsWarning)
@@ -79,10 +86,34 @@ def run_train(args) -> int:
             corpora.append(_read(path, args))
     for w in caught:
         print(f"seqspectral: warning: {w.message}", file=sys.stderr)
-    est = CCAEmbeddings(args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
-                        method=args.method, lowercase=args.lowercase, digits=args.digits,
-                        random_state=args.random_state, progress=sys.stderr.isatty() and not args.quiet)
+    est = _estimator(args)
     est.fit(corpora)
+    return _write(est, args)
+
+
+def _run_sharded(args) -> int:
+    """Count the files in shards where they are read (seqspectral.counting.sharded), then fit."""
+    from functools import partial
+
+    from seqspectral.counting.sharded import sharded_view_counts
+    from seqspectral.counting.shards import read_shard, shard_files
+
+    from .main import UsageError
+
+    if args.workers is not None and args.scheduler is not None:
+        raise UsageError("give --workers or --scheduler, not both")
+    reading = reading_of(args)
+    shards = shard_files(args.inputs, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"])
+    est = _estimator(args)
+    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
+                   encoding=reading["encoding"])
+    counts, vocabulary = sharded_view_counts(shards, est, read=read, workers=args.workers, scheduler=args.scheduler,
+                                             progress=sys.stderr.isatty() and not args.quiet)
+    est.fit_counts(counts, vocabulary)
+    return _write(est, args)
+
+
+def _write(est, args) -> int:
     est.write_word2vec(args.output, binary=args.binary)
     if args.model:
         from seqspectral import serialize
@@ -92,6 +123,14 @@ def run_train(args) -> int:
         print(f"{args.output}: {len(est.words_):,} words × {est.word_vectors_.shape[1]} "
               f"from {est.n_tokens_:,} tokens ({args.method} CCA, window {args.window})", file=sys.stderr)
     return 0
+
+
+def _estimator(args):
+    from seqspectral.embeddings import CCAEmbeddings
+
+    return CCAEmbeddings(args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
+                         method=args.method, lowercase=args.lowercase, digits=args.digits,
+                         random_state=args.random_state, progress=sys.stderr.isatty() and not args.quiet)
 
 
 def _read(path: str, args):
