@@ -184,3 +184,18 @@ def test_a_two_worker_dask_cluster_counts_the_same(corpora_dir):
             _check_all_statistics(corpora_dir, scheduler=client)
         shards = split_file(corpora_dir / "ewt-sample.conllu", 3)  # by the scheduler's address
         assert sharded_vocabulary(shards, scheduler=cluster.scheduler_address) == read_corpus(shards[0].path).vocabulary
+
+
+def test_embed_on_two_processes_writes_the_same_vectors(corpora_dir, tmp_path):
+    from seqspectral.cli.main import main
+    from seqspectral.embeddings import read_word2vec
+
+    files = [str(corpora_dir / "ewt-sample.conllu"), str(corpora_dir / "ewt-sample-dev.conllu")]
+    assert main(["embed", *files, "-o", str(tmp_path / "one.txt"), "--dim", "5", "--quiet"]) == 0
+    assert main(["embed", *files, "-o", str(tmp_path / "shards.txt"), "--dim", "5", "--quiet", "--workers", "2",
+                 "--shard-mb", "0.05"]) == 0
+    words, vectors = read_word2vec(tmp_path / "one.txt")
+    sharded_words, sharded_vectors = read_word2vec(tmp_path / "shards.txt")
+    assert sharded_words == words
+    np.testing.assert_allclose(sharded_vectors, vectors, atol=1e-9)
+    assert main(["embed", *files, "-o", str(tmp_path / "x.txt"), "--workers", "2", "--scheduler", "tcp://x:1"]) == 2
