@@ -84,7 +84,7 @@ def _run(argv: list[str]) -> int:
     args, extra = parser.parse_known_args(argv)  # argparse exits with status 2 on bad usage
     if extra:  # reported with the usage of the subcommand they were given to
         getattr(args, "leaf_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
-    if not getattr(args, "quiet", False):
+    if not getattr(args, "quiet", False) and sys.stderr.isatty():  # like progress bars: on a terminal
         from seqspectral.kernel_cache import compile_notice
 
         notice = compile_notice()
