@@ -63,6 +63,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         if len(corpus) == 0 or corpus.n_tokens == 0:
             raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
         start = time.perf_counter()
+        unseen = None  # the part of corpus the chosen model has not seen, to add by a refit
         if not self._selects():
             value, floor = getattr(self, self._swept), float(self.floor)
             self.model_ = self._candidates(corpus)(value).with_floor(floor)
@@ -71,9 +72,10 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
             fit_part, held, on = held_out_split(corpus, dev, self.random_state)
             value, floor = self._choose(fit_part, held, on)
             if dev is None and held is not corpus:
-                self._finish(value, floor)
-                self.refit(corpus, held)
+                unseen = held
         self._finish(value, floor)
+        if unseen is not None:
+            self.refit(corpus, unseen)
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -119,6 +121,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         self._check_fitted()
         with threadpool_limits(limits=1, user_api="blas"):
             self.model_ = self._refit(corpus, added).with_floor(self.floor_)
+        self._finish(getattr(self, self._swept + "_"), self.floor_)
         return self
 
     def event_log_probs(self, corpus) -> EventLogProbs:
