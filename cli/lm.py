@@ -180,36 +180,37 @@ def _load_and_open(args):
 
 
 def run_score(args) -> int:
-    """Streams: the test file block by block (PAutomaC) and the scoring chunk by chunk, each
-    chunk with interrupts deferred to its end (never inside a Numba kernel)."""
+    """Streams: the test file block by block (PAutomaC) and the scoring chunk by chunk. An
+    interrupt is delivered only between chunks, never inside a Numba kernel or its loading."""
     import numpy as np
 
     from seqspectral.interrupts import deferred_interrupts
     from seqspectral.io import atomic_open, check_output_path
 
-    if args.output is not None:
-        check_output_path(args.output)
-    lm, source = _load_and_open(args)
-    scale = 1.0 / np.log(10.0)
     counts = {"unknown": 0, "tokens": 0}
+    with deferred_interrupts() as deferred:
+        if args.output is not None:
+            check_output_path(args.output)
+        lm, source = _load_and_open(args)
+        scale = 1.0 / np.log(10.0)
 
-    def write_scores(out) -> None:
-        for i, part in enumerate(source.chunks()):
-            if i == 0:
-                _refuse_unknown(part, args.test, args.allow_unknown)  # judged on the first block
-            counts["unknown"] += int(np.sum(part.symbols == 0))
-            counts["tokens"] += part.n_tokens
-            for start in range(0, len(part), SCORE_CHUNK):
-                with deferred_interrupts():
+        def write_scores(out) -> None:
+            for i, part in enumerate(source.chunks()):
+                if i == 0:
+                    _refuse_unknown(part, args.test, args.allow_unknown)  # judged on the first block
+                counts["unknown"] += int(np.sum(part.symbols == 0))
+                counts["tokens"] += part.n_tokens
+                for start in range(0, len(part), SCORE_CHUNK):
+                    deferred.check()
                     log_probs = lm.model.sequence_log_probs(part[start:start + SCORE_CHUNK])
-                values = log_probs * scale if args.log else np.exp(log_probs)
-                out.write("".join(f"{v:.10g}\n" for v in values.tolist()))
+                    values = log_probs * scale if args.log else np.exp(log_probs)
+                    out.write("".join(f"{v:.10g}\n" for v in values.tolist()))
 
-    if args.output is None:
-        write_scores(sys.stdout)
-    else:
-        with atomic_open(args.output, "w") as f:
-            write_scores(f)
+        if args.output is None:
+            write_scores(sys.stdout)
+        else:
+            with atomic_open(args.output, "w") as f:
+                write_scores(f)
     _report_unknown(counts["unknown"], counts["tokens"], args.test)
     return 0
 
@@ -218,15 +219,15 @@ def run_eval(args) -> int:
     from seqspectral.interrupts import deferred_interrupts
     from seqspectral.lm import evaluate_lm
 
-    lm, source = _load_and_open(args)
-    corpus = source.read()
-    _check_unknown(corpus, args.test, args.allow_unknown)
-    solution = None
-    if args.solution is not None:
-        from seqspectral.corpus.pautomac import read_pautomac_solution
+    with deferred_interrupts():  # an interrupt is delivered when reading and scoring are done
+        lm, source = _load_and_open(args)
+        corpus = source.read()
+        _check_unknown(corpus, args.test, args.allow_unknown)
+        solution = None
+        if args.solution is not None:
+            from seqspectral.corpus.pautomac import read_pautomac_solution
 
-        solution = read_pautomac_solution(args.solution)
-    with deferred_interrupts():  # an interrupt is delivered when the scoring kernels are done
+            solution = read_pautomac_solution(args.solution)
         result = evaluate_lm(lm, corpus, solution)
     if args.json:
         print(json.dumps(result))

@@ -1,10 +1,10 @@
 """Interrupts (SIGINT, SIGTERM) at safe points only.
 
 A KeyboardInterrupt raised while a Numba kernel calls back into the interpreter (its BLAS
-products do) leaves the kernel returning with an exception set: a SystemError or a
-segmentation fault. Long work therefore runs in chunks, each inside
-:func:`deferred_interrupts`: a signal arriving during a chunk is only recorded, and
-delivered (raised) when the chunk is over.
+products do), or while Numba loads or compiles a kernel, leaves the kernel returning with
+an exception set: a SystemError or a segmentation fault. Long work therefore runs inside
+:func:`deferred_interrupts`, in chunks: a signal is only recorded, and delivered (raised)
+by :meth:`Deferred.check` between chunks or when the block ends.
 """
 
 from __future__ import annotations
@@ -17,34 +17,49 @@ from contextlib import contextmanager
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+class Deferred:
+    """The signals received inside a :func:`deferred_interrupts` block; :meth:`check` delivers
+    the first one at a point the caller knows to be safe."""
+
+    def __init__(self):
+        self.received: list[int] = []
+        self.previous: dict = {}
+
+    def record(self, signum, frame) -> None:
+        self.received.append(signum)
+
+    def check(self) -> None:
+        """Deliver (raise) a signal received so far; nothing when none was."""
+        if self.received:
+            signum = self.received[0]
+            self.received.clear()
+            _deliver(signum, self.previous[signum])
+
+
 @contextmanager
 def deferred_interrupts():
-    """Record SIGINT/SIGTERM while the body runs; deliver the first one when it ends.
+    """Record SIGINT/SIGTERM while the body runs; deliver the first one at the body's
+    :meth:`Deferred.check` calls (yielded) or at its end.
 
     Delivery calls the handler that was installed before (KeyboardInterrupt for SIGINT);
     a signal whose disposition was the default is re-sent with that default restored.
-    Outside the main thread (where handlers cannot be set) the body runs unchanged.
+    Blocks nest. Outside the main thread (where handlers cannot be set) the body runs
+    unchanged.
     """
+    deferred = Deferred()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield deferred
         return
-    received: list[int] = []
-
-    def record(signum, frame):
-        received.append(signum)
-
-    previous = {}
     try:
         for signum in SIGNALS:
             handler = signal.getsignal(signum)
             if handler is not signal.SIG_IGN and handler is not None:
-                previous[signum] = signal.signal(signum, record)
-        yield
+                deferred.previous[signum] = signal.signal(signum, deferred.record)
+        yield deferred
     finally:
-        for signum, handler in previous.items():
+        for signum, handler in deferred.previous.items():
             signal.signal(signum, handler)
-        if received:
-            _deliver(received[0], previous[received[0]])
+        deferred.check()
 
 
 def _deliver(signum: int, handler) -> None:
