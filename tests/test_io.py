@@ -87,3 +87,16 @@ def test_names_at_the_length_limit(tmp_path):
     wide = tmp_path / ("é" * 127)  # 254 bytes in UTF-8: the shortening cuts inside a character
     atomic_write_text(wide, "ok")
     assert wide.read_text() == "ok" and len(listing(tmp_path)) == 2
+
+
+def test_check_delivers_at_the_callers_safe_point_and_blocks_nest():
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupts() as outer:
+            with deferred_interrupts():
+                os.kill(os.getpid(), signal.SIGINT)
+            reached.append("inner block over: the signal passed to the outer one, not raised")
+            outer.check()
+            reached.append("never")
+    assert reached == ["inner block over: the signal passed to the outer one, not raised"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
