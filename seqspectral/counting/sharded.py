@@ -25,6 +25,8 @@ from functools import partial
 
 import numpy as np
 
+from seqspectral.corpus import Vocabulary
+
 from .basis import HankelBasis
 from .hankel import hankel_statistics
 from .shards import read_shard
@@ -130,8 +132,6 @@ def _bar(total: int, enabled: bool):
 
 def symbol_counts(corpus) -> Counter:
     """Occurrences of every symbol (by name) in ``corpus`` (reserved ids not counted)."""
-    from seqspectral.corpus import Vocabulary
-
     n = np.bincount(corpus.symbols, minlength=len(corpus.vocabulary)).tolist()
     return Counter({s: c for i, (s, c) in enumerate(zip(corpus.vocabulary.symbols, n))
                     if i >= Vocabulary.N_RESERVED and c})
@@ -140,8 +140,6 @@ def symbol_counts(corpus) -> Counter:
 def sharded_vocabulary(shards, *, read=read_shard, **where):
     """The vocabulary a reader builds for the whole corpus (most frequent first), from
     the symbol counts of every shard (``where``: workers / scheduler / progress)."""
-    from seqspectral.corpus import Vocabulary
-
     return Vocabulary.from_counts(count_sharded(shards, symbol_counts, read=read, **where))
 
 
