@@ -105,6 +105,21 @@ class CountWords:
         return np.array([-float(np.sum(corpus.heads[a:b] == 1)) for a, b in bounds])
 
 
+def test_scorer_encodes_in_the_model_s_vocabulary():
+    from seqspectral.corpus import Vocabulary
+
+    class TagIds:
+        vocabulary = Vocabulary(["B", "A", "C"])
+
+        def log_probs(self, corpus):
+            assert corpus.vocabulary == self.vocabulary
+            return np.array([float(corpus.symbols[a]) for a in corpus.offsets[:-1]])
+
+    sentences = [_sentence([0, 1, 1], ["A", "B", "C"]), _sentence([0, 1], ["C", "A"])]
+    expected = [TagIds.vocabulary.id("A"), TagIds.vocabulary.id("C")]
+    np.testing.assert_array_equal(CorpusScorer(TagIds(), "ids").log_probs(sentences), expected)
+
+
 def test_rerank_parses_passes_malformed_lists_through_in_order():
     upos = ["A", "B", "C"]
     good = [_sentence([0, 1, 1], upos), _sentence([0, 1, 2], upos), _sentence([2, 0, 2], upos)]

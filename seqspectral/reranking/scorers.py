@@ -2,7 +2,7 @@
 
 A :class:`CorpusScorer` turns candidate sentences into the encoded Corpus (with heads) a
 model reads — the column the model was trained on (its ``reading_["field"]`` when it
-records one) — and returns one log-score per candidate from the model's ``log_probs`` (the
+records one), in the model's own vocabulary when it has one — and returns one log-score per candidate from the model's ``log_probs`` (the
 :class:`~seqspectral.protocols.ItemScorer` protocol) or another such method, e.g. a tree
 model's ``topology_log_probs``. Tree models, POS-sequence language models and taggers all
 plug in this way.
@@ -40,6 +40,9 @@ class CorpusScorer:
         return self._score(corpus)
 
     def _score(self, corpus) -> np.ndarray:
+        vocabulary = getattr(self.model, "vocabulary_", None) or getattr(self.model, "vocabulary", None)
+        if vocabulary is not None and corpus.vocabulary != vocabulary:
+            corpus = corpus.with_vocabulary(vocabulary)  # models that read ids in their own vocabulary
         scores = np.asarray(getattr(self.model, self.method)(corpus), dtype=np.float64)
         if scores.shape != (len(corpus),):
             raise ValueError(f"scorer {self.name} gave {scores.shape} scores for {len(corpus)} items")
