@@ -23,6 +23,8 @@ def register(sub) -> None:
     t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu", help="treebank parsed after every epoch (dev UAS)")
     t.add_argument("--use-xpos", action="store_true", help="features over XPOS as well as UPOS")
+    t.add_argument("--several-roots", action="store_true",
+                   help="let several words attach to the root (default: exactly one, as UD requires)")
     t.add_argument("--hash-bits", type=_positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     _reading(t)
@@ -88,7 +90,8 @@ def run_train(args) -> int:
     train = read_treebank(args.train, args.errors, args.quiet)
     dev = read_treebank(args.dev, args.errors, args.quiet) if args.dev else None
     parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits,
-                              use_xpos=args.use_xpos, random_state=args.random_state)
+                              use_xpos=args.use_xpos, single_root=not args.several_roots,
+                              random_state=args.random_state)
     start = time.process_time()
 
     def progress(record):

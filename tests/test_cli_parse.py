@@ -22,7 +22,7 @@ def trained(tmp_path_factory, corpora_dir):
 def test_train_reports_dev_uas_per_epoch(trained, capsys, tmp_path):
     _, train, dev, _ = trained
     assert main(["parse", "train", str(train), "-o", str(tmp_path / "p.npz"), "--epochs", "2", "--dev", str(dev),
-                 "--hash-bits", "16"]) == 0
+                 "--hash-bits", "16", "--several-roots"]) == 0
     err = capsys.readouterr().err
     assert "epoch 1/2" in err and "epoch 2/2" in err and "dev UAS" in err
 
