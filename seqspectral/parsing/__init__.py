@@ -4,5 +4,6 @@ a label classifier and attachment scores."""
 from .evaluation import AlignmentError, attachment_scores
 from .labeler import DependencyLabeler
 from .parser import DependencyParser
+from .tree_lists import TreeLists
 
-__all__ = ["AlignmentError", "DependencyLabeler", "DependencyParser", "attachment_scores"]
+__all__ = ["AlignmentError", "DependencyLabeler", "DependencyParser", "TreeLists", "attachment_scores"]

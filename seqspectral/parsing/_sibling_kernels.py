@@ -25,13 +25,12 @@ from ._arc_kernels import P, W, X, arc_features, arc_scores, atom, direction_dis
 from ._hashing import feature, mix, slot
 
 NEG = -np.inf
-#: sibling features per part (both halves)
-N_SIBLING = 2 * 8
 
 
 @njit(cache=True)
 def sibling_features(atoms, start, n, h, s, m, use_xpos, mask, out):
-    """The slots of sibling part ``(h, s, m)`` (``s == h``: ``m`` is the innermost dependent)."""
+    """The 16 slots of sibling part ``(h, s, m)`` (``s == h``: ``m`` is the innermost
+    dependent); any arc-feature buffer is large enough."""
     dd = direction_distance(s, m) + (64 if s == h else 0)
     hp, mp, mw = atoms[start + h, P], atoms[start + m, P], atoms[start + m, W]
     if s == h:
