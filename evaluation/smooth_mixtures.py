@@ -298,7 +298,8 @@ def main(argv=None) -> int:
 
     lines = ["# Mixtures of smooth product distributions (Kargas & Sidiropoulos, AISTATS 2019)", "",
              describe("evaluation/smooth_mixtures.py", argv) + f" · scikit-learn {sklearn.__version__}.", "",
-             *_paragraphs(__doc__.split("\n\n")[1]), "", __doc__.split("\n\n")[2].replace("\n", " "), "",
+             __doc__.split("\n\n")[1], "", *_paragraphs(__doc__.split("\n\n")[2]), "",
+             __doc__.split("\n\n")[3].replace("\n", " "), "",
              "## Demo set-up (F = 10, N = 10, 15 bins, 24 triples, n = 10,000, GMM conditionals)", "",
              f"Whole set-up (sampling, both learners, scoring {N_FRESH:,} fresh rows): **{demo_seconds:.1f} s**.", "",
              "| method | clustering accuracy | KL(true ‖ learned), nats | fit seconds |", "|---|---|---|---|"]
