@@ -60,3 +60,18 @@ def test_impossible_requests_are_clear_errors(toy):
         train_lm(train, "spectral", dev=test.subset([]))
     with pytest.raises(LanguageModelError, match="unknown method"):
         train_lm(train, "hmm")
+
+
+def test_a_trained_lm_is_a_per_item_scorer_in_its_own_vocabulary(toy):
+    from seqspectral.corpus import Corpus
+    from seqspectral.protocols import ItemScorer
+    from seqspectral.reranking import CorpusScorer
+
+    train, test = toy
+    lm = train_lm(train, "ngram", order=2)
+    assert isinstance(lm, ItemScorer)
+    symbols = test.subset(np.arange(20)).to_symbols()
+    other = Corpus.from_symbols(symbols)  # a vocabulary of its own: other ids for the same symbols
+    expected = lm.model.sequence_log_probs(Corpus.from_symbols(symbols, vocabulary=lm.vocabulary))
+    np.testing.assert_allclose(lm.log_probs(other), expected)
+    np.testing.assert_allclose(CorpusScorer(lm, "lm")._score(other), expected)

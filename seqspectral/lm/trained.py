@@ -31,6 +31,18 @@ class TrainedLM:
     selection: SelectionResult | None = None
     training: dict = field(default_factory=dict)
 
+    @property
+    def reading(self) -> dict:
+        """How the training file was read (format, field, tagset, encoding), when recorded."""
+        return dict(self.training.get("reading", {}))
+
+    def log_probs(self, corpus) -> "np.ndarray":
+        """The per-item scorer protocol: the natural-log probability of every sequence of
+        ``corpus`` (encoded with this model's vocabulary; unknown symbols as UNK)."""
+        if corpus.vocabulary is not None and corpus.vocabulary != self.vocabulary:
+            corpus = corpus.with_vocabulary(self.vocabulary)
+        return self.model.sequence_log_probs(corpus)
+
     def summary(self) -> dict:
         """The choices, rounded, and plain warnings (a choice at the edge of its grid, a learned
         model that got no weight in its mixture); JSON-able, the same for ``train`` and ``info``."""

@@ -20,7 +20,7 @@ class CorpusScorer:
         self.model = model
         self.name = name
         self.method = method
-        reading = getattr(model, "reading_", None) or {}
+        reading = getattr(model, "reading_", None) or getattr(model, "reading", None) or {}
         self.field = field or reading.get("field") or "upos"
         self.tagset = reading.get("tagset")
 
