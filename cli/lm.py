@@ -211,6 +211,8 @@ def run_score(args) -> int:
         else:
             with atomic_open(args.output, "w") as f:
                 write_scores(f)
+                deferred.check()  # the last point where stopping leaves nothing behind
+        deferred.ignore()  # the output is complete: a signal from here on finds the work done
     _report_unknown(counts["unknown"], counts["tokens"], args.test)
     return 0
 

@@ -28,6 +28,10 @@ class Deferred:
     def record(self, signum, frame) -> None:
         self.received.append(signum)
 
+    def ignore(self) -> None:
+        """Forget the signals received so far: the work they would have stopped is complete."""
+        self.received.clear()
+
     def check(self) -> None:
         """Deliver (raise) a signal received so far; nothing when none was."""
         if self.received:

@@ -100,3 +100,10 @@ def test_check_delivers_at_the_callers_safe_point_and_blocks_nest():
             reached.append("never")
     assert reached == ["inner block over: the signal passed to the outer one, not raised"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ignore_forgets_signals_once_the_work_is_done():
+    with deferred_interrupts() as deferred:
+        os.kill(os.getpid(), signal.SIGINT)
+        deferred.ignore()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
