@@ -341,6 +341,19 @@ def test_smoke_train_eval_info_as_processes(tmp_path, ngram_model):
     assert model.is_file() and "ngram" in out
 
 
+def _wait_until_handling_sigterm(proc, timeout=60.0) -> None:
+    """Until the command has installed its SIGTERM handler (Linux: SigCgt in /proc): a signal
+    before that meets the interpreter's defaults, not the command."""
+    status = Path(f"/proc/{proc.pid}/status")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        caught = next((line.split()[1] for line in status.read_text().splitlines() if line.startswith("SigCgt:")), "0")
+        if int(caught, 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.005)
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
     """Real signals at several moments of `lm score -o` and `lm eval`: exit 130, one line, no
     output, no temp file."""
@@ -348,18 +361,19 @@ def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
 
     test = tmp_path / "big.pautomac.test"
     toy = read_corpus(TOY[".test"])
-    write_pautomac(test, toy.subset(np.tile(np.arange(len(toy)), 100)))
+    write_pautomac(test, toy.subset(np.tile(np.arange(len(toy)), 400)))
     model = tmp_path / "m.npz"
     assert main(["lm", "train", str(TOY[".train"]), "-o", str(model), "--method", "spectral-substring",
                  "--basis-length", "2", "--quiet"]) == 0
     statuses = []
-    runs = [("score", 1.0, signal.SIGINT), ("score", 2.0, signal.SIGTERM), ("score", 3.0, signal.SIGINT),
-            ("eval", 2.0, signal.SIGINT)]
+    runs = [("score", 0.05, signal.SIGINT), ("score", 0.4, signal.SIGTERM), ("score", 0.8, signal.SIGINT),
+            ("eval", 0.3, signal.SIGINT)]
     for i, (sub, delay, signum) in enumerate(runs):
         out = tmp_path / f"scores{i}.txt"
         # SIGINT as from a terminal (a shell starts background jobs with it ignored, and so would be the child)
         proc = command("lm", sub, model, test, *(["-o", out] if sub == "score" else ["--json"]),
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        _wait_until_handling_sigterm(proc)
         time.sleep(delay)
         proc.send_signal(signum)
         stdout, err = proc.communicate(timeout=120)
@@ -369,5 +383,5 @@ def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
         if proc.returncode == 130:
             assert err.count("\n") == 1 and "interrupted" in err and stdout == "" and not out.exists()
         elif sub == "score":
-            assert len(out.read_text().split()) == len(toy) * 100  # complete
+            assert len(out.read_text().split()) == len(toy) * 400  # complete
     assert 130 in statuses, statuses
