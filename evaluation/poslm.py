@@ -75,8 +75,8 @@ def run_toolkit(method, train, dev, test, random_state=0, mix=True, n_states="au
     summary = lm.summary()
     chosen = {k: v for k, v in lm.params.items() if k in ("n_states", "k", "order", "regularization", "floor")}
     chosen.update({k: v for k, v in summary.items() if k in ("n_states", "floor", "regularization", "k")})
-    if "weight" in summary:
-        chosen["model weight"] = summary["weight"]
+    if "model_weight" in summary:
+        chosen["model weight"] = summary["model_weight"]
     name = f"seqspectral {method}" + ("" if mix or method in ("ngram", "unigram") else " (no bigram mixing)")
     if n_states != "auto":
         name += f", {n_states} states fixed"

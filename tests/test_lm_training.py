@@ -43,7 +43,7 @@ def test_a_model_with_mixture_weight_zero_says_so():
     assert lm.summary()["warnings"] == [] and lm.summary()["k"] > 0
     lm = train_lm(train, "tensor", n_states=1, dev=dev)  # one state cannot beat the bigram on Markov data
     summary = lm.summary()
-    assert summary["weight"] == 0.0 and summary["n_states"] == 1
+    assert summary["model_weight"] == 0.0 and summary["n_states"] == 1
     assert any("weight 0" in w for w in summary["warnings"])
     assert evaluate_lm(lm, dev)["perplexity"] == pytest.approx(evaluate_lm(train_lm(train, "ngram", order=2, dev=dev), dev)["perplexity"], rel=1e-9)
 

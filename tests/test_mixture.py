@@ -49,5 +49,5 @@ def test_select_weight_maximises_held_out_likelihood():
     grid = np.linspace(0, 1, 101)
     best = grid[np.argmax([np.log(w * np.exp(lp_a) + (1 - w) * np.exp(lp_b)).sum() for w in grid])]
     result = select_weight(lp_a, lp_b, 1, "test", grid)
-    assert result.chosen["weight"] == pytest.approx(best)
+    assert result.chosen["model_weight"] == pytest.approx(best)
     assert len(result.table) == len(grid) and result.on == "test"

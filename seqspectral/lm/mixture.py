@@ -75,5 +75,5 @@ def mix_log_probs(lp_model: np.ndarray, lp_lower: np.ndarray, weight: float) -> 
 
 def select_weight(lp_model: np.ndarray, lp_lower: np.ndarray, n_sequences: int, on: str, grid=WEIGHT_GRID) -> SelectionResult:
     """The weight λ of ``grid`` maximising the held-out log-likelihood (per sequence) of the mixture."""
-    return grid_search({"weight": tuple(grid)},
-                       lambda weight: float(mix_log_probs(lp_model, lp_lower, weight).sum() / n_sequences), on)
+    return grid_search({"model_weight": tuple(grid)},
+                       lambda model_weight: float(mix_log_probs(lp_model, lp_lower, model_weight).sum() / n_sequences), on)

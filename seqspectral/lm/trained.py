@@ -54,8 +54,8 @@ class TrainedLM:
         for name in ([] if self.selection is None else self.selection.at_edge):
             values = sorted({r[name] for r in self.selection.table if name in r})
             end = "largest" if chosen[name] == values[-1] else "smallest"
-            if name == "weight" or (name in _SMOOTHING and end == "smallest") or \
-                    (name == "mixture_k" and chosen.get("weight") == 1.0):
+            if name == "model_weight" or (name in _SMOOTHING and end == "smallest") or \
+                    (name == "mixture_k" and chosen.get("model_weight") == 1.0):
                 continue  # weight 0 is said below, 1 is no mixing; least smoothing best needs no wider grid
             warnings.append(f"{_SWEPT_NAMES.get(name, name)} chose {chosen[name]:g}, the {end} value tried "
                             f"({values[0]:g}-{values[-1]:g}); the best may lie beyond")
@@ -65,7 +65,7 @@ class TrainedLM:
         if self.method == "em-tensor" and chosen.get("n_states", 0) > n_alphabet:
             warnings.append(f"the tensor start has at most |alphabet| = {n_alphabet} states: the other "
                             f"{chosen['n_states'] - n_alphabet} started as perturbed copies of them")
-        if chosen.get("weight") == 0.0:
+        if chosen.get("model_weight") == 0.0:
             warnings.append("the learned model got weight 0 in its mixture: the n-gram alone scores the held-out "
                             "data, so this model adds nothing there")
         out["warnings"] = warnings

@@ -69,8 +69,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     except (CandidateFailed, SelectionError) as e:
         raise LanguageModelError(f"{method}: {e}") from None
     model = estimator if ngram else estimator.model_
-    if lower is not None and selection.chosen["weight"] < 1.0:
-        model = Interpolated(model, lower, selection.chosen["weight"])
+    if lower is not None and selection.chosen["model_weight"] < 1.0:
+        model = Interpolated(model, lower, selection.chosen["model_weight"])
     return TrainedLM(UnknownEscape(model, unknown_probability(train)), method, estimator.json_params(), train.vocabulary,
                      selection, {"n_sequences": len(train), "n_tokens": train.n_tokens})
 
