@@ -14,6 +14,19 @@ DEFAULTS = {"format": "auto", "field": "upos", "tagset": None, "encoding": "utf-
 STDIN = "-"
 
 
+def positive_int(text: str, expected: str = "a positive integer") -> int:
+    """An argparse type: an integer of at least 1."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
+
+
 def leaf_parser(sub, name: str, **kwargs):
     """A subcommand parser that reports unknown arguments with its own usage (see main)."""
     parser = sub.add_parser(name, **kwargs)

@@ -10,11 +10,10 @@ file) is NLTK's Brown corpus found through ``NLTK_DATA``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, reading_of
+from ._common import add_reading_options, positive_int, reading_of
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -27,11 +26,11 @@ def register(sub) -> None:
                                    "('seqspectral embed neighbours EMB.txt WORD...').")
     p.add_argument("inputs", nargs="+", metavar="CORPUS", help="corpus files (or: neighbours EMB.txt WORD...)")
     p.add_argument("-o", "--output", metavar="EMB.txt", help="word2vec file to write")
-    p.add_argument("--dim", type=_positive_int, default=50, metavar="K", help="dimension (default 50)")
-    p.add_argument("--window", type=_positive_int, default=2, metavar="W", help="context words each side (default 2)")
-    p.add_argument("--min-count", type=_positive_int, default=2, metavar="N",
+    p.add_argument("--dim", type=positive_int, default=50, metavar="K", help="dimension (default 50)")
+    p.add_argument("--window", type=positive_int, default=2, metavar="W", help="context words each side (default 2)")
+    p.add_argument("--min-count", type=positive_int, default=2, metavar="N",
                    help="rarer words share the <unk> vector (default 2)")
-    p.add_argument("--max-vocab", type=_positive_int, default=None, metavar="V", help="keep the V most frequent words")
+    p.add_argument("--max-vocab", type=positive_int, default=None, metavar="V", help="keep the V most frequent words")
     p.add_argument("--method", default="one-step", choices=["one-step", "two-step"],
                    help="two-step: LR-MVL (left/right context CCA first, then the word against it)")
     p.add_argument("--lowercase", action="store_true", help="fold case")
@@ -40,7 +39,7 @@ def register(sub) -> None:
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
     add_reading_options(p)
     p.set_defaults(field="form")  # words, not tags, unless asked
-    p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="count byte-range shards on N local processes")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="count the shards on a Dask cluster (its scheduler's address; pip install seqspectral[distributed])")
@@ -48,18 +47,8 @@ def register(sub) -> None:
                    help="with --workers/--scheduler: about this many MB of a file per shard (default 64)")
     p.add_argument("--random-state", type=int, default=0, metavar="S")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
-    p.add_argument("-n", "--top", type=_positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
+    p.add_argument("-n", "--top", type=positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
     p.set_defaults(handler=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def run(args) -> int:

@@ -7,7 +7,7 @@ import json
 import sys
 import time
 
-from ._common import INHERITED, add_reading_options, leaf_parser, note, read_input, reading_of, warn
+from ._common import INHERITED, add_reading_options, leaf_parser, note, positive_int, read_input, reading_of, warn
 
 HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
 #: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
@@ -34,10 +34,10 @@ def register(sub) -> None:
                    help="the learner (see the list below)")
     t.add_argument("--states", default="auto", type=_states, metavar="N|auto",
                    help="number of states, or 'auto' to choose it on --dev (else on a held-out 20%% of TRAIN)")
-    t.add_argument("--basis-length", type=_positive_int, default=None, metavar="L",
+    t.add_argument("--basis-length", type=positive_int, default=None, metavar="L",
                    help="longest prefix/suffix of the Hankel basis (default: the method's)")
-    t.add_argument("--order", type=_positive_int, default=3, help="n-gram order of --method ngram (default 3)")
-    t.add_argument("--n-iter", type=_positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
+    t.add_argument("--order", type=positive_int, default=3, help="n-gram order of --method ngram (default 3)")
+    t.add_argument("--n-iter", type=positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
     add_reading_options(t)
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out file for the choices (states, floor, smoothing, mixture weight); must not be empty")
@@ -74,17 +74,7 @@ def register(sub) -> None:
 
 
 def _states(text: str):
-    return "auto" if text == "auto" else _positive_int(text, "a positive integer or 'auto'")
-
-
-def _positive_int(text: str, expected: str = "a positive integer") -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-    return value
+    return "auto" if text == "auto" else positive_int(text, "a positive integer or 'auto'")
 
 
 def _refuse_unknown(corpus, path: str, allow: bool) -> None:

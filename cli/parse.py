@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import leaf_parser
+from ._common import leaf_parser, positive_int
 
 HELP = "projective dependency parsing (first order, k-best Eisner) with a label classifier"
 
@@ -20,12 +20,12 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
     t.add_argument("--order", type=int, default=1, choices=[1, 2],
                    help="factorisation order (1: arcs; 2: arcs and adjacent siblings, 1-best only)")
-    t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu", help="treebank parsed after every epoch (dev UAS)")
     t.add_argument("--use-xpos", action="store_true", help="features over XPOS as well as UPOS")
     t.add_argument("--several-roots", action="store_true",
                    help="let several words attach to the root (default: exactly one, as UD requires)")
-    t.add_argument("--hash-bits", type=_positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
+    t.add_argument("--hash-bits", type=positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     _reading(t)
     t.set_defaults(handler=run_train)
@@ -35,9 +35,9 @@ def register(sub) -> None:
     r.add_argument("input", metavar="FILE.conllu",
                    help="sentences to parse (tags are read; HEAD may be _, any heads are replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=_positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=_positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
     _reading(r)
@@ -48,18 +48,6 @@ def _reading(parser) -> None:
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
-
-
-def _positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def read_treebank(path: str, errors: str, quiet: bool, heads_required: bool = True) -> list:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import leaf_parser
+from ._common import leaf_parser, positive_int
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -21,8 +21,8 @@ def register(sub) -> None:
     t.add_argument("--field", default="upos", choices=("upos", "xpos"), help="the column to tag (default upos)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="sentences tagged after every epoch; the epoch with the best accuracy is kept")
-    t.add_argument("--epochs", type=_positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
-    t.add_argument("--hash-bits", type=_positive_int, default=19, metavar="B",
+    t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--hash-bits", type=positive_int, default=19, metavar="B",
                    help="2**B feature rows, one weight per row and tag (default 19)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     _reading(t)
@@ -32,9 +32,9 @@ def register(sub) -> None:
     r.add_argument("tagger", metavar="TAGGER", help="tagger file written by tag train")
     r.add_argument("input", metavar="FILE.conllu", help="sentences to tag (the tagger's column is replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=_positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=_positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
     _reading(r)
@@ -47,18 +47,6 @@ def _reading(parser) -> None:
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
-
-
-def _positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _read(path: str, args) -> list:

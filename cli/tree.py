@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 
-from ._common import INHERITED, add_reading_options, leaf_parser, note, read_input, reading_of
+from ._common import INHERITED, add_reading_options, leaf_parser, note, positive_int, read_input, reading_of
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -24,7 +23,7 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="TREE", help="model file to write (.npz, atomically)")
     t.add_argument("--method", default="spectral", choices=("spectral", "em"),
                    help="spectral: method of moments (default); em: EM (upward-downward message passing)")
-    t.add_argument("--dim", type=_positive_int, default=None, metavar="K",
+    t.add_argument("--dim", type=positive_int, default=None, metavar="K",
                    help="hidden dimensions / states (default: the number of symbols with --representation "
                         "identity, else 16)")
     t.add_argument("--representation", default=None, choices=("identity", "svd"),
@@ -34,7 +33,7 @@ def register(sub) -> None:
                    help="word2vec file (e.g. from seqspectral embed) whose vectors form U")
     t.add_argument("--floor", type=float, default=1e-3,
                    help="spectral floor factor: node factors below floor x word frequency are floored (default 1e-3)")
-    t.add_argument("--n-iter", type=_positive_int, default=200, help="EM iterations at most (default 200)")
+    t.add_argument("--n-iter", type=positive_int, default=200, help="EM iterations at most (default 200)")
     t.add_argument("--init", default="random", choices=("random", "spectral"),
                    help="EM start: random (default) or the parameters read off the spectral solution "
                         "(fewer iterations on planted data; on EWT UPOS it ends 1.3%% lower)")
@@ -53,16 +52,6 @@ def register(sub) -> None:
     add_reading_options(s, inherit=True)
     s.add_argument("--json", action="store_true", help="print one JSON object (log_probs, counts)")
     s.set_defaults(handler=run_score)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def _check_trees(corpus, path: str, fmt: str) -> None:
