@@ -26,6 +26,28 @@ NEG = -np.inf
 
 
 @njit(cache=True)
+def complete_spans(C, I, bc, s, t):
+    """Eisner's complete items of span (s, t) from its incomplete ones, with back-pointers in
+    ``bc``: headed by t to the left (not for s = 0: the root is nobody's dependent) and by s
+    to the right. Shared by the first- and second-order parsers."""
+    if s > 0:
+        best, arg = NEG, s
+        for q in range(s, t):
+            v = C[s, q, 0] + I[q, t, 0]
+            if v > best:
+                best, arg = v, q
+        C[s, t, 0] = best
+        bc[s, t, 0] = arg
+    best, arg = NEG, s + 1
+    for q in range(s + 1, t + 1):
+        v = I[s, q, 1] + C[q, t, 1]
+        if v > best:
+            best, arg = v, q
+    C[s, t, 1] = best
+    bc[s, t, 1] = arg
+
+
+@njit(cache=True)
 def eisner(S, single_root):
     """The highest-scoring projective tree under arc scores ``S[h, m]``: heads of words 1..n."""
     n = S.shape[0] - 1
@@ -50,20 +72,7 @@ def eisner(S, single_root):
             if s > 0:  # the root is nobody's dependent
                 I[s, t, 0] = best + S[t, s]
                 bi[s, t, 0] = arg
-                best, arg = NEG, s
-                for q in range(s, t):
-                    v = C[s, q, 0] + I[q, t, 0]
-                    if v > best:
-                        best, arg = v, q
-                C[s, t, 0] = best
-                bc[s, t, 0] = arg
-            best, arg = NEG, s + 1
-            for q in range(s + 1, t + 1):
-                v = I[s, q, 1] + C[q, t, 1]
-                if v > best:
-                    best, arg = v, q
-            C[s, t, 1] = best
-            bc[s, t, 1] = arg
+            complete_spans(C, I, bc, s, t)
     heads = np.zeros(n, dtype=np.int32)
     # backtrack: stack of (s, t, direction, complete)
     stack = np.empty((4 * n + 4, 4), dtype=np.int64)

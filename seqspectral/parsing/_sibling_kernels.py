@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._eisner_kernels import complete_spans
 from ._arc_kernels import P, W, X, arc_features, arc_scores, atom, direction_distance, feature_buffer
 from ._hashing import feature, mix, slot
 
@@ -116,20 +117,7 @@ def eisner2(S, SIB, single_root):
                         best, arg = v, r
                 I[s, t, 0] = best + S[t, s]
                 bi[s, t, 0] = arg
-                best, arg = NEG, s
-                for q in range(s, t):
-                    v = C[s, q, 0] + I[q, t, 0]
-                    if v > best:
-                        best, arg = v, q
-                C[s, t, 0] = best
-                bc[s, t, 0] = arg
-            best, arg = NEG, s + 1
-            for q in range(s + 1, t + 1):
-                v = I[s, q, 1] + C[q, t, 1]
-                if v > best:
-                    best, arg = v, q
-            C[s, t, 1] = best
-            bc[s, t, 1] = arg
+            complete_spans(C, I, bc, s, t)
     heads = np.zeros(n, dtype=np.int32)
     # stack of (s, t, direction, item: 0 complete, 1 incomplete, 2 sibling)
     stack = np.empty((4 * n + 8, 4), dtype=np.int64)
