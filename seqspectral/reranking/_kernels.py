@@ -79,6 +79,127 @@ def tree_features(pos, sentence_offsets, owner, heads, tree_offsets, mask):
     return indptr, indices
 
 
+_STOP = -8  # past the outermost dependent on a side
+#: features per modifier and per head (the root row included) of :func:`context_features`
+_PER_MODIFIER = 12
+_PER_HEAD = 6
+
+
+@njit(cache=True, inline="always")
+def _cap(x, top):
+    return x if x < top else top
+
+
+@njit(cache=True, inline="always")
+def _size_bucket(x):
+    if x <= 1:
+        return x
+    if x <= 3:
+        return 2
+    if x <= 7:
+        return 3
+    return 4
+
+
+@njit(cache=True)
+def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, mask):
+    """Features of every candidate tree beyond what an arc-factored parser scores (Collins &
+    Koo 2005's grandparent, sibling and valency templates as used by second-order parsers,
+    McDonald & Pereira 2006; Carreras 2007): for every modifier m of head h with
+    grandparent g and inner adjacent sibling s (the next dependent of h between m and h,
+    NONE if m is the innermost), with directions d(h, m), d(g, h):
+    POS(g, h, m) × d(h, m) × d(g, h); word(g) POS(h, m); POS(g) word(h) POS(m); POS(g, h)
+    word(m); POS(g, m) skipping h; POS(h, s, m) × d; POS(s, m) × d; word(h) POS(s, m);
+    POS(h) word(s) POS(m); POS(h, s) word(m); POS(h, m) × bucketed size of m's subtree × d;
+    word(m) POS(h) POS(g). For every head (the root row too): POS(h) × left / right
+    dependents (capped at 3); word(h) × the same; POS(h) × outermost left × outermost
+    right dependent; POS(h) × outermost dependent × STOP per side; the number of root
+    dependents (capped at 3), once per tree. Atoms as in :func:`tree_features`. Returns CSR
+    ``(indptr, indices)``: every tree of n words has 12 n + 6 (n + 1) features."""
+    n_trees = len(owner)
+    indptr = np.zeros(n_trees + 1, dtype=np.int64)
+    for c in range(n_trees):
+        n = tree_offsets[c + 1] - tree_offsets[c]
+        indptr[c + 1] = indptr[c] + _PER_MODIFIER * n + _PER_HEAD * (n + 1)
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    for c in range(n_trees):
+        start = sentence_offsets[owner[c]]
+        at = tree_offsets[c]
+        n = tree_offsets[c + 1] - at
+        k = indptr[c]
+        head = np.empty(n + 1, dtype=np.int64)
+        head[0] = -1
+        for m in range(1, n + 1):
+            head[m] = heads[at + m - 1]
+        n_left = np.zeros(n + 1, dtype=np.int64)
+        n_right = np.zeros(n + 1, dtype=np.int64)
+        outer_left = np.full(n + 1, -1, dtype=np.int64)
+        outer_right = np.full(n + 1, -1, dtype=np.int64)
+        inner = np.full(n + 1, -1, dtype=np.int64)  # the inner adjacent sibling of every modifier
+        last = np.full(n + 1, -1, dtype=np.int64)  # right side: the latest dependent seen, left to right
+        for m in range(1, n + 1):
+            h = head[m]
+            if m > h:
+                n_right[h] += 1
+                inner[m] = last[h]
+                last[h] = m
+                outer_right[h] = m
+        for h in range(n + 1):
+            last[h] = -1
+        for m in range(n, 0, -1):
+            h = head[m]
+            if m < h:
+                n_left[h] += 1
+                inner[m] = last[h]
+                last[h] = m
+                outer_left[h] = m
+        size = np.ones(n + 1, dtype=np.int64)  # subtree sizes, by walking up from every word
+        for m in range(1, n + 1):
+            a = head[m]
+            steps = 0
+            while a > 0 and steps <= n:
+                size[a] += 1
+                a = head[a]
+                steps += 1
+        for m in range(1, n + 1):
+            h = head[m]
+            g = head[h] if h > 0 else -1
+            d = 1 if m < h else 2
+            dg = 0 if g < 0 else (1 if h < g else 2)
+            pm, wm, ph, wh = pos[start + m], word[start + m], pos[start + h], word[start + h]
+            pg = pos[start + g] if g >= 0 else _NONE
+            wg = word[start + g] if g >= 0 else _NONE
+            s = inner[m]
+            ps = pos[start + s] if s >= 0 else _NONE
+            ws = word[start + s] if s >= 0 else _NONE
+            indices[k] = slot(feature(300, pg, ph, pm, d * 3 + dg), mask)
+            indices[k + 1] = slot(feature(301, wg, ph, pm, d), mask)
+            indices[k + 2] = slot(feature(302, pg, wh, pm, d), mask)
+            indices[k + 3] = slot(feature(303, pg, ph, wm, d), mask)
+            indices[k + 4] = slot(feature(304, pg, pm, d * 3 + dg, 0), mask)
+            indices[k + 5] = slot(feature(310, ph, ps, pm, d), mask)
+            indices[k + 6] = slot(feature(311, ps, pm, d, 0), mask)
+            indices[k + 7] = slot(feature(312, wh, ps, pm, d), mask)
+            indices[k + 8] = slot(feature(313, ph, ws, pm, d), mask)
+            indices[k + 9] = slot(feature(314, ph, ps, wm, d), mask)
+            indices[k + 10] = slot(feature(320, ph, pm, _size_bucket(size[m]), d), mask)
+            indices[k + 11] = slot(feature(321, wm, ph, pg, d), mask)
+            k += _PER_MODIFIER
+        for h in range(n + 1):
+            ph = pos[start + h]
+            pl = pos[start + outer_left[h]] if outer_left[h] > 0 else _NONE
+            pr = pos[start + outer_right[h]] if outer_right[h] > 0 else _NONE
+            indices[k] = slot(feature(330, ph, _cap(n_left[h], 3), _cap(n_right[h], 3), 0), mask)
+            indices[k + 1] = slot(feature(331, word[start + h], _cap(n_left[h], 3), _cap(n_right[h], 3), 0), mask)
+            indices[k + 2] = slot(feature(332, ph, pl, pr, 0), mask)
+            indices[k + 3] = slot(feature(333, ph, pl, _STOP, 1), mask)
+            indices[k + 4] = slot(feature(333, ph, pr, _STOP, 2), mask)
+            indices[k + 5] = slot(feature(340, _cap(n_right[0], 3), 0, 0, 0), mask) if h == 0 else \
+                slot(feature(341, ph, _size_bucket(size[h]), 0, 0), mask)
+            k += _PER_HEAD
+    return indptr, indices
+
+
 @njit(cache=True)
 def candidate_scores(indptr, indices, dense, sparse_weights, dense_weights):
     """``w · f`` of every candidate."""

@@ -3,7 +3,8 @@
 Candidates of list ``i`` are rows ``groups[i]:groups[i + 1]``. Each row has binary hashed
 features (weight slots, CSR: ``indptr``, ``indices``; a slot repeated counts twice) and
 real-valued features (``dense``, one named column each: the base model's score, tree or
-language-model log-probabilities). What the candidates are — parses, tag sequences — is
+language-model log-probabilities); ``templates`` names the set of hashed features (a
+reranker applies only to candidates described as it was trained). What the candidates are — parses, tag sequences — is
 the business of the code that builds this; the reranker sees only these arrays.
 """
 
@@ -21,6 +22,7 @@ class CandidateFeatures:
     indices: np.ndarray
     dense: np.ndarray
     dense_names: list[str]
+    templates: str = ""
 
     def __post_init__(self):
         self.groups = np.ascontiguousarray(self.groups, dtype=np.int64)
@@ -52,11 +54,12 @@ class CandidateFeatures:
         groups = np.zeros(len(self) + 1, dtype=np.int64)
         np.cumsum(sizes, out=groups[1:])
         return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep],
-                                 list(self.dense_names))
+                                 list(self.dense_names), self.templates)
 
     def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
         """These features plus more real-valued columns."""
         if not columns:
             return self
         dense = np.column_stack([self.dense, *[np.asarray(c, dtype=np.float64) for c in columns]])
-        return CandidateFeatures(self.groups, self.indptr, self.indices, dense, self.dense_names + list(names))
+        return CandidateFeatures(self.groups, self.indptr, self.indices, dense, self.dense_names + list(names),
+                                 self.templates)

@@ -35,15 +35,40 @@ def list_problem(nbest) -> str | None:
     return None
 
 
-def parse_features(candidates, scorers=()) -> CandidateFeatures:
+#: the hashed feature sets of parse candidates: the paper's baseline features, and those plus
+#: the grandparent, sibling and valency templates of :func:`._kernels.context_features`
+TEMPLATES = ("baseline", "context")
+
+
+def parse_features(candidates, scorers=(), templates: str = "baseline") -> CandidateFeatures:
     """Features of every candidate: ``candidates`` are n-best lists (all valid; see
-    :func:`list_problem`) or :class:`~seqspectral.parsing.tree_lists.TreeLists`."""
+    :func:`list_problem`) or :class:`~seqspectral.parsing.tree_lists.TreeLists`;
+    ``templates`` one of :data:`TEMPLATES`."""
+    if templates not in TEMPLATES:
+        raise ValueError(f"templates must be one of {TEMPLATES}, not {templates!r}")
     trees = candidates if isinstance(candidates, TreeLists) else TreeLists.from_nbest(candidates)
     table = encode(trees.sentences)
     pos = np.ascontiguousarray(table.atoms[:, COLUMNS.index("upos")])
-    indptr, indices = _kernels.tree_features(pos, table.offsets, trees.owner, trees.heads, trees.tree_offsets, _WIDE)
-    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"])
+    args = (table.offsets, trees.owner, trees.heads, trees.tree_offsets, _WIDE)
+    indptr, indices = _kernels.tree_features(pos, *args)
+    if templates == "context":
+        word = np.ascontiguousarray(table.atoms[:, COLUMNS.index("word")])
+        indptr, indices = _joined(indptr, indices, *_kernels.context_features(word, pos, *args))
+    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates)
     return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers])
+
+
+def _joined(indptr_a, indices_a, indptr_b, indices_b) -> tuple[np.ndarray, np.ndarray]:
+    """Two CSR feature sets over the same candidates as one (each row: a's slots, then b's)."""
+    len_a, len_b = np.diff(indptr_a), np.diff(indptr_b)
+    indptr = np.zeros(len(len_a) + 1, dtype=np.int64)
+    np.cumsum(len_a + len_b, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    within_a = np.arange(indptr_a[-1]) - np.repeat(indptr_a[:-1], len_a)
+    within_b = np.arange(indptr_b[-1]) - np.repeat(indptr_b[:-1], len_b)
+    indices[np.repeat(indptr[:-1], len_a) + within_a] = indices_a
+    indices[np.repeat(indptr[:-1] + len_a, len_b) + within_b] = indices_b
+    return indptr, indices
 
 
 def head_losses(candidates, gold) -> np.ndarray:
