@@ -155,3 +155,34 @@ def note(message: str) -> None:
 
 def warn(message: str) -> None:
     print(f"seqspectral: warning: {message}", file=sys.stderr)
+
+
+def add_sharding_options(parser, default_mb: float = 64.0) -> None:
+    """``--workers``, ``--scheduler`` and ``--shard-mb``: where a command counts its input files."""
+    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                        help="count byte-range shards of the input files on N local processes")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="count the shards on a Dask cluster, given its scheduler's address "
+                             "(pip install seqspectral[distributed])")
+    parser.add_argument("--shard-mb", type=float, default=default_mb, metavar="MB",
+                        help=f"about this many MB of a file per shard (default {default_mb:g})")
+
+
+def shards_of(paths, args, reading: dict):
+    """``(shards, where)``: the byte-range shards of ``paths`` for ``args.workers`` (a
+    multiple of them) and the keyword arguments that send counting there."""
+    from seqspectral.counting.shards import shard_files
+
+    from .main import UsageError
+
+    if args.workers is not None and args.scheduler is not None:
+        raise UsageError("give --workers or --scheduler, not both")
+    if not args.shard_mb > 0:
+        raise UsageError(f"--shard-mb must be positive, not {args.shard_mb:g}")
+    if STDIN in paths:
+        raise UsageError("sharded counting reads files where they lie: give file names, not -")
+    shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
+                         workers=args.workers or 1)
+    where = {"workers": args.workers, "scheduler": args.scheduler,
+             "progress": sys.stderr.isatty() and not getattr(args, "quiet", False)}
+    return shards, where

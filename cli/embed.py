@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, positive_int, reading_of
+from ._common import add_reading_options, add_sharding_options, positive_int, reading_of, shards_of
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -39,12 +39,7 @@ def register(sub) -> None:
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
     add_reading_options(p)
     p.set_defaults(field="form")  # words, not tags, unless asked
-    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
-                   help="count byte-range shards on N local processes")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="count the shards on a Dask cluster (its scheduler's address; pip install seqspectral[distributed])")
-    p.add_argument("--shard-mb", type=float, default=64.0, metavar="MB",
-                   help="with --workers/--scheduler: about this many MB of a file per shard (default 64)")
+    add_sharding_options(p)
     p.add_argument("--random-state", type=int, default=0, metavar="S")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.add_argument("-n", "--top", type=positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
@@ -85,19 +80,14 @@ def _run_sharded(args) -> int:
     from functools import partial
 
     from seqspectral.counting.sharded import sharded_view_counts
-    from seqspectral.counting.shards import read_shard, shard_files
+    from seqspectral.counting.shards import read_shard
 
-    from .main import UsageError
-
-    if args.workers is not None and args.scheduler is not None:
-        raise UsageError("give --workers or --scheduler, not both")
     reading = reading_of(args)
-    shards = shard_files(args.inputs, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"])
+    shards, where = shards_of(args.inputs, args, reading)
     est = _estimator(args)
     read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
                    encoding=reading["encoding"])
-    counts, vocabulary = sharded_view_counts(shards, est, read=read, workers=args.workers, scheduler=args.scheduler,
-                                             progress=sys.stderr.isatty() and not args.quiet)
+    counts, vocabulary = sharded_view_counts(shards, est, read=read, **where)
     est.fit_counts(counts, vocabulary)
     return _write(est, args)
 

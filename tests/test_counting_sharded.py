@@ -101,6 +101,21 @@ def test_shard_files_cuts_each_file_by_size(corpora_dir):
     assert {s.path for s in small} == {str(p) for p in paths}
 
 
+def test_shard_files_cuts_a_multiple_of_the_workers_of_near_equal_sizes(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("".join(f"w{i % 7} w{i % 5} w{i % 3}\n" for i in range(9_000)))
+    size = path.stat().st_size
+    shard_bytes = -(-size // 9)  # nine ranges on their own
+    assert len(shard_files([path], shard_bytes, format="text")) == 9
+    for workers in (2, 4):
+        shards = shard_files([path], shard_bytes, format="text", workers=workers)
+        assert len(shards) % workers == 0 and len(shards) >= 9
+        lengths = [(s.stop or size) - s.start for s in shards]
+        assert sum(lengths) == size and max(lengths) - min(lengths) <= 40  # within a line or two
+        full = read_corpus(path, format="text")
+        _same_corpus(_joined(shards, full.vocabulary), full)
+
+
 def test_a_bad_string_in_a_later_range_is_reported_at_its_line_in_the_file(tmp_path):
     rows = [f"3 0 1 {i % 2}" for i in range(200)]
     rows[150] = "3 0 1"  # the length field says 3, two symbols follow

@@ -20,6 +20,7 @@ pass, :func:`sharded_vocabulary`), and for Hankel blocks one basis chosen before
 from __future__ import annotations
 
 import operator
+import os
 from collections import Counter
 from functools import partial
 
@@ -96,11 +97,21 @@ def _on_processes(shards, count, read, workers: int, bar):
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     total = _TreeSum()
+    largest_first = sorted(shards, key=_size, reverse=True)  # the longest tasks start first
     with ProcessPoolExecutor(max_workers=min(workers, len(shards))) as pool:
-        for future in as_completed([pool.submit(read_and_count, read, count, s) for s in shards]):
+        for future in as_completed([pool.submit(read_and_count, read, count, s) for s in largest_first]):
             total.add(future.result())
             bar.update()
     return total.result()
+
+
+def _size(shard) -> int:
+    """Bytes of a shard (0 when it is not a byte range of a file)."""
+    try:
+        stop = os.path.getsize(shard.path) if shard.stop is None else shard.stop
+        return stop - shard.start
+    except (AttributeError, OSError):
+        return 0
 
 
 def _on_dask(shards, count, read, scheduler, bar):

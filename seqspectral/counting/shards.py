@@ -69,12 +69,26 @@ def split_file(path, n_shards: int, format: str = "auto", encoding: str = DEFAUL
     return [Shard(path, format, lo, hi if hi < size else None, k) for lo, hi in zip(cuts, cuts[1:]) if hi > lo]
 
 
-def shard_files(paths, shard_bytes: int | None = None, format: str = "auto",
-                encoding: str = DEFAULT_ENCODING) -> list[Shard]:
-    """Shards of every file of ``paths``: one per file, or ranges of about ``shard_bytes``."""
+def shard_files(paths, shard_bytes: int | None = None, format: str = "auto", encoding: str = DEFAULT_ENCODING,
+                workers: int = 1) -> list[Shard]:
+    """Shards of every file of ``paths``: one per file, or ranges of about ``shard_bytes``.
+
+    With ``shard_bytes``, the number of ranges is a multiple of ``workers`` where the files
+    allow it (each extra range goes to the file whose ranges are largest), so ``workers``
+    processes counting them get equal work: 9 ranges on 2 workers leave one worker idle
+    for the last ninth of the time, 10 do not."""
+    if workers < 1:
+        raise ValueError("workers must be >= 1")
+    sizes = [os.path.getsize(path) for path in paths]
+    if shard_bytes is None:
+        counts = [1] * len(sizes)
+    else:
+        counts = [max(1, -(-size // int(shard_bytes))) for size in sizes]
+        while sum(counts) % workers and any(size > n for size, n in zip(sizes, counts)):
+            largest = max(range(len(sizes)), key=lambda i: sizes[i] / counts[i])
+            counts[largest] += 1
     shards = []
-    for path in paths:
-        n = 1 if shard_bytes is None else max(1, -(-os.path.getsize(path) // int(shard_bytes)))
+    for path, n in zip(paths, counts):
         shards += split_file(path, n, format, encoding)
     return shards
 
