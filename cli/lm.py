@@ -7,7 +7,8 @@ import json
 import sys
 import time
 
-from ._common import INHERITED, add_reading_options, leaf_parser, note, positive_int, read_input, reading_of, warn
+from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int, read_input,
+                      reading_of, shards_of, warn)
 
 HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
 #: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
@@ -27,7 +28,10 @@ def register(sub) -> None:
     methods = "\n".join(f"  {name:20s}{what}" for name, what in METHODS.items())
     t = leaf_parser(lsub, "train", help="train a model and save it", formatter_class=argparse.RawDescriptionHelpFormatter,
                     epilog=f"methods:\n{methods}")
-    t.add_argument("train", metavar="TRAIN", help="training corpus (- for standard input)")
+    t.add_argument("train", metavar="TRAIN", nargs="+",
+                   help="training corpus (- for standard input); several files, or --workers/--scheduler, count "
+                        "byte-range shards where they are read: the held-out part and the Hankel basis then come "
+                        "from the first shard (spectral methods, convex and n-grams only)")
     t.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="model file to write (.npz; checked before training, written atomically)")
     t.add_argument("--method", required=True, choices=list(METHODS), metavar="METHOD",
@@ -44,6 +48,7 @@ def register(sub) -> None:
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the random choices (held-out split, initialisations); same seed, same model")
     t.add_argument("--allow-unknown", action="store_true", help="accept a --dev file whose tokens are nearly all unknown")
+    add_sharding_options(t)
     t.add_argument("--json", action="store_true", help="print what was chosen as one JSON object")
     t.add_argument("--quiet", action="store_true", help="no progress bars, notes or summary")
     t.set_defaults(handler=run_train)
@@ -116,6 +121,9 @@ def run_train(args) -> int:
     verbose = not args.quiet  # progress on stderr, also when piped: convex and EM take minutes
     reading = reading_of(args)
     t0 = time.perf_counter()
+    if len(args.train) > 1 or args.workers is not None or args.scheduler is not None:
+        return _train_sharded(args, reading, t0)
+    args.train = args.train[0]
     train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)
     dev = None
     if args.dev is not None:
@@ -133,18 +141,59 @@ def run_train(args) -> int:
 
         raise UsageError(f"{args.method}: {e}") from None
     fit_seconds = time.perf_counter() - t0 - read_seconds
+    return _save_and_report(args, lm, reading, fmt, n_skipped, read_seconds, fit_seconds)
+
+
+def _train_sharded(args, reading: dict, t0: float) -> int:
+    """``lm train`` over byte-range shards of the TRAIN files, counted on --workers / --scheduler."""
+    from functools import partial
+
+    from seqspectral.counting.sharded import sharded_vocabulary
+    from seqspectral.counting.shards import read_shard
+    from seqspectral.lm import train_lm_sharded
+
+    shards, where = shards_of(args.train, args, reading)
+    fmt = shards[0].format
+    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
+                   encoding=reading["encoding"])
+    vocabulary = None  # PAutomaC: the ids are fixed by the alphabet size of the header
+    if fmt != "pautomac":
+        vocabulary = sharded_vocabulary(shards, read=read, **where)
+        read = partial(read, vocabulary=vocabulary)
+    dev = None
+    if args.dev is not None:
+        dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
+        _check_unknown(dev, args.dev, args.allow_unknown, args.quiet)
+    try:
+        lm = train_lm_sharded(shards, args.method, read=read, dev=dev, n_states=args.states,
+                              basis_length=args.basis_length, random_state=args.random_state,
+                              verbose=not args.quiet, order=args.order, **where)
+    except ValueError as e:
+        if getattr(e, "user_facing", False):
+            raise
+        from .main import UsageError
+
+        raise UsageError(f"{args.method}: {e}") from None
+    return _save_and_report(args, lm, reading, fmt, 0, 0.0, time.perf_counter() - t0)
+
+
+def _save_and_report(args, lm, reading: dict, fmt: str, n_skipped: int, read_seconds: float,
+                     fit_seconds: float) -> int:
+    from seqspectral.lm import save_lm
+
     save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
                                                                               "format": fmt},
                               "n_skipped": n_skipped, "read_seconds": round(read_seconds, 3),
                               "fit_seconds": round(fit_seconds, 3)})
-    summary = {**lm.summary(), "n_sequences": len(train), "n_tokens": train.n_tokens,
+    summary = {**lm.summary(), "n_sequences": lm.training["n_sequences"], "n_tokens": lm.training["n_tokens"],
                "n_symbols": len(lm.vocabulary) - 2, "read_seconds": round(read_seconds, 2),
                "fit_seconds": round(fit_seconds, 2), "output": args.output}
     if args.json:
         print(json.dumps(summary))
     elif not args.quiet:
-        print(f"{args.method}: {len(train)} sequences, {train.n_tokens} tokens, {summary['n_symbols']} symbols; "
-              f"{_chosen(summary)}; read {read_seconds:.2f} s, fit {fit_seconds:.2f} s -> {args.output}")
+        print(f"{args.method}: {summary['n_sequences']} sequences, {summary['n_tokens']} tokens, "
+              f"{summary['n_symbols']} symbols; {_chosen(summary)}; read {read_seconds:.2f} s, "
+              f"fit {fit_seconds:.2f} s -> {args.output}")
         for w in summary["warnings"]:
             warn(w)
     return 0

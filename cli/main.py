@@ -74,6 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as e:
         print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
         return INTERRUPTED
+    except Exception:  # building the parser imports numpy, which turns an interrupt into an ImportError
+        from seqspectral.interrupts import was_interrupted
+
+        if not was_interrupted():
+            raise
+        print("seqspectral: interrupted", file=sys.stderr)
+        return INTERRUPTED
     finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
@@ -96,6 +103,10 @@ def _run(argv: list[str]) -> int:
         return 0
     except Exception as e:  # noqa: BLE001 - the boundary that turns errors into statuses
         from seqspectral.corpus.errors import CorpusFormatError
+        from seqspectral.interrupts import was_interrupted
+
+        if was_interrupted():  # an interrupt that the interrupted code turned into another error
+            raise KeyboardInterrupt from None
 
         if isinstance(e, (UsageError, CorpusFormatError)) or _user_os_error(e):
             print(f"seqspectral: error: {_one_line(e)}", file=sys.stderr)

@@ -73,13 +73,25 @@ def _deliver(signum: int, handler) -> None:
         os.kill(os.getpid(), signum)
 
 
+_raised: list[int] = []  # the signals _raise_interrupt turned into KeyboardInterrupt
+
+
 def _raise_interrupt(signum, frame):
+    _raised.append(signum)
     raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def was_interrupted() -> bool:
+    """Whether a signal has raised KeyboardInterrupt in this process — also when the code it
+    interrupted turned it into another error (numpy's import does: an ImportError)."""
+    return bool(_raised)
 
 
 def terminate_as_interrupt() -> None:
     """Make SIGTERM raise KeyboardInterrupt, like SIGINT, so that cleanup code runs
-    (temporary files removed, nothing partial written). For the main thread of a program."""
+    (temporary files removed, nothing partial written). For the main thread of a program;
+    it starts the record of :func:`was_interrupted` afresh."""
+    _raised.clear()
     signal.signal(signal.SIGTERM, _raise_interrupt)
-    if signal.getsignal(signal.SIGINT) is signal.SIG_DFL:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_DFL, signal.default_int_handler):
+        signal.signal(signal.SIGINT, _raise_interrupt)

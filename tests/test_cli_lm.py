@@ -353,6 +353,24 @@ def _wait_until_handling_sigterm(proc, timeout=60.0) -> None:
         time.sleep(0.005)
 
 
+def test_an_interrupt_that_library_code_turns_into_another_error_still_exits_130(tmp_path, monkeypatch, capsys):
+    """numpy's import turns a KeyboardInterrupt into an ImportError: still an interrupt, not an internal error."""
+    import seqspectral.lm
+
+    def interrupted_import(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            raise ImportError("PyCapsule_Import could not import module 'datetime'") from None
+
+    monkeypatch.setattr(seqspectral.lm, "train_lm", interrupted_import)
+    status = main(["lm", "train", str(TOY[".train"]), "-o", str(tmp_path / "m.npz"), "--method", "spectral", "--quiet"])
+    assert status == 130 and capsys.readouterr().err.strip() == "seqspectral: interrupted"
+    monkeypatch.setattr(seqspectral.lm, "train_lm", lambda *a, **k: 1 / 0)  # a later error is not an interrupt
+    assert main(["lm", "train", str(TOY[".train"]), "-o", str(tmp_path / "m.npz"), "--method", "spectral"]) == 1
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
     """Real signals at several moments of `lm score -o` and `lm eval`: exit 130, one line, no

@@ -74,7 +74,7 @@ class BaumWelchHMM(SelectingLearner):
     def _grid(self, corpus):
         return [k for k in STATE_GRID if k <= self.max_states] or [self.max_states]
 
-    def _candidates(self, corpus):
+    def _candidates(self, corpus, extra=None):
         self._runs = {}
 
         def fit_k(k):

@@ -37,6 +37,13 @@ class HankelEstimator(SelectingLearner):
     """Base of ``SpectralWA`` and ``ConvexWA``: subclasses implement
     ``_prepare(stats, previous, largest)`` and ``_build(prepared, value) -> WeightedAutomaton``."""
 
+    _adds_statistics = True
+
+    def choose_basis(self, corpus):
+        """The Hankel basis a fit on ``corpus`` uses (``basis`` if given, else chosen from it),
+        for counting more data on it first (``fit(..., extra=)``)."""
+        return self._make_basis(corpus)
+
     def _make_basis(self, corpus):
         from ..counting import HankelBasis
 
@@ -55,12 +62,14 @@ class HankelEstimator(SelectingLearner):
         value = getattr(self, self._swept)
         return max(self._grid(corpus)) if value == "auto" else value
 
-    def _candidates(self, corpus):
+    def _candidates(self, corpus, extra=None):
         self.n_symbols_ = n_symbols_of(corpus)
         self.vocabulary_ = corpus.vocabulary
         self.basis_ = self._make_basis(corpus)
         self.alphabet_ = np.asarray(self.basis_.alphabet, dtype=np.int32)
         self.statistics_ = self._count(corpus)
+        if extra is not None:  # counted on choose_basis(corpus); else + says it is another basis
+            self.statistics_ = self.statistics_ + extra
         self.prepared_ = self._prepare(self.statistics_, None, self._largest(corpus))
         return lambda v: self._build(self.prepared_, v)
 

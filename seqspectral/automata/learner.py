@@ -6,12 +6,15 @@ regularisation) and the floor of the non-stochastic rule. Either may be ``"auto"
 log-likelihood — on ``dev`` when given, else on a seeded :data:`HELD_OUT_FRACTION` of the
 training sequences, after which the chosen configuration is *refitted* on all of them
 (:meth:`refit`): statistics that add (Hankel blocks) are counted on the held-out part only
-and added to the stored ones, EM restarts from the chosen model. The command line
+and added to the stored ones, EM restarts from the chosen model. Learners whose statistics
+add (``_adds_statistics``) also take ``extra``: the statistics of more training data,
+counted elsewhere (other shards of a corpus, :mod:`seqspectral.counting.sharded`) on the
+basis they were given, added to the counts of ``corpus`` in every fit. The command line
 (``seqspectral lm train``), the benchmarks and the estimator's own ``"auto"`` all run this
 one path, so the same method on the same data makes the same choice.
 
 Subclasses provide ``_swept``, ``_grid(corpus)`` (values tried, in sweep order),
-``_candidates(corpus)`` → a function value → unfloored model (counting once per corpus,
+``_candidates(corpus, extra)`` → a function value → unfloored model (counting once per corpus,
 cheap per value where the method allows), and ``_refit(corpus, added)`` → the unfloored
 model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
 ``event_distributions``, ``event_ids`` and ``n_symbols`` (``WeightedAutomaton``, ``HMM``).
@@ -43,34 +46,40 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     _swept: ClassVar[str] = "n_states"
     #: stop the sweep after this many swept values without improvement (None: try them all)
     _patience: ClassVar[int | None] = None
+    #: whether ``fit`` takes ``extra`` statistics (learners fitted from counts that add)
+    _adds_statistics: ClassVar[bool] = False
 
     def _selects(self) -> bool:
         return "auto" in (getattr(self, self._swept), self.floor)
 
-    def fit(self, corpus, dev=None):
+    def fit(self, corpus, dev=None, extra=None):
         """Fit on ``corpus``; ``"auto"`` values are chosen on ``dev`` (else on a held-out part
-        of ``corpus``, then refitted on all of it). Returns self.
+        of ``corpus``, then refitted on all of it). ``extra``: statistics of more training
+        data on this learner's fixed basis, added to those of ``corpus`` (learners whose
+        statistics add). Returns self.
 
         BLAS runs single-threaded inside: the learners' matrices are small to medium, and a
         threaded OpenBLAS on two busy cores made them up to 60x slower."""
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit(corpus, dev)
+            return self._fit(corpus, dev, extra)
 
-    def _fit(self, corpus, dev):
+    def _fit(self, corpus, dev, extra):
         self._validate_params()
+        if extra is not None and not self._adds_statistics:
+            raise ValueError(f"{type(self).__name__} is fitted on sequences: it takes no extra statistics")
         if len(corpus) == 0 or corpus.n_tokens == 0:
             raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
         start = time.perf_counter()
         unseen = None  # the part of corpus the chosen model has not seen, to add by a refit
         if not self._selects():
             value, floor = getattr(self, self._swept), float(self.floor)
-            self.model_ = self._candidates(corpus)(value).with_floor(floor)
+            self.model_ = self._candidates(corpus, extra)(value).with_floor(floor)
             self.selection_ = None
         else:
             fit_part, held, on = held_out_split(corpus, dev, self.random_state)
-            value, floor = self._choose(fit_part, held, on)
+            value, floor = self._choose(fit_part, held, on, extra)
             if dev is None and held is not corpus:
                 unseen = held
         self._finish(value, floor)
@@ -79,9 +88,9 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _choose(self, fit_part, held, on: str):
+    def _choose(self, fit_part, held, on: str, extra=None):
         """Every (swept value, floor) scored on ``held`` by mean log-likelihood per sequence."""
-        make = self._candidates(fit_part)
+        make = self._candidates(fit_part, extra)
         value, floor = getattr(self, self._swept), self.floor
         values = self._grid(fit_part) if value == "auto" else [value]
         floors = list(FLOOR_GRID) if floor == "auto" else [float(floor)]
@@ -137,7 +146,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     def _grid(self, corpus) -> list:
         raise NotImplementedError
 
-    def _candidates(self, corpus):
+    def _candidates(self, corpus, extra=None):
         raise NotImplementedError
 
     def _refit(self, corpus, added):

@@ -103,7 +103,7 @@ class TensorHMM(SelectingLearner):
         n_symbols = len(np.unique(corpus.symbols))
         return [k for k in STATE_GRID if k <= min(self.max_states, n_symbols)] or [min(self.max_states, n_symbols)]
 
-    def _candidates(self, corpus):
+    def _candidates(self, corpus, extra=None):
         self.statistics_ = self.statistics(corpus)
         return lambda k: self._from_statistics(self.statistics_, corpus.vocabulary, k)
 

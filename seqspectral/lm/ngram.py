@@ -11,9 +11,10 @@ fitting and scoring are a few vectorised passes, whatever the vocabulary size.
 
 from __future__ import annotations
 
-import numpy as np
-
 import copy
+from dataclasses import dataclass
+
+import numpy as np
 
 from ..base import Estimator, NotFittedError, either, integer, one_of, real, seed
 from ..corpus import Corpus, Vocabulary
@@ -37,6 +38,28 @@ def _context_codes(corpus: Corpus, events: np.ndarray, n_history: int, base: int
         back = index - j
         codes = codes * base + np.where(back >= starts, events[np.maximum(back, 0)], _START)
     return codes
+
+
+@dataclass(frozen=True)
+class NGramCounts:
+    """Sorted n-gram codes (history code · V + event) and their counts. Counts of disjoint
+    corpora add (``a + b``), as every statistic of the toolkit does."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+
+    def __add__(self, other: "NGramCounts") -> "NGramCounts":
+        keys, inverse = np.unique(np.concatenate([self.keys, other.keys]), return_inverse=True)
+        counts = np.zeros(len(keys), np.int64)
+        np.add.at(counts, inverse, np.concatenate([self.counts, other.counts]))
+        return NGramCounts(keys, counts)
+
+
+def ngram_counts(corpus: Corpus, order: int, n_ids: int) -> NGramCounts:
+    """The order-``order`` n-gram counts of ``corpus`` over ids ``0 .. n_ids-1`` (stop included)."""
+    events = event_targets(corpus).astype(np.int64)
+    contexts = _context_codes(corpus, events, int(order) - 1, int(n_ids))
+    return NGramCounts(*np.unique(contexts * int(n_ids) + events, return_counts=True))
 
 
 class NGramLM(Estimator, SequenceLanguageModel):
@@ -81,19 +104,22 @@ class NGramLM(Estimator, SequenceLanguageModel):
         if not hasattr(self, "keys_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
-    def fit(self, corpus: Corpus, dev: Corpus | None = None, n_ids: int | None = None) -> "NGramLM":
-        """Count the n-grams of ``corpus`` (V is ``n_ids`` or the vocabulary size); with
-        ``k="auto"`` choose k on ``dev`` or a held-out part of ``corpus``."""
+    def fit(self, corpus: Corpus, dev: Corpus | None = None, n_ids: int | None = None,
+            extra: NGramCounts | None = None) -> "NGramLM":
+        """Count the n-grams of ``corpus`` (V is ``n_ids`` or the vocabulary size), plus
+        ``extra`` (the counts of more training data, e.g. other shards); with ``k="auto"``
+        choose k on ``dev`` or a held-out part of ``corpus``."""
         self._validate_params()
         if n_ids is None:
             n_ids = len(corpus.vocabulary) if corpus.vocabulary is not None else int(corpus.symbols.max(initial=1)) + 1
         if int(self.order) * np.log2(max(n_ids, 2)) >= 62:
             raise ValueError(f"an order-{self.order} model over {n_ids} symbols does not fit 64-bit n-gram codes")
+        self.n_ids_ = int(n_ids)
         if self.k != "auto":
             self.k_, self.selection_ = float(self.k), None
-            return self._count(corpus, n_ids)
+            return self._set_counts(self._counted(corpus, extra))
         fit_part, held, on = held_out_split(corpus, dev, self.random_state)
-        self._count(fit_part, n_ids)
+        self._set_counts(self._counted(fit_part, extra))
         c_hw, c_h, _ = self._lookups(held)
         n_events = self.n_events_
         self.selection_ = grid_search(
@@ -101,14 +127,17 @@ class NGramLM(Estimator, SequenceLanguageModel):
             lambda k: float((np.log(c_hw + k) - np.log(c_h + k * n_events)).sum() / len(held)), on)
         self.k_ = float(self.selection_.chosen["k"])
         if dev is None and held is not corpus:
-            self._count(corpus, n_ids)
+            self.refit(corpus, held)
         return self
 
     def refit(self, corpus: Corpus, added: Corpus | None = None) -> "NGramLM":
-        """The chosen k on the counts of all of ``corpus`` (one vectorised count; ``added`` is
-        accepted for the learners' refit signature)."""
+        """The chosen k on the counts of all of ``corpus``: the stored counts plus those of
+        ``added``, the part of ``corpus`` they lack (the learners' refit); without
+        ``added``, ``corpus`` counted anew."""
         self._check_fitted()
-        return self._count(corpus, self.n_ids_)
+        if added is None:
+            return self._set_counts(self._counted(corpus))
+        return self._set_counts(self.table_ + self._counted(added))
 
     def with_k(self, k: float) -> "NGramLM":
         """The same count tables with another smoothing constant (no refit)."""
@@ -117,12 +146,20 @@ class NGramLM(Estimator, SequenceLanguageModel):
         other.k_ = float(k)
         return other
 
-    def _count(self, corpus: Corpus, n_ids: int) -> "NGramLM":
-        self._check(corpus, n_ids)
-        self.n_ids_ = int(n_ids)
-        events = event_targets(corpus).astype(np.int64)
-        contexts = _context_codes(corpus, events, int(self.order) - 1, self.n_ids_)
-        self.keys_, self.counts_ = np.unique(contexts * self.n_ids_ + events, return_counts=True)
+    @property
+    def table_(self) -> NGramCounts:
+        """The n-gram counts the model was estimated from."""
+        self._check_fitted()
+        return NGramCounts(self.keys_, self.counts_)
+
+    def _counted(self, corpus: Corpus, extra: NGramCounts | None = None) -> NGramCounts:
+        self._check(corpus, self.n_ids_)
+        table = ngram_counts(corpus, self.order, self.n_ids_)
+        return table if extra is None else table + extra
+
+    def _set_counts(self, table: NGramCounts) -> "NGramLM":
+        """The model's tables from the n-gram counts: histories, their totals and best events."""
+        self.keys_, self.counts_ = table.keys, table.counts
         key_contexts = self.keys_ // self.n_ids_
         self.context_keys_, first = np.unique(key_contexts, return_index=True)
         self.context_counts_ = np.add.reduceat(self.counts_, first) if len(first) else self.counts_.copy()
@@ -130,7 +167,7 @@ class NGramLM(Estimator, SequenceLanguageModel):
         ranked = np.lexsort((self.keys_ % self.n_ids_, -self.counts_, key_contexts))
         leaders = ranked[np.searchsorted(key_contexts[ranked], self.context_keys_)]
         self.context_best_ = (self.keys_[leaders] % self.n_ids_).astype(np.int32)
-        totals = np.bincount(events, minlength=self.n_ids_)
+        totals = np.bincount(self.keys_ % self.n_ids_, weights=self.counts_, minlength=self.n_ids_)
         totals[0] = -1
         self.unigram_best_ = int(np.argmax(totals))
         return self

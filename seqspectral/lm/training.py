@@ -6,7 +6,8 @@ learner's own ``"auto"`` values (states or regularisation × floor, ``SelectingL
 then the smoothing k of an add-k bigram (from its count tables) and the weight λ of the
 learner mixed with it (λ = 1: the learner alone). Without a development set the chosen
 configuration is then refitted on all of the training data (``refit``: statistics added,
-not recounted). The estimator's own ``fit`` runs the same first stage the same way, so the
+not recounted). Training data counted elsewhere (other shards, :mod:`.sharded`) comes in
+as ``more``: its statistics are added to those of ``train`` in every fit. The estimator's own ``fit`` runs the same first stage the same way, so the
 same method on the same data makes the same choice from Python, the command line and the
 benchmarks.
 """
@@ -25,7 +26,7 @@ from .methods import METHODS, make_estimator
 from .mixture import Interpolated, select_weight
 from .ngram import NGramLM
 from .trained import TrainedLM
-from .unknown import UnknownEscape, unknown_probability
+from .unknown import UnknownEscape, unseen_mass
 
 
 class LanguageModelError(ValueError):
@@ -36,11 +37,15 @@ class LanguageModelError(ValueError):
 
 def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = None, basis_length: int | None = None,
              random_state=0, verbose: bool = False, order: int = 3, n_iter: int | None = None,
-             mix_order: int | None = 2) -> TrainedLM:
+             mix_order: int | None = 2, more=None) -> TrainedLM:
     """Fit ``method`` on ``train``, every choice made by held-out log-likelihood (module docstring).
 
     ``order`` is the n-gram order of ``method="ngram"``, ``n_iter`` caps EM iterations,
     ``mix_order`` the order of the n-gram mixed into every learner (None: no mixing).
+    ``more``: a function ``(basis, statistic, n-gram orders)`` → the
+    :class:`~.sharded.LMCounts` of the training data beyond ``train``, its Hankel statistics
+    counted on that basis (None for the n-gram methods); the held-out part and the basis
+    come from ``train``.
     """
     if method not in METHODS:
         raise LanguageModelError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -53,13 +58,20 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         estimator = make_estimator(method, n_states, basis_length=basis_length, random_state=random_state,
                                    n_iter=n_iter, order=order, progress=verbose)
         fit_part, held, on = held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
+        if more is not None:
+            on = on.replace("of train", "of the first shard")
         ngram = isinstance(estimator, NGramLM)
-        estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}))
+        mixing = bool(mix_order) and not ngram
+        orders = [estimator.order] if ngram else [mix_order] if mixing else []
+        extra = None if more is None else _counted_elsewhere(estimator, fit_part, more, method, orders)
+        estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}),
+                      **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
         # the estimator chose on what it was given as dev: say what that was
         selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
         lower = None
-        if mix_order and not ngram:
-            lower = NGramLM(mix_order, random_state=random_state).fit(fit_part, dev=held, n_ids=n_ids)
+        if mixing:
+            lower = NGramLM(mix_order, random_state=random_state).fit(
+                fit_part, dev=held, n_ids=n_ids, extra=None if extra is None else extra.ngrams[mix_order])
             weight = select_weight(estimator.event_log_probs(held).log_prob, lower.event_log_probs(held).log_prob,
                                    len(held), on)
             selection = _merged(selection, lower.selection_.prefixed("mixture_"), weight)
@@ -71,8 +83,23 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     model = estimator if ngram else estimator.model_
     if lower is not None and selection.chosen["model_weight"] < 1.0:
         model = Interpolated(model, lower, selection.chosen["model_weight"])
-    return TrainedLM(UnknownEscape(model, unknown_probability(train)), method, estimator.json_params(), train.vocabulary,
-                     selection, {"n_sequences": len(train), "n_tokens": train.n_tokens})
+    symbols = np.bincount(train.symbols, minlength=n_ids)
+    sizes = {"n_sequences": len(train), "n_tokens": train.n_tokens}
+    if extra is not None:
+        symbols = symbols + extra.symbols
+        sizes = {"n_sequences": len(train) + extra.n_sequences, "n_tokens": train.n_tokens + extra.n_tokens}
+    return TrainedLM(UnknownEscape(model, unseen_mass(symbols)), method, estimator.json_params(), train.vocabulary,
+                     selection, sizes)
+
+
+def _counted_elsewhere(estimator, fit_part, more, method: str, orders):
+    """The statistics of the training data beyond ``train``, on the basis ``estimator`` chooses on ``fit_part``."""
+    if isinstance(estimator, NGramLM):
+        return more(None, None, orders)
+    if not getattr(estimator, "_adds_statistics", False):
+        raise LanguageModelError(f"{method} is fitted on the sequences themselves: its training data cannot be "
+                                 f"counted in shards (the spectral methods, convex and the n-grams can)")
+    return more(estimator.choose_basis(fit_part), estimator.statistic, orders)
 
 
 def _merged(*results):

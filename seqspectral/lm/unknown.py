@@ -52,9 +52,8 @@ class UnknownEscape(SequenceLanguageModel):
         return cls(unnest("model", header["model"], arrays), header["unknown_probability"])
 
 
-def unknown_probability(corpus: Corpus) -> float:
-    """Good-Turing mass of unseen symbols: n1 / (N + 1), at least 1 / (N + 1), with n1 the
-    number of symbols seen once and N the number of tokens."""
-    n = max(corpus.n_tokens, 1)
-    counts = np.bincount(corpus.symbols, minlength=Vocabulary.N_RESERVED)[Vocabulary.N_RESERVED:]
-    return float(max(int(np.sum(counts == 1)), 1) / (n + 1))
+def unseen_mass(symbol_counts: np.ndarray) -> float:
+    """Good-Turing mass of unseen symbols, n1 / (N + 1), at least 1 / (N + 1), from the
+    occurrences of every symbol id: n1 symbols (reserved ids aside) seen once, N tokens."""
+    n = max(int(symbol_counts.sum()), 1)
+    return float(max(int(np.sum(symbol_counts[Vocabulary.N_RESERVED:] == 1)), 1) / (n + 1))
