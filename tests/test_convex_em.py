@@ -17,7 +17,7 @@ from seqspectral.mixtures.convex_em_data import DATASETS, random_network
 
 cp = pytest.importorskip("cvxpy")
 
-from seqspectral.mixtures.convex_em import ConvexEM, round_equivalence  # noqa: E402
+from seqspectral.mixtures.convex_em import ConvexEM, round_equivalence, rounding_candidates  # noqa: E402
 from seqspectral.mixtures.convex_em_sdp import equivalence_program  # noqa: E402
 
 
@@ -176,8 +176,10 @@ def test_relaxed_matrix_is_feasible_on_any_data(name, seed):
     X = rng.integers(0, cards, size=(20, len(cards)))  # arbitrary data, not from the network
     est = ConvexEM(s, tol=1e-5).fit(X)
     assert max(est.feasibility_correction_.values()) < 1e-3  # the solver's M was nearly feasible already
-    for M in est.equivalence_.values():
+    for name, M in est.equivalence_.items():
         assert np.linalg.eigvalsh(M).min() >= -1e-6
+        k = s.cardinalities[s.names.index(name)]
+        assert np.linalg.eigvalsh(k * M - 1.0).min() >= -1e-3  # at most k classes (the solver's tolerance)
         np.testing.assert_allclose(np.diag(M), 1.0, atol=1e-5)
         assert M.min() >= -1e-5 and M.max() <= 1 + 1e-5
     assert est.hidden_.shape == (20, len(s.hidden_index))
@@ -225,6 +227,30 @@ def test_rounding_recovers_classes_from_an_exact_equivalence_matrix():
     Y = np.eye(4)[y]
     labels = round_equivalence(Y @ Y.T, 4)
     assert len(set(zip(labels, y))) == len(set(y))
+
+
+def test_randomised_roundings_never_split_a_class_of_an_exact_equivalence_matrix():
+    y = np.random.default_rng(1).integers(0, 3, size=30)
+    Y = np.eye(3)[y]
+    candidates = rounding_candidates(Y @ Y.T, 3, 8, np.random.default_rng(0))
+    assert len(candidates) == 9
+    for labels in candidates:
+        assert all(len(set(labels[y == c])) == 1 for c in range(3))  # classes may merge, never split
+
+
+def test_roundings_are_chosen_by_objective_and_the_polish_reaches_a_hard_em_fixed_point():
+    net = small_network()
+    s = net.structure
+    X = net.sample(40, random_state=4)[:, s.observed_index]
+    kmeans_only = ConvexEM(s, tol=1e-5, n_roundings=0).fit(X)
+    chosen = ConvexEM(s, tol=1e-5, n_roundings=10).fit(X)
+    polished = ConvexEM(s, tol=1e-5, n_roundings=10, polish=True).fit(X)
+    assert chosen.rounded_objective_ <= kmeans_only.rounded_objective_ + 1e-9
+    assert chosen.objective_ == chosen.rounded_objective_
+    assert polished.rounded_objective_ == pytest.approx(chosen.rounded_objective_)
+    assert polished.objective_ <= polished.rounded_objective_ + 1e-9
+    assert polished.objective_ == pytest.approx(fit_tables(s, s.complete(X, polished.hidden_), 1.0)[1])
+    np.testing.assert_array_equal(polished.model_.most_probable_hidden(X), polished.hidden_)
 
 
 # -- the baselines ----------------------------------------------------------------------------------

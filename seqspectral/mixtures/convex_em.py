@@ -6,10 +6,18 @@ variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy a
 solver asked for (SCS by default, named explicitly: on Synth2 at t = 60 Clarabel reached the
 same optimum, 192.125, and the same rounding in 87 s against SCS's 1.5 s), round every M to
 hidden values, then fit the tables to the completed data
-(the M-step of :mod:`seqspectral.mixtures.bayesnet_cpt`, the same β). Rounding (the paper's
-recovery, §5): the top k − 1 eigenvectors of HMH (H = I − 11ᵀ/t), scaled by the square roots
-of their eigenvalues, are the coordinates of the examples (for M = YYᵀ the examples of a class
-share one point), and k-means on these rows gives the k classes.
+(the M-step of :mod:`seqspectral.mixtures.bayesnet_cpt`, the same β).
+
+Rounding (the paper's recovery, §5, and ours after it). The top k − 1 eigenvectors of HMH
+(H = I − 11ᵀ/t), scaled by the square roots of their eigenvalues, are the coordinates of the
+examples (for M = YYᵀ the examples of a class share one point), and k-means on these rows
+gives k classes. Besides that candidate, ``n_roundings`` randomised roundings of the same
+factor (Frieze & Jerrum's rounding for max-k-cut: k Gaussian directions, each example to the
+one it projects on most); the candidate of lowest joint objective is kept (per hidden
+variable, the others fixed at their k-means rounding), the criterion by which Viterbi EM
+keeps its best restart. With ``polish=True`` Viterbi EM then runs from that assignment to its
+fixed point (a local step after the convex one, reported apart: ``rounded_objective_`` is
+the objective before it).
 
 The solver's M satisfies the constraints only to its tolerance; ``equivalence_`` holds it
 after a few alternating projections (clip to [0, 1]; clip the eigenvalues at 0 and rescale to
@@ -29,7 +37,7 @@ import numpy as np
 
 from seqspectral.base import integer, one_of, real, seed
 from seqspectral.mixtures.bayesnet_cpt import fit_tables
-from seqspectral.mixtures.bayesnet_learners import BayesNetEstimator, _structure
+from seqspectral.mixtures.bayesnet_learners import BayesNetEstimator, _structure, hard_em
 from seqspectral.mixtures.convex_em_sdp import equivalence_program
 
 
@@ -41,10 +49,13 @@ class ConvexEM(BayesNetEstimator):
     log-linear table), ``solver`` (a cvxpy conic solver), ``tol`` (its absolute and relative
     tolerance), ``max_iters`` (its iteration limit), ``hidden_tables`` (also relax the hidden
     variables' own tables, whose parents must then be observed; off by default, see
-    :mod:`seqspectral.mixtures.convex_em_sdp`), ``random_state`` (k-means of the rounding).
+    :mod:`seqspectral.mixtures.convex_em_sdp`), ``n_roundings`` (randomised roundings tried
+    besides k-means), ``polish`` (Viterbi EM from the rounded assignment), ``random_state``
+    (k-means and the randomised roundings).
 
     Attributes after ``fit(X)``: ``model_`` (:class:`DiscreteBayesNet`), ``hidden_`` (the
-    rounded training assignments, n × n_hidden), ``equivalence_`` (hidden variable name → the
+    training assignments, n × n_hidden: rounded, then polished if asked), ``rounded_hidden_``
+    and ``rounded_objective_`` (before the polish), ``equivalence_`` (hidden variable name → the
     relaxed M), ``relaxed_objective_`` (the program's value plus the tables it does not
     depend on: a lower bound on the joint objective of every assignment, up to the solver's
     tolerance), ``objective_`` (the joint
@@ -56,11 +67,15 @@ class ConvexEM(BayesNetEstimator):
 
     _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
                          "solver": one_of("SCS", "CLARABEL"), "tol": real(0, open_low=True),
-                         "max_iters": integer(1), "hidden_tables": one_of(True, False), "random_state": seed}
+                         "max_iters": integer(1), "hidden_tables": one_of(True, False), "n_roundings": integer(0),
+                         "polish": one_of(True, False), "random_state": seed}
 
     def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-4,
-                 max_iters: int = 20000, hidden_tables: bool = False, random_state=0):
+                 max_iters: int = 20000, hidden_tables: bool = False, n_roundings: int = 20, polish: bool = False,
+                 random_state=0):
         self.structure = structure
+        self.n_roundings = n_roundings
+        self.polish = polish
         self.hidden_tables = hidden_tables
         self.beta = beta
         self.solver = solver
@@ -90,15 +105,27 @@ class ConvexEM(BayesNetEstimator):
                           "scalar_constraints": int(metrics.num_scalar_eq_constr + metrics.num_scalar_leq_constr)}
         self.relaxed_objective_ = float(program.problem.value) + program.constant
         rng = np.random.default_rng(self.random_state)
-        self.equivalence_, self.feasibility_correction_, columns = {}, {}, []
+        self.equivalence_, self.feasibility_correction_, candidates = {}, {}, []
         for h, variable in program.equivalence.items():
             M = nearest_equivalence_relaxation(variable.value)
             self.equivalence_[s.names[h]] = M
             self.feasibility_correction_[s.names[h]] = float(np.abs(M - variable.value).max())
-            columns.append(round_equivalence(M, s.cardinalities[h], random_state=int(rng.integers(2**31))))
-        self.hidden_ = np.stack(columns, axis=1)
-        self.model_, self.objective_ = fit_tables(s, s.complete(X, self.hidden_), self.beta)
+            candidates.append(rounding_candidates(M, s.cardinalities[h], self.n_roundings, rng))
+        H = np.stack([c[0] for c in candidates], axis=1)  # k-means roundings first
+        for c, column_candidates in enumerate(candidates):  # then each variable's best candidate, the others fixed
+            H[:, c] = min(column_candidates, key=lambda y: fit_tables(s, s.complete(X, _with_column(H, c, y)), self.beta)[1])
+        self.rounded_hidden_ = H
+        self.model_, self.rounded_objective_ = fit_tables(s, s.complete(X, H), self.beta)
+        self.hidden_, self.objective_ = H, self.rounded_objective_
+        if self.polish:
+            self.model_, self.objective_, self.hidden_, _ = hard_em(s, X, H, self.beta, max_iter=100)
         return self
+
+
+def _with_column(H: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:
+    H = H.copy()
+    H[:, c] = y
+    return H
 
 
 def nearest_equivalence_relaxation(M: np.ndarray, n_rounds: int = 20) -> np.ndarray:
@@ -113,16 +140,38 @@ def nearest_equivalence_relaxation(M: np.ndarray, n_rounds: int = 20) -> np.ndar
     return M
 
 
+def _embedding(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Eigenvalues (descending, clipped at 0) and eigenvectors of H M H, H = I − 11ᵀ/t."""
+    centred = M - M.mean(axis=0, keepdims=True)
+    centred = centred - centred.mean(axis=1, keepdims=True)
+    values, vectors = np.linalg.eigh(0.5 * (centred + centred.T))
+    order = np.argsort(values)[::-1]
+    return np.maximum(values[order], 0.0), vectors[:, order]
+
+
 def round_equivalence(M: np.ndarray, k: int, random_state=0) -> np.ndarray:
     """k classes from a relaxed equivalence matrix: k-means on the scaled top k − 1 eigenvectors of HMH."""
     from sklearn.cluster import KMeans
 
     t = len(M)
-    centred = M - M.mean(axis=0, keepdims=True)
-    centred = centred - centred.mean(axis=1, keepdims=True)  # H M H
-    values, vectors = np.linalg.eigh(0.5 * (centred + centred.T))
-    top = np.argsort(values)[::-1][: max(k - 1, 1)]
-    points = vectors[:, top] * np.sqrt(np.maximum(values[top], 0.0))
     if t <= k:
         return np.arange(t) % k
+    values, vectors = _embedding(M)
+    points = vectors[:, : max(k - 1, 1)] * np.sqrt(values[: max(k - 1, 1)])
     return KMeans(n_clusters=k, n_init=10, random_state=random_state).fit_predict(points).astype(np.int64)
+
+
+def rounding_candidates(M: np.ndarray, k: int, n_random: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The k-means rounding, then ``n_random`` randomised ones (Frieze & Jerrum's max-k-cut rounding).
+
+    With HMH = VVᵀ (the centred Gram factor of M), a randomised rounding draws k Gaussian
+    directions g_1..g_k and puts example i in argmax_c ⟨v_i, g_c⟩: examples with close rows of V
+    (M_il near 1) tend to fall together. :class:`ConvexEM` keeps the candidate of lowest joint
+    objective, the criterion Viterbi EM picks its restarts by.
+    """
+    candidates = [round_equivalence(M, k, random_state=int(rng.integers(2**31)))]
+    values, vectors = _embedding(M)
+    V = vectors * np.sqrt(values)
+    for _ in range(n_random):
+        candidates.append(np.argmax(V @ rng.standard_normal((len(M), k)), axis=1).astype(np.int64))
+    return candidates

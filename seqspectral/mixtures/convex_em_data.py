@@ -58,14 +58,12 @@ class LatentDataset:
     network: DiscreteBayesNet | None = None  # the true network, where the data are sampled from one
 
 
-def random_network(structure: BayesNetStructure, random_state, *, observed_concentration: float = 0.5,
-                   hidden_concentration: float = 2.0) -> DiscreteBayesNet:
-    """Tables with rows drawn from symmetric Dirichlet distributions (see the module doc)."""
+def random_network(structure: BayesNetStructure, random_state, *, concentration: float = 1.0) -> DiscreteBayesNet:
+    """Tables with every row drawn from the symmetric Dirichlet(``concentration``) (1: uniform on the simplex)."""
     rng = np.random.default_rng(random_state)
     tables = []
     for j, card in enumerate(structure.cardinalities):
-        alpha = hidden_concentration if structure.hidden[j] else observed_concentration
-        rows = rng.dirichlet(np.full(card, alpha), size=structure.n_parent_configs(j))
+        rows = rng.dirichlet(np.full(card, concentration), size=structure.n_parent_configs(j))
         tables.append(np.maximum(rows, 1e-6) / np.maximum(rows, 1e-6).sum(axis=1, keepdims=True))
     return DiscreteBayesNet.from_probabilities(structure, tables)
 
@@ -101,7 +99,7 @@ def synth3() -> LatentDataset:
     cards = {"R1": 2, "R2": 2, "H": 3, **{f"X{i}": 2 for i in range(1, 6)}, "X6": 3}
     parents = {"H": ("R1", "R2"), **{f"X{i}": ("H",) for i in range(1, 6)}, "X6": ("H", "R1")}
     s = BayesNetStructure.from_names(cards, parents, hidden=("H",))
-    return network_dataset("synth3", random_network(s, 3, observed_concentration=0.5))
+    return network_dataset("synth3", random_network(s, 3))
 
 
 def asia() -> LatentDataset:

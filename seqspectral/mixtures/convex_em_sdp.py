@@ -4,8 +4,13 @@ Guo & Schuurmans (NIPS 2007, §4–5). For hidden values Y (t × k one-hot) only
 equivalence relation M = YYᵀ (M_il = 1 iff examples i and l share the value) matters: the
 regularised log-linear objective of a table is invariant to renaming the values. Written in
 M, each term below is *exact* at every equivalence matrix and *jointly convex*, so relaxing
-the set of equivalence matrices to {M ⪰ 0, diag M = 1, M ≥ 0} (M ≤ 1 follows) gives a convex
-program with no local minima whose value lower-bounds the objective of every assignment.
+the set of equivalence matrices of at most k classes to {diag M = 1, M ≥ 0, kM − 11ᵀ ⪰ 0}
+(M ⪰ 0 and M ≤ 1 follow) gives a convex program with no local minima whose value
+lower-bounds the objective of every assignment. The constraint kM − 11ᵀ ⪰ 0 holds at every
+M = YYᵀ with k columns (kM − 11ᵀ = Y(kI − 11ᵀ)Yᵀ, and kI − 11ᵀ ⪰ 0): it is the set of Frieze
+& Jerrum's max-k-cut relaxation, and it excludes M = I (t classes of one example each) and the
+other matrices of rank far above k that plain M ⪰ 0 allows. (Ours: the paper's exact set was
+not at hand; the earlier {M ⪰ 0, diag M = 1, M ≥ 0} is its loosest form.)
 
 Observed child x with hidden parent(s) (the paper's Theorem 1 in primal form). With the
 indicator features φ_i of the parent configuration, the kernel ΦΦᵀ is K = M ∘ E, E_il = 1
@@ -20,7 +25,7 @@ within a class). Children with the same parents share one Z block (their terms a
 
 Several hidden parents (§5). The kernel is the Hadamard product M₁ ∘ M₂ ∘ E, bilinear in
 the M's; an auxiliary equivalence matrix A stands for M₁ ∘ M₂ (the relation of the joint
-value), relaxed with A ⪰ 0, diag A = 1, max(0, M₁ + M₂ − 1) ≤ A ≤ min(M₁, M₂), the linear
+value), relaxed with k₁k₂A − 11ᵀ ⪰ 0, diag A = 1, max(0, M₁ + M₂ − 1) ≤ A ≤ min(M₁, M₂), the linear
 envelope of the product of 0/1 entries. At most two hidden parents per variable.
 
 The hidden variable's own table (parents observed; only with ``hidden_tables=True``). Its
@@ -102,12 +107,11 @@ def equivalence_program(structure: BayesNetStructure, X: np.ndarray, beta: float
     observed_col = {int(j): c for c, j in enumerate(structure.observed_index)}
     M = {h: cp.Variable((t, t), symmetric=True, name=f"M_{structure.names[h]}") for h in hidden}
     constraints = []
-    relations: list[object] = []  # every (auxiliary) equivalence matrix
+    relations: list[tuple[object, int]] = []  # every (auxiliary) equivalence matrix and its number of values
     for h, m in M.items():
         constraints += [cp.diag(m) == 1, m >= 0]
-        relations.append(m)
+        relations.append((m, structure.cardinalities[h]))
     auxiliary: dict[tuple[int, int], object] = {}
-    schur_kernels: list[object] = []  # kernels that sit in a Schur-complement PSD block
     psd_sizes: list[int] = []
     objective = 0
     constant = 0.0
@@ -133,7 +137,7 @@ def equivalence_program(structure: BayesNetStructure, X: np.ndarray, beta: float
                 a = cp.Variable((t, t), symmetric=True, name="A_" + "_".join(structure.names[h] for h in hidden_parents))
                 m1, m2 = (M[h] for h in hidden_parents)
                 constraints += [cp.diag(a) == 1, a >= 0, a <= m1, a <= m2, a >= m1 + m2 - 1]
-                relations.append(a)
+                relations.append((a, structure.cardinalities[hidden_parents[0]] * structure.cardinalities[hidden_parents[1]]))
                 auxiliary[hidden_parents] = a
             relation = auxiliary[hidden_parents]
         agreement = _observed_agreement(structure, X, children[0])
@@ -148,12 +152,9 @@ def equivalence_program(structure: BayesNetStructure, X: np.ndarray, beta: float
         objective += -cp.sum(cp.multiply(onehot, Z)) + 0.5 * beta * cp.trace(S)
         constraints.append(cp.bmat([[kernel, Z], [Z.T, S]]) >> 0)
         psd_sizes.append(t + sum(cards))
-        if agreement is None:
-            schur_kernels.append(relation)
-    for m in relations:  # M ⪰ 0, unless a Schur block on M itself implies it
-        if not any(m is kernel for kernel in schur_kernels):
-            constraints.append(m >> 0)
-            psd_sizes.append(t)
+    for m, k in relations:  # k M − 11ᵀ ⪰ 0: at most k classes (implies M ⪰ 0)
+        constraints.append(k * m - np.ones((t, t)) >> 0)
+        psd_sizes.append(t)
 
     # the hidden variables' own tables
     for h in (hidden if hidden_tables else ()):
