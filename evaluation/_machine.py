@@ -34,11 +34,14 @@ def command(script: str, argv) -> str:
 def describe(script: str, argv) -> str:
     """One paragraph: date, machine, pinning, threads, load average, command."""
     cpus = os.sched_getaffinity(0)
-    pinned = (f"pinned to CPU {_cpu_list(cpus)} (one core; another engineer's jobs run on the other)"
-              if len(cpus) == 1 else f"CPUs {_cpu_list(cpus)}")
     threads = ", ".join(f"{v}={os.environ.get(v, 'unset')}" for v in THREAD_VARS)
+    single = all(os.environ.get(v) == "1" for v in THREAD_VARS[:2])
+    if len(cpus) == 1:
+        how = (f"pinned to CPU {_cpu_list(cpus)}, {threads} (every timed side, peers' worker processes included, "
+               f"runs on that one core{' with one BLAS thread' if single else ''}; ratios compare like with like)")
+    else:
+        how = f"not pinned: CPUs {_cpu_list(cpus)} of {os.cpu_count()}, {threads}"
     load = ", ".join(f"{x:.2f}" for x in LOAD_AT_START)
     return (f"Date {datetime.date.today().isoformat()} · machine: {os.cpu_count()}-core {platform.machine()}, "
-            f"Python {platform.python_version()} · {pinned}, {threads} (every timed side, peers' "
-            f"worker processes included, runs on that one core with one BLAS thread; ratios compare like with "
-            f"like) · load average at start {load} · command: `{command(script, argv)}`")
+            f"Python {platform.python_version()} · {how} · load average at start {load} · "
+            f"command: `{command(script, argv)}`")
