@@ -1,6 +1,8 @@
 """The latent dependency-tree models: exact belief propagation and EM's E-step against brute
 force, the planted sampler against its parameters, the spectral estimator's consistency on
-planted data, its Numba recursion against a plain one, the floor rule, model files."""
+planted data, its scores against a plain recursion, exact with the true operators and a
+proper distribution (summed over every word assignment), the shrinkage limit against the
+counted bigram model, mergeable statistics, the floor rule, model files."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from seqspectral.corpus.vocabulary import Vocabulary
 from seqspectral.trees import (EMTreeModel, SpectralTreeModel, TreeError, ValenceModel,
                                branching_topologies, planted_model, tree_layout)
 from seqspectral.trees import _kernels
+from seqspectral.trees.spectral import Operators, conditional_log_probs
+from seqspectral.trees.statistics import spectral_tree_statistics
 
 #: small trees (heads, 1-based, 0 = root): dependents on both sides, several per side, two roots
 HEADS = [[0], [2, 0], [0, 1, 2], [2, 0, 2, 2, 4], [3, 3, 0, 3, 6, 4], [0, 1, 0]]
@@ -113,7 +117,7 @@ def test_spectral_estimate_is_consistent_on_planted_trees(planted):
     truth = model.log_probs(test)
     errors = {}
     for n, corpus in train.items():
-        estimate = SpectralTreeModel(4).fit(corpus)
+        estimate = SpectralTreeModel(4, shrinkage=0.0).fit(corpus)
         errors[n] = np.median(np.abs(np.exp(estimate.log_probs(test) - truth) - 1))
     assert errors[200_000] < errors[20_000]
     assert errors[200_000] < 0.1
@@ -125,53 +129,150 @@ def test_spectral_estimate_is_consistent_on_planted_trees(planted):
 
 
 def _plain_recursion(m, corpus):
-    """The scoring recursion of the module docstring, one node at a time in Python."""
+    """The scores of the module docstring (steps 4-5), one node at a time in Python: per
+    tree, the sum of log p(x_i | words before i's subtree, i's descendants)."""
+    unit = m.floor_ * m.frequencies_
+    c1 = m.c1_
     out = []
     for j in range(len(corpus)):
         a, b = corpus.offsets[j], corpus.offsets[j + 1]
         x, heads = corpus.symbols[a:b], corpus.heads[a:b]
         kids = [[c for c in range(b - a) if heads[c] == i + 1] for i in range(b - a)]
-        w, total = {}, 0.0
+        side = lambda c, i: (m.EL_, m.KL_) if c < i else (m.ER_, m.KR_)  # noqa: E731
+        w, inside, total = {}, {}, 0.0
 
         def down(i, wi):
             w[i] = wi
             for c in kids[i]:
-                down(c, (m.EL_ if c < i else m.ER_) @ wi)
+                down(c, side(c, i)[0] @ wi)
 
         def up(i):
-            nonlocal total
             v = m.emit_[x[i]]
             for c in kids[i]:
-                v = np.einsum("a,e,aec->c", up(c), v, m.KL_ if c < i else m.KR_)
+                v = np.einsum("a,e,aec->c", up(c), v, side(c, i)[1])
             rho = v @ w[i]
-            if not rho >= m.floor_[x[i]]:
-                total += np.log(m.floor_[x[i]])
-                return m.c1_
-            total += np.log(rho)
-            return v / rho
+            inside[i] = v / rho if rho > 0 else c1
+            return inside[i]
+
+        def unit_mass(g):
+            return g / (c1 @ g) if c1 @ g > 0 else None
+
+        def predict(i, state):
+            nonlocal total
+            s = state
+            for c in kids[i]:
+                E, K = side(c, i)
+                ac = unit_mass(E @ s)
+                predict(c, ac if ac is not None else (unit_mass(w[c]) if unit_mass(w[c]) is not None else w[c]))
+                t = unit_mass(np.einsum("a,aec,c->e", inside[c], K, s))
+                s = s if t is None else t
+            q = np.maximum(m.emit_ @ s, 0.0)
+            q = q / q.sum() if q.sum() > 0 else q
+            p = np.maximum(q, unit)
+            total += np.log(p[x[i]] / p.sum())
 
         for r in (t for t in range(b - a) if heads[t] == 0):
             down(r, m.cinf_)
             up(r)
+            predict(r, unit_mass(m.cinf_))
         out.append(total)
     return np.array(out)
 
 
 def test_numba_recursion_equals_plain_recursion(planted):
     _, train, test = planted
-    estimate = SpectralTreeModel(4).fit(train[20_000])
+    estimate = SpectralTreeModel(4, shrinkage=0.3, floor=0.1).fit(train[20_000])
     scores = estimate.tree_scores(test[:200])
     assert scores.n_floored > 0  # the floor rule is exercised
     np.testing.assert_allclose(scores.log_prob, _plain_recursion(estimate, test[:200]), rtol=1e-10)
 
 
-def test_floor_rule_replaces_every_factor_below_it(planted):
+def _true_operators(model, U):
+    """The operators of the module docstring in closed form from the planted parameters."""
+    G = U.T @ model.emission
+    G_inv = np.linalg.inv(G)
+    K = [np.einsum("ij,aj,jk->aik", G, G @ T, G_inv) for T in (model.left, model.right)]
+    return Operators(np.ones(len(G)) @ G_inv, G @ model.pi, G @ model.left @ G_inv, G @ model.right @ G_inv,
+                     K[0], K[1], model.emission @ G_inv)
+
+
+def test_true_operators_give_the_exact_probabilities(small_model):
+    """With the true operators every conditional is exact: the chain rule gives p(x | tree)."""
+    rng = np.random.default_rng(4)
+    corpus = _tiny(small_model, rng)
+    ops = _true_operators(small_model, rng.standard_normal((len(small_model.vocabulary), 3)))
+    frequencies = np.ones(len(small_model.vocabulary))
+    (per_token,), (n_floored,), n_reset = conditional_log_probs(ops, corpus, frequencies, (1e-300,))
+    assert n_floored == n_reset == 0
+    np.testing.assert_allclose(np.add.reduceat(per_token, corpus.offsets[:-1]), small_model.log_probs(corpus),
+                               rtol=1e-9)
+
+
+@pytest.mark.parametrize("shrinkage, tolerance", [(0.0, 0.0), (3.0, 0.03)])
+def test_scores_are_a_distribution_over_the_words(small_model, shrinkage, tolerance):
+    """Summed over every assignment of words to a topology, p̂(words | tree) is one (a poorly
+    estimated model from few trees, so that weights are floored and vectors reset)."""
+    train = small_model.sample(branching_topologies(3_000, random_state=3), random_state=4)
+    estimate = SpectralTreeModel(3, shrinkage=shrinkage, tolerance=tolerance).fit(train)
+    words = [Vocabulary.UNK_ID, *range(Vocabulary.N_RESERVED, len(small_model.vocabulary))]  # no end marker
+    floored = 0
+    for heads in ([2, 0, 2, 2], [0, 1, 1, 3], [3, 3, 0, 3]):
+        assignments = np.array(list(itertools.product(words, repeat=len(heads))), np.int32)
+        corpus = Corpus(assignments.ravel(), np.arange(len(assignments) + 1) * len(heads), small_model.vocabulary,
+                        np.tile(np.array(heads, np.int32), len(assignments)))
+        scores = estimate.tree_scores(corpus)
+        floored += scores.n_floored
+        assert np.exp(scores.log_prob).sum() == pytest.approx(1.0, abs=1e-9)
+    assert floored > 0
+
+
+def test_full_shrinkage_is_the_observed_bigram_model():
+    """With the identity U and a large λ, the operators are those of the fully observed
+    head-dependent bigram model: the scores equal its likelihood, counted directly."""
+    model = planted_model(3, 4, random_state=2, emission_concentration=1.0)
+    corpus = model.sample(branching_topologies(20_000, random_state=1), random_state=2)
+    estimate = SpectralTreeModel(representation="identity", shrinkage=1e4, tolerance=1e-12,
+                                 floor=1e-12).fit(corpus)
+    lay = tree_layout(corpus)
+    x = corpus.symbols
+    n = len(model.vocabulary)
+    log_p = np.zeros(len(x))
+    root = np.bincount(x[lay.parent < 0], minlength=n)
+    log_p[lay.parent < 0] = np.log(root[x[lay.parent < 0]] / root.sum())
+    for side in (0, 1):
+        arcs = np.flatnonzero((lay.parent >= 0) & (lay.is_left == side))
+        pairs = np.zeros((n, n))
+        np.add.at(pairs, (x[arcs], x[lay.parent[arcs]]), 1.0)
+        log_p[arcs] = np.log((pairs / pairs.sum(axis=0).clip(1))[x[arcs], x[lay.parent[arcs]]])
+    np.testing.assert_allclose(estimate.log_probs(corpus), np.add.reduceat(log_p, corpus.offsets[:-1]), rtol=1e-4)
+
+
+def test_statistics_add_up_and_fit_alike(planted):
     _, train, test = planted
-    estimate = SpectralTreeModel(4, floor=1e9).fit(train[20_000])  # every node factor is below
-    scores = estimate.tree_scores(test)
-    assert scores.n_floored == scores.n_nodes == test.n_tokens
-    per_token = np.log(estimate.floor_[test.symbols])
-    np.testing.assert_allclose(scores.log_prob, np.add.reduceat(per_token, test.offsets[:-1]))
+    corpus = train[20_000]
+    half = len(corpus) // 2
+    parts = spectral_tree_statistics(corpus[:half]) + spectral_tree_statistics(corpus[half:])
+    whole = spectral_tree_statistics(corpus)
+    for key, (codes, counts) in whole.contexts.items():
+        np.testing.assert_array_equal(parts.contexts[key][0], codes)
+        np.testing.assert_array_equal(parts.contexts[key][1], counts)
+    np.testing.assert_array_equal(parts.valence, whole.valence)
+    from_counts = SpectralTreeModel(4).fit_statistics(parts, corpus.vocabulary)
+    np.testing.assert_allclose(from_counts.log_probs(test), SpectralTreeModel(4).fit(corpus).log_probs(test),
+                               rtol=1e-9)
+    np.testing.assert_array_equal(from_counts.topology_log_probs(test),
+                                  ValenceModel().fit(corpus).log_probs(test))
+
+
+def test_auto_values_are_chosen_on_held_out_trees(planted):
+    _, train, test = planted
+    auto = SpectralTreeModel(4, shrinkage="auto", floor="auto").fit(train[20_000])
+    table = auto.selection_.table
+    assert len(table) == 5 * 6 and auto.selection_.on.startswith("held-out")
+    best = max(table, key=lambda row: row["score"])
+    assert (auto.shrinkage_, auto.floor_) == (best["shrinkage"], best["floor"])
+    chosen = SpectralTreeModel(4, shrinkage=auto.shrinkage_, floor=auto.floor_).fit(train[20_000])
+    np.testing.assert_array_equal(auto.log_probs(test), chosen.log_probs(test))  # refitted on every tree
 
 
 def test_em_climbs_and_reaches_the_planted_likelihood(planted):
@@ -220,7 +321,7 @@ def test_embedding_representation_with_unknown_words(planted):
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(40)]  # w40..w49 have no vector: the shared unknown vector
     vectors = model.emission[2:42] @ rng.standard_normal((4, 6)) + 0.01 * rng.standard_normal((40, 6))
-    estimate = SpectralTreeModel(4, representation=(words, vectors)).fit(train[200_000])
+    estimate = SpectralTreeModel(4, representation=(words, vectors), shrinkage=0.0).fit(train[200_000])
     assert estimate.representation_info_["n_covered"] == 40
     truth = model.log_probs(test)
     assert np.median(np.abs(np.exp(estimate.log_probs(test) - truth) - 1)) < 0.2
@@ -250,7 +351,7 @@ def test_long_trees_do_not_underflow(planted):
         root = int(np.flatnonzero(heads == 0)[0])
         assert exact[j] < -745  # exp() of it underflows to 0 in doubles
         np.testing.assert_allclose(exact[j], np.logaddexp.reduce(np.log(model.pi) + log_beta(root)), rtol=1e-10)
-    estimate = SpectralTreeModel(4).fit(train[200_000])
+    estimate = SpectralTreeModel(4, shrinkage=0.0).fit(train[200_000])
     spectral = estimate.log_probs(long)
     assert np.all(np.isfinite(spectral))
     np.testing.assert_allclose(spectral, _plain_recursion(estimate, long), rtol=1e-10)

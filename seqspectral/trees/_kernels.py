@@ -1,5 +1,5 @@
-"""Numba kernels of the dependency-tree models: tree layout, the spectral bottom-up
-recursion, exact belief propagation, EM expected counts and sampling.
+"""Numba kernels of the dependency-tree models: tree layout, the spectral model's
+predictive states, exact belief propagation, EM expected counts and sampling.
 
 Every kernel takes a whole corpus as flat arrays (``symbols`` int32, ``heads`` int32
 1-based within the sentence with 0 = root, ``offsets`` int64) plus the layout of
@@ -78,7 +78,7 @@ def tree_layout(heads, offsets):
 
 @njit(cache=True)
 def _times_tensor(out, v, coef, K):
-    """out = sum_a coef[a] (v K[a]) (row vector v; K is k x k x k)."""
+    """out = sum_a coef[a] (v K[a]): the row vector v times the operator of ``coef``."""
     k = len(v)
     out[:] = 0.0
     for a in range(k):
@@ -94,24 +94,59 @@ def _times_tensor(out, v, coef, K):
 
 
 @njit(cache=True)
-def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child_list,
-                    c1, cinf, EL, ER, KL, KR, emit, floor, out):
-    """The bottom-up recursion of the observable tree model over a whole corpus.
+def _tensor_times(out, coef, K, s):
+    """out = sum_a coef[a] (K[a] s): the operator of ``coef`` times the column vector s."""
+    k = len(s)
+    out[:] = 0.0
+    for a in range(k):
+        ca = coef[a]
+        if ca == 0.0:
+            continue
+        for e in range(k):
+            acc = 0.0
+            for c in range(k):
+                acc += K[a, e, c] * s[c]
+            out[e] += ca * acc
 
-    Per node i: ``v = emit[x_i]``, then ``v <- sum_a b(c)[a] v K_d(c)[a]`` for each
-    dependent c in sentence order. The factor ``rho_i = v w_i`` (``w`` the state-marginal
-    vector: ``cinf`` at a root, ``E_d w_head`` below) is positive for an exact model;
-    ``rho_i < floor[x_i]`` (NaN included) is replaced by ``floor[x_i]`` and the node
-    passes up the uninformative vector ``c1``; otherwise ``b(i) = v / rho_i``.
-    ``out[s]`` = the sum of log rho_i over sentence s. Returns the number of floored nodes.
+
+@njit(cache=True)
+def _unit_mass(v, c1):
+    """v scaled so that c1 v = 1; False (v untouched) when c1 v is not positive."""
+    z = 0.0
+    for c in range(len(v)):
+        z += c1[c] * v[c]
+    if not z > 0.0 or not np.isfinite(z):
+        return False
+    for c in range(len(v)):
+        v[c] /= z
+    return True
+
+
+@njit(cache=True)
+def spectral_states(symbols, offsets, parent, is_left, order, child_start, child_list,
+                    c1, cinf, EL, ER, KL, KR, emit, states):
+    """The predictive state of every word of a corpus under the observable tree model.
+
+    Three passes per sentence (module ``spectral``, step 5): the state marginals ``w``
+    top-down (``cinf`` at a root, ``E_d w_head`` below); the inside rows ``b`` bottom-up
+    (``emit[x_i]`` times the operator of each dependent's row, scaled so that ``b w = 1``;
+    the uninformative ``c1`` where that is not positive); then, top-down, the state of
+    each word given every word before it in the order "dependents' subtrees in sentence
+    order, then the word itself": ``a`` at a root is ``cinf``, a dependent gets
+    ``E_d s``, where s starts at its head's ``a`` and takes the operator of each earlier
+    dependent's row; a word's final s (all its dependents taken) goes to ``states[i]``.
+    Every a and s is scaled to ``c1 s = 1``; one whose mass is not positive is replaced
+    (a: by the marginal w; s: the step is skipped) and counted. Returns that count.
     """
     k = len(c1)
     n = len(symbols)
     b = np.empty((n, k))
     w = np.empty((n, k))
+    a = np.empty((n, k))
     v = np.empty(k)
+    s = np.empty(k)
     tmp = np.empty(k)
-    n_floored = 0
+    n_reset = 0
     for j in range(len(offsets) - 1):
         lo = offsets[j]
         hi = offsets[j + 1]
@@ -124,12 +159,11 @@ def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child
             else:
                 E = EL if is_left[i] else ER
                 for r in range(k):
-                    s = 0.0
+                    acc = 0.0
                     for c in range(k):
-                        s += E[r, c] * w[g, c]
-                    w[i, r] = s
-        total = 0.0
-        for q in range(hi - 1, lo - 1, -1):  # inside vectors, bottom-up
+                        acc += E[r, c] * w[g, c]
+                    w[i, r] = acc
+        for q in range(hi - 1, lo - 1, -1):  # inside rows, bottom-up
             i = order[q]
             x = symbols[i]
             for c in range(k):
@@ -141,17 +175,43 @@ def spectral_inside(symbols, offsets, parent, is_left, order, child_start, child
             rho = 0.0
             for c in range(k):
                 rho += v[c] * w[i, c]
-            if not rho >= floor[x]:
-                n_floored += 1
-                total += np.log(floor[x])
-                for c in range(k):
-                    b[i, c] = c1[c]
-            else:
-                total += np.log(rho)
+            if rho > 0.0 and np.isfinite(rho):
                 for c in range(k):
                     b[i, c] = v[c] / rho
-        out[j] = total
-    return n_floored
+            else:
+                n_reset += 1
+                for c in range(k):
+                    b[i, c] = c1[c]
+        for q in range(lo, hi):  # predictive states, top-down
+            i = order[q]
+            if parent[i] < 0:
+                for c in range(k):
+                    a[i, c] = cinf[c]
+                if not _unit_mass(a[i], c1):
+                    n_reset += 1
+            for c in range(k):
+                s[c] = a[i, c]
+            for p in range(child_start[i], child_start[i + 1]):
+                ch = child_list[p]
+                E = EL if is_left[ch] else ER
+                for r in range(k):
+                    acc = 0.0
+                    for c in range(k):
+                        acc += E[r, c] * s[c]
+                    a[ch, r] = acc
+                if not _unit_mass(a[ch], c1):
+                    n_reset += 1
+                    for c in range(k):
+                        a[ch, c] = w[ch, c]
+                    _unit_mass(a[ch], c1)
+                _tensor_times(tmp, b[ch], KL if is_left[ch] else KR, s)
+                if _unit_mass(tmp, c1):
+                    s[:] = tmp
+                else:
+                    n_reset += 1
+            for c in range(k):
+                states[i, c] = s[c]
+    return n_reset
 
 
 @njit(cache=True)

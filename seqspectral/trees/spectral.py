@@ -5,15 +5,15 @@ The model (their Eq. 2; :mod:`seqspectral.trees.planted`): hidden states h_i ∈
 words attached to the root, T_L / T_R (m x m, column = the head's state) for every left /
 right dependent — each drawn independently of its siblings, so a word may have any number
 of dependents on each side, or none — and O (n x m) for the words. The number scored is
-**p(words | tree topology)**: heads and word order are given, not generated (the optional
+**p(words | tree topology)**, a proper distribution over the words of the vocabulary given
+the topology: heads and word order are given, not generated (the optional
 :mod:`topology <seqspectral.trees.topology>` term scores them separately).
 
 Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's Sec. 3.2);
 G = U^T O (k x m), assumed invertible; ⁺ is the pseudo-inverse (singular values below
-``tolerance`` times the largest dropped: a regulariser for data the model fits only
-approximately; it leaves well-conditioned planted moments untouched). The labels S1-S6
-are this module's; the paper's §3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we read
-them, our c_1, c_∞, E_L, E_R and the products with K_d and d(x) of step 4.
+``tolerance`` times the largest dropped). The labels S1-S7 are this module's; the paper's
+§3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we read them, our c_1, c_∞, E_L, E_R and
+the products with K_d and d(x) of step 4.
 
 1. Views of a state. Given the state h of word i, these are independent:
    W, its own word, with E[U^T e_{x_i} | h] = G e_h;
@@ -41,6 +41,15 @@ them, our c_1, c_∞, E_L, E_R and the products with K_d and d(x) of step 4.
        E_d    = P^d_{D,Z} (P^d_{W,Z})⁺     = G T_d G^{-1}                        (S2)
        c_1^T  = (ν^L + ν^R)^T (P^L_{W,Z} + P^R_{W,Z})⁺ = 1^T G^{-1}                (S3)
 
+   Shrinkage (S7). Real treebanks satisfy step 1 only roughly, and the contexts are weak
+   instruments for W: the ratios then amplify the violations. ``shrinkage`` = λ appends
+   a third block λ U^T e_{x_i} — the head's own word — to every z. That view is not
+   independent of W given h, so λ > 0 biases the operators towards the model whose
+   state is the projected word itself (with the identity U and k = |symbols|: the
+   fully observed head-dependent bigram model, where (S1)-(S3) hold exactly); λ = 0 is
+   the consistent estimator. λ, like ``tolerance`` and ``floor``, can be chosen on
+   held-out trees (``"auto"``).
+
 3. Emissions from every occurrence. As a dependent, with its head as the context: over
    all arcs (head word p, dependent word c), J = Σ_arcs E[e_{h_head} e_{h_dep}^T],
    Ψ = Σ U^T e_p (U^T e_c)^T = G J G^T (the paper's Ψ_L + Ψ_R, as we read it) and
@@ -52,30 +61,47 @@ them, our c_1, c_∞, E_L, E_R and the products with K_d and d(x) of step 4.
        d(x) = [φ_x^T, P^L_{W=x,Z}, P^R_{W=x,Z}] [Ψ^T, P^L_{W,Z}, P^R_{W,Z}]⁺             (S4)
 
    (least squares over every occurrence of x; each block divided by its number of
-   events). The root vector is c_∞ = G π = the mean U^T e_x over root attachments
+   events). With the identity U, G holds the rows of O of the seen symbols, so
+   d(x) = O_{x,:} G^{-1} = U[x] exactly and S4 is not needed (its truncated
+   pseudo-inverse would only lose the directions of rare symbols). The root vector is c_∞ = G π = the mean U^T e_x over root attachments
    (S5). UNK gets the mean d(x) of the words seen once (a shared unknown vector).
 
-4. Scoring (the paper's Eq. 4-5 and Algorithm 1). Let β_i(h) = p(words of the subtree of
+4. Operators (the paper's Eq. 4-5 and Algorithm 1). Let β_i(h) = p(words of the subtree of
    i | h_i = h): β_i = O_{x_i} ∘ Π_c u_c with the dependent's message u_c = T_{d(c)}^T β_c.
-   Represent a function f of the state by the row f^T G^{-1}: then O_x is d(x), the
-   constant 1 is c_1, and multiplying by u_c is v ↦ Σ_a b_c[a] v K_{d(c)}[a] where b_c
-   represents β_c. Hence, bottom-up, dependents in sentence order:
+   Represent a function f of the state by the row f^T G^{-1} and a measure μ on the states
+   by the column G μ: O_x is the row d(x), the constant 1 the row c_1, π the column c_∞,
+   the dependent's prior T_d μ the column E_d G μ, and multiplying by u_c is, on rows,
+   v ↦ Σ_a b_c[a] v K_{d(c)}[a] and, on columns, g ↦ Σ_a b_c[a] K_{d(c)}[a] g, where b_c
+   (a row) represents β_c. Bottom-up, dependents in sentence order:
 
-       v = d(x_i);   v ← Σ_a b_c[a] v K_{d(c)}[a] for every dependent c;   b_i = v,
+       b_i ∝ d(x_i) Π_c (Σ_a b_c[a] K_{d(c)}[a])                                    (S6)
 
-   and p(x | τ) = Π_{root attachments r} b_r c_∞ (S6).
+5. Scoring: a proper distribution by the chain rule (DESIGN, "Definitions"). The words
+   are predicted in post-order — each word after the subtrees of its dependents, those
+   in sentence order — so word i is predicted given E_i (everything before its subtree)
+   and its own descendants. The column a_i = G p(h_i, E_i) (up to scale) is c_∞ at a
+   root; a dependent c gets a_c = E_d s, where s = a_head multiplied by the messages of
+   the head's dependents before c (step 4, on columns); after all of i's dependents,
+   s_i = G p(h_i, E_i, descendants of i), and
 
-5. Rescaling and the floor rule. Each b_i is divided by ρ_i = b_i w_i, w_i = G π_i the
-   marginal of node i's state (w = c_∞ at a root, w_c = E_{d(c)} w_head below), so
-   log p(x | τ) = Σ_i log ρ_i without underflow. For the exact model
-   ρ_i = p(subtree_i) / Π_c p(subtree_c) > 0; an estimate can make it ≤ 0 or tiny: a ρ_i
-   below ``floor`` times the training frequency of x_i (NaN included) is replaced by that
-   value, the node passes up c_1 (its subtree then tells its head nothing, as if
-   marginalised out), and it is counted (``TreeScores.n_floored``). No whole-tree floor.
+       q_i(x) = d(x) s_i ∝ p(x_i = x | E_i, descendants of i).                       (S7')
 
-Costs: scoring k^3 per arc, one Numba pass over the whole corpus. Training: counts of the
-distinct symbol pairs and triples (head, dependent, context word) projected by U
-(``counting``'s ``project_triples``), a few k x 2k pseudo-inverses and one n x 5k product.
+   For the exact model the product of these conditionals is p(x | τ). For an estimate,
+   q_i may have negative entries and need not sum to one, so each is made a distribution
+   over the vocabulary (all symbols but the end marker): negative weights set to 0,
+   divided by the positive mass, then floored at ``floor`` times the word's training
+   frequency and renormalised — the rule of the sequence models with a floor that
+   follows word frequency, so the mass it adds stays below ``floor`` however large the
+   vocabulary. A node whose own weight was floored is counted
+   (``TreeScores.n_floored``); a propagated column or message whose mass c_1 g is not
+   positive is replaced (``a_c`` by the state marginal, a message by none) and counted
+   (``TreeScores.n_reset``). No whole-tree floor; every vector is scaled to c_1 g = 1.
+
+Costs: scoring 2k^3 per arc in one Numba pass over the corpus, then one n x k product per
+word (the normalisation over the vocabulary; BLAS, in chunks). Training: counts of the
+distinct (head, dependent, context word) triples (:mod:`.statistics`, mergeable across
+shards) projected by U (``counting``'s ``project_triples``), a few k x 3k pseudo-inverses
+and one n x 7k product.
 """
 
 from __future__ import annotations
@@ -85,27 +111,49 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real
+from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
 from seqspectral.corpus.vocabulary import Vocabulary
 
 from . import _kernels
 from .layout import tree_layout
 from .representation import representation_matrix
+from .statistics import SpectralTreeStatistics, spectral_tree_statistics
 from .topology import ValenceModel
+
+#: values tried for ``"auto"`` (on held-out trees, through ``selection.grid_search``)
+TOLERANCE_GRID = (0.01, 0.03, 0.1, 0.3)
+SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0)
+FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
+#: rows of the per-word conditionals computed at once (times the vocabulary size)
+_CHUNK_CELLS = 1 << 21
 
 
 class TreeScores(NamedTuple):
-    """Natural-log p(words | tree) per tree, and the floored nodes among ``n_nodes``."""
+    """Natural-log p(words | tree) per tree; the nodes whose own conditional was floored
+    and the propagated vectors replaced (module docstring, step 5), among ``n_nodes``."""
 
     log_prob: np.ndarray
     n_floored: int
     n_nodes: int
+    n_reset: int = 0
 
 
 class SpectralTreeError(ValueError):
     """Training trees that cannot give the moments (the message says which)."""
 
     user_facing = True
+
+
+class Operators(NamedTuple):
+    """The observable operators of steps 2-4: c_1, c_∞, E_L, E_R, K_L, K_R, d (n x k)."""
+
+    c1: np.ndarray
+    cinf: np.ndarray
+    EL: np.ndarray
+    ER: np.ndarray
+    KL: np.ndarray
+    KR: np.ndarray
+    emit: np.ndarray
 
 
 def _representation(v) -> str | None:
@@ -121,65 +169,122 @@ class SpectralTreeModel(Estimator):
 
     ``dim`` — k, the number of hidden dimensions (default: the number of symbols for the
     identity representation, else 16); ``representation`` — U (see
-    :mod:`.representation`); ``floor`` — the floor factor of rule 5 of the module
-    docstring; ``tolerance`` — singular values of the moments inverted (P_{W,Z}, Ψ) below
-    this fraction of the largest are dropped from their pseudo-inverses: 0 is the plain
-    estimator; the default 0.1 regularises real treebanks, which the model fits only
-    approximately (on EWT UPOS, dev: floored node factors 34% -> 1.1%, gold tree above a
-    re-attached copy 47% -> 87%); planted models with well-conditioned moments are
-    unaffected.
+    :mod:`.representation`); ``tolerance`` — singular values of the moments inverted
+    below this fraction of the largest are dropped from their pseudo-inverses (0: the
+    plain estimator); ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
+    ``floor`` — the floor of step 5, a fraction of the word's training frequency. Each of
+    the last three may be ``"auto"``: chosen on held-out trees (``dev`` when given to
+    ``fit``, else a seeded 20% of the training trees, ``random_state``) by per-word
+    log-likelihood, then refitted on all the training trees. The defaults are the values
+    this selection chose on EWT train (UPOS, identity U, k = 17, 20% held out); on data
+    the model fits exactly (planted trees) use ``shrinkage=0``, the consistent estimator.
     Fitted: ``vocabulary_``, ``U_``, ``representation_info_``, the operators
-    ``c1_, cinf_, EL_, ER_, KL_, KR_, emit_``, ``floor_`` (per symbol), ``n_events_``
-    (the arcs), ``topology_`` (:class:`~.topology.ValenceModel`).
+    ``c1_, cinf_, EL_, ER_, KL_, KR_, emit_``, ``tolerance_``, ``shrinkage_``, ``floor_``
+    (the values used), ``frequencies_`` (per symbol, the floor's unit), ``n_events_`` (the
+    arcs), ``topology_`` (:class:`~.topology.ValenceModel`), ``selection_`` (a
+    ``SelectionResult``, None when nothing was chosen).
     """
 
     kind = "spectral_tree_model"
     _parameter_checks = {"dim": either(one_of(None), integer(1)), "representation": _representation,
-                         "floor": real(0, open_low=True), "tolerance": real(0, 1, open_high=True)}
+                         "floor": either(one_of("auto"), real(0, open_low=True)),
+                         "tolerance": either(one_of("auto"), real(0, 1, open_high=True)),
+                         "shrinkage": either(one_of("auto"), real(0)), "random_state": seed}
 
-    def __init__(self, dim: int | None = None, *, representation="svd", floor: float = 1e-3,
-                 tolerance: float = 0.1):
+    def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, tolerance=0.03,
+                 shrinkage=3.0, random_state=0):
         self.dim = dim
         self.representation = representation
         self.floor = floor
         self.tolerance = tolerance
+        self.shrinkage = shrinkage
+        self.random_state = random_state
 
-    def fit(self, corpus) -> "SpectralTreeModel":
-        """Estimate the operators from the trees of ``corpus`` (a Corpus with heads)."""
-        from seqspectral.counting.trees import tree_statistics
+    def _selects(self) -> bool:
+        return "auto" in (self.floor, self.tolerance, self.shrinkage)
+
+    def fit(self, corpus, dev=None) -> "SpectralTreeModel":
+        """Estimate the operators from the trees of ``corpus`` (a Corpus with heads and a
+        vocabulary); ``"auto"`` values are chosen on ``dev`` (else on a held-out part of
+        ``corpus``, then refitted on all of it)."""
+        from seqspectral.selection import held_out_split
 
         self._validate_params()
         if corpus.vocabulary is None:
             raise SpectralTreeError("the training corpus needs a vocabulary")
-        lay = tree_layout(corpus)
-        stats = tree_statistics(corpus, n_symbols=len(corpus.vocabulary))
-        if stats.root.sum() == 0:
+        n_symbols = len(corpus.vocabulary)
+        if not self._selects():
+            return self.fit_statistics(spectral_tree_statistics(corpus, n_symbols), corpus.vocabulary)
+        fit_part, held, on = held_out_split(corpus, dev, self.random_state)
+        stats = spectral_tree_statistics(fit_part, n_symbols)
+        self.fit_statistics(stats, corpus.vocabulary, held_out=held, on=on)
+        if dev is None and held is not corpus:  # refit the chosen values on every training tree
+            self._estimate(stats + spectral_tree_statistics(held, n_symbols), corpus.vocabulary,
+                           **self.selection_.chosen)
+        return self
+
+    def fit_statistics(self, stats: SpectralTreeStatistics, vocabulary, held_out=None,
+                       on: str = "held-out trees") -> "SpectralTreeModel":
+        """Estimate from counted (e.g. sharded, summed) statistics over ``vocabulary``;
+        ``"auto"`` values need ``held_out`` trees (a Corpus encoded in ``vocabulary``)."""
+        from threadpoolctl import threadpool_limits
+
+        self._validate_params()
+        with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only cost here
+            if not self._selects():
+                self.selection_ = None
+                return self._estimate(stats, vocabulary, tolerance=self.tolerance, shrinkage=self.shrinkage,
+                                      floor=self.floor)
+            if held_out is None:
+                raise SpectralTreeError("choosing tolerance, shrinkage or floor ('auto') needs held-out trees")
+            return self._select(stats, vocabulary, held_out, on)
+
+    def _select(self, stats, vocabulary, held_out, on: str) -> "SpectralTreeModel":
+        from functools import cache
+
+        from seqspectral.selection import grid_search
+
+        tolerances = TOLERANCE_GRID if self.tolerance == "auto" else (self.tolerance,)
+        shrinkages = SHRINKAGE_GRID if self.shrinkage == "auto" else (self.shrinkage,)
+        floors = FLOOR_GRID if self.floor == "auto" else (self.floor,)
+        U, info, moments = self._moments(stats, vocabulary)
+        held_out = _encode(held_out, vocabulary)
+        frequencies = _frequencies(stats)
+
+        @cache
+        def scored(tolerance, shrinkage):
+            ops = operators(moments, U, stats, tolerance, shrinkage, info["kind"] == "identity")
+            per_token, _, _ = conditional_log_probs(ops, held_out, frequencies, floors)
+            return [float(lp.sum() / max(held_out.n_tokens, 1)) for lp in per_token]
+
+        result = grid_search({"tolerance": tolerances, "shrinkage": shrinkages, "floor": floors},
+                             lambda tolerance, shrinkage, floor: scored(tolerance, shrinkage)[floors.index(floor)], on)
+        self._estimate(stats, vocabulary, **result.chosen, prepared=(U, info, moments))
+        self.selection_ = result
+        return self
+
+    def _moments(self, stats, vocabulary):
+        if stats.trees.root.sum() == 0:
             raise SpectralTreeError("the training trees have no root attachment")
-        U, info = representation_matrix(self.representation, stats, corpus.vocabulary, self.dim)
-        moments = {side: side_moments(corpus, lay, U, side) for side in (1, 0)}  # left, right
+        U, info = representation_matrix(self.representation, stats.trees, vocabulary, self.dim)
+        moments = {side: side_moments(stats, U, side) for side in ("left", "right")}
         if any(m is None for m in moments.values()):
             raise SpectralTreeError("the training trees have no dependent on one side; the spectral tree model "
                                     "needs both left and right dependents")
-        (WZ_L, DZ_L, T_L, nu_L, xZ_L), (WZ_R, DZ_R, T_R, nu_R, xZ_R) = moments[1], moments[0]
-        WZ_L_inv, WZ_R_inv = _pinv(WZ_L, self.tolerance), _pinv(WZ_R, self.tolerance)
-        self.KL_ = np.ascontiguousarray(T_L @ WZ_L_inv)
-        self.KR_ = np.ascontiguousarray(T_R @ WZ_R_inv)
-        self.EL_ = np.ascontiguousarray(DZ_L @ WZ_L_inv)
-        self.ER_ = np.ascontiguousarray(DZ_R @ WZ_R_inv)
-        self.c1_ = (nu_L + nu_R) @ _pinv(WZ_L + WZ_R, self.tolerance)
-        self.cinf_ = U.T @ stats.root / stats.root.sum()
-        arcs = (stats.left + stats.right).tocsr().astype(np.float64) / max(stats.n_tokens - stats.root.sum(), 1)
-        psi_t = U.T @ (arcs @ U)  # Ψ^T: dependent x head
-        emit = np.hstack([arcs @ U, xZ_L, xZ_R]) @ _pinv(np.hstack([psi_t, WZ_L, WZ_R]), self.tolerance)
-        once = np.flatnonzero(stats.unigram == 1)
-        emit[Vocabulary.UNK_ID] = emit[once].mean(axis=0) if len(once) else 0.0
-        self.emit_ = np.ascontiguousarray(emit)
-        self.floor_ = self.floor * np.maximum(stats.unigram, 1) / max(stats.n_tokens, 1)
+        return U, info, moments
+
+    def _estimate(self, stats, vocabulary, tolerance, shrinkage, floor, prepared=None) -> "SpectralTreeModel":
+        U, info, moments = prepared or self._moments(stats, vocabulary)
+        ops = operators(moments, U, stats, tolerance, shrinkage, info["kind"] == "identity")
+        for name, value in ops._asdict().items():
+            setattr(self, name + "_", value)
+        self.tolerance_, self.shrinkage_, self.floor_ = float(tolerance), float(shrinkage), float(floor)
+        self.frequencies_ = _frequencies(stats)
         self.U_ = U
         self.representation_info_ = info
-        self.n_events_ = int(stats.left.sum() + stats.right.sum())
-        self.vocabulary_ = corpus.vocabulary
-        self.topology_ = ValenceModel().fit(corpus)
+        self.n_events_ = int(stats.trees.left.sum() + stats.trees.right.sum())
+        self.vocabulary_ = vocabulary
+        self.topology_ = ValenceModel().fit_counts(stats.valence)
         return self
 
     # -- scoring -----------------------------------------------------------------------
@@ -187,16 +292,19 @@ class SpectralTreeModel(Estimator):
         if not hasattr(self, "KL_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
+    @property
+    def operators_(self) -> Operators:
+        return Operators(self.c1_, self.cinf_, self.EL_, self.ER_, self.KL_, self.KR_, self.emit_)
+
     def tree_scores(self, corpus) -> TreeScores:
-        """log p(words | tree) of every tree of ``corpus`` with the floored-node count."""
+        """log p(words | tree) of every tree of ``corpus``, with the floored and reset counts."""
         self._check_fitted()
         corpus = _encode(corpus, self.vocabulary_)
-        lay = tree_layout(corpus)
-        out = np.empty(len(corpus))
-        n_floored = _kernels.spectral_inside(
-            corpus.symbols, corpus.offsets, *lay, self.c1_, self.cinf_, self.EL_, self.ER_, self.KL_,
-            self.KR_, self.emit_, self.floor_, out)
-        return TreeScores(out, int(n_floored), corpus.n_tokens)
+        (per_token,), (n_floored,), n_reset = conditional_log_probs(self.operators_, corpus, self.frequencies_,
+                                                                    (self.floor_,))
+        sentence = np.repeat(np.arange(len(corpus)), np.diff(corpus.offsets))
+        log_prob = np.bincount(sentence, weights=per_token, minlength=len(corpus))  # a tree's sum alone
+        return TreeScores(log_prob, int(n_floored), corpus.n_tokens, int(n_reset))
 
     def log_probs(self, corpus) -> np.ndarray:
         """The per-item scorer protocol: natural-log p(words | tree) per tree, in order."""
@@ -212,14 +320,18 @@ class SpectralTreeModel(Estimator):
         return float(self.log_probs(corpus).sum() / max(corpus.n_tokens, 1))
 
     # -- model files -------------------------------------------------------------------
-    _ARRAYS = ("c1_", "cinf_", "EL_", "ER_", "KL_", "KR_", "emit_", "floor_", "U_")
+    _ARRAYS = ("c1_", "cinf_", "EL_", "ER_", "KL_", "KR_", "emit_", "frequencies_", "U_")
 
     def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         self._check_fitted()
-        representation = self.representation if isinstance(self.representation, str) else "embeddings"
-        header = {"dim": self.dim, "representation": representation, "floor": self.floor, "tolerance": self.tolerance,
-                  "representation_info": self.representation_info_, "n_events": self.n_events_,
-                  "vocabulary": self.vocabulary_.to_json(), "reading": getattr(self, "reading_", None)}
+        params = self.json_params()
+        if not isinstance(self.representation, str):
+            params["representation"] = "embeddings"
+        header = {"params": params, "tolerance_": self.tolerance_, "shrinkage_": self.shrinkage_,
+                  "floor_": self.floor_, "representation_info": self.representation_info_,
+                  "n_events": self.n_events_, "vocabulary": self.vocabulary_.to_json(),
+                  "reading": getattr(self, "reading_", None),
+                  "selection": None if self.selection_ is None else self.selection_.to_json()}
         arrays = {name.rstrip("_"): getattr(self, name) for name in self._ARRAYS}
         header["topology"], topo_arrays = self.topology_.to_state()
         arrays.update({f"topology/{k}": v for k, v in topo_arrays.items()})
@@ -227,69 +339,144 @@ class SpectralTreeModel(Estimator):
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]) -> "SpectralTreeModel":
-        representation = header["representation"]
-        model = cls(header["dim"], representation=representation, floor=header["floor"],
-                    tolerance=header["tolerance"])
+        from seqspectral.selection import SelectionResult
+        from seqspectral.serialize import ModelFileError
+
+        if "params" not in header:
+            raise ModelFileError("a spectral tree model written by an earlier version (improper scores): "
+                                 "train it again")
+        params = dict(header["params"])
+        random_state = params.pop("random_state")
+        model = cls(**params, random_state=random_state if not isinstance(random_state, str) else 0)
         for name in cls._ARRAYS:
             setattr(model, name, np.ascontiguousarray(arrays[name.rstrip("_")]))
+        model.tolerance_, model.shrinkage_, model.floor_ = header["tolerance_"], header["shrinkage_"], header["floor_"]
         model.representation_info_ = header["representation_info"]
         model.n_events_ = header["n_events"]
         model.vocabulary_ = Vocabulary.from_json(header["vocabulary"])
         model.reading_ = header.get("reading")
+        model.selection_ = None if header["selection"] is None else SelectionResult.from_json(header["selection"])
         model.topology_ = ValenceModel.from_state(
             header["topology"], {k[len("topology/"):]: v for k, v in arrays.items() if k.startswith("topology/")})
         return model
 
 
-def side_moments(corpus, lay, U, side: int):
-    """(P_{W,Z}, P_{D,Z}, P_{W,D,Z} as k x k x 2k indexed [a, :, :] by the dependent's
-    dimension, ν, P_{W=x,Z} as n_symbols x 2k) over the arcs whose dependent stands on
-    ``side`` (1 left, 0 right) of its head, each divided by the number of arcs (module
-    docstring, steps 2-3); None when there is no such arc. The two blocks of Z (the head's
-    head, the head's nearest dependent on the other side) are projected separately from
-    counts of symbol pairs and triples, never from a table over events."""
-    from seqspectral.counting._kernels import tree_links
+# -- estimation ------------------------------------------------------------------------------
+class SideMoments(NamedTuple):
+    """The moments of step 2 for one side, the context blocks [head, sibling, own word]
+    side by side (own word at weight 1), each divided by the number of arcs on the side:
+    P_{W,Z} (k x 3k), P_{D,Z} (k x 3k), P_{W,D,Z} (k x k x 3k, indexed [a] by the
+    dependent's dimension), ν (3k) and P_{W=x,Z} (n_symbols x 3k)."""
 
-    _, near_left, near_right, _ = tree_links(corpus.heads, corpus.offsets)
-    dep = np.flatnonzero((lay.parent >= 0) & (lay.is_left == side))
-    if len(dep) == 0:
+    WZ: np.ndarray
+    DZ: np.ndarray
+    WDZ: np.ndarray
+    nu: np.ndarray
+    xZ: np.ndarray
+
+    def weighted(self, shrinkage: float) -> "SideMoments":
+        """The own-word block times λ (dropped at λ = 0)."""
+        k = self.WZ.shape[0]
+        if shrinkage == 0:
+            return SideMoments(*(a[..., :2 * k] for a in self))
+        w = np.ones(3 * k)
+        w[2 * k:] = shrinkage
+        return SideMoments(*(a * w for a in self))
+
+
+def side_moments(stats: SpectralTreeStatistics, U, side: str) -> SideMoments | None:
+    """The moments of the arcs whose dependent stands on ``side`` of its head, projected
+    from the counted triples (never a table over events); None when there is no such arc."""
+    arcs = (stats.trees.left if side == "left" else stats.trees.right).tocoo()  # [dependent, head]
+    n_arcs = arcs.sum()
+    if n_arcs == 0:
         return None
-    x = corpus.symbols.astype(np.int64)
-    head = lay.parent[dep]
-    blocks = [lay.parent[head], (near_right if side == 1 else near_left)[head]]  # the context words, -1: none
-    P_WZ, P_DZ, P_WDZ, nu, P_xZ = [], [], [], [], []
-    for ctx in blocks:
-        has = ctx >= 0
-        h, d, c = x[head[has]], x[dep[has]], x[ctx[has]]
-        P_WZ.append(U.T @ (_counts(h, c, len(U)) @ U))
-        P_DZ.append(U.T @ (_counts(d, c, len(U)) @ U))
-        P_WDZ.append(_triples(d, h, c, U))
-        nu.append(U[c].sum(axis=0))
-        P_xZ.append(np.asarray(_counts(h, c, len(U)) @ U))
-    n = len(dep)
-    return (np.hstack(P_WZ) / n, np.hstack(P_DZ) / n, np.concatenate(P_WDZ, axis=2) / n, np.concatenate(nu) / n,
-            np.hstack(P_xZ) / n)
+    n = stats.n_symbols
+    blocks = [stats.triples(side, block) for block in ("head", "sibling")]
+    blocks.append((arcs.col, arcs.row, arcs.col, arcs.data))  # the own word: (head, dependent, head)
+    WZ, DZ, WDZ, nu, xZ = [], [], [], [], []
+    for h, c, z, counts in blocks:
+        counts = counts.astype(np.float64)
+        hz = sp.csr_matrix((counts, (h, z)), shape=(n, n))
+        cz = sp.csr_matrix((counts, (c, z)), shape=(n, n))
+        xZ.append(np.asarray(hz @ U))
+        WZ.append(U.T @ xZ[-1])
+        DZ.append(U.T @ np.asarray(cz @ U))
+        nu.append(np.asarray(hz.sum(axis=0)).ravel() @ U)
+        WDZ.append(_triples(c, h, z, counts, U))
+    return SideMoments(np.hstack(WZ) / n_arcs, np.hstack(DZ) / n_arcs, np.concatenate(WDZ, axis=2) / n_arcs,
+                       np.concatenate(nu) / n_arcs, np.hstack(xZ) / n_arcs)
 
 
-def _counts(a, b, n: int) -> sp.csr_matrix:
-    """n x n counts of the pairs (a[t], b[t])."""
-    return sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+def operators(moments: dict, U, stats: SpectralTreeStatistics, tolerance: float, shrinkage: float,
+              identity: bool = False) -> Operators:
+    """(S1)-(S5) and (S7) of the module docstring for one tolerance and shrinkage;
+    ``identity``: U is the identity representation (then d(x) = U[x], not S4)."""
+    L, R = moments["left"].weighted(shrinkage), moments["right"].weighted(shrinkage)
+    L_inv, R_inv = _pinv(L.WZ, tolerance), _pinv(R.WZ, tolerance)
+    c1 = (L.nu + R.nu) @ _pinv(L.WZ + R.WZ, tolerance)
+    trees = stats.trees
+    cinf = U.T @ trees.root / trees.root.sum()
+    arcs = (trees.left + trees.right).tocsr().astype(np.float64) / max(trees.n_tokens - trees.root.sum(), 1)
+    if identity:  # G holds the rows of O of the seen symbols: d(x) = O_x G^{-1} = U[x] exactly
+        emit = U.copy()
+    else:
+        psi_t = U.T @ (arcs @ U)  # Ψ^T: dependent x head
+        emit = np.hstack([arcs @ U, L.xZ, R.xZ]) @ _pinv(np.hstack([psi_t, L.WZ, R.WZ]), tolerance)
+    once = np.flatnonzero(trees.unigram == 1)
+    emit[Vocabulary.UNK_ID] = emit[once].mean(axis=0) if len(once) else 0.0
+    emit[Vocabulary.EOS_ID] = 0.0  # never a word
+    c = np.ascontiguousarray
+    return Operators(c(c1), c(cinf), c(L.DZ @ L_inv), c(R.DZ @ R_inv),
+                     c(L.WDZ @ L_inv), c(R.WDZ @ R_inv), c(emit))
 
 
-def _triples(a, b, c, U) -> np.ndarray:
-    """Σ_t U[a_t] ⊗ U[b_t] ⊗ U[c_t] (k x k x k), from the distinct triples and their counts."""
+def _triples(a, b, c, counts, U) -> np.ndarray:
+    """Σ_t counts_t U[a_t] ⊗ U[b_t] ⊗ U[c_t] (k x k x k) over distinct triples."""
     from seqspectral.counting._kernels import project_triples
 
-    n = len(U)
-    codes, counts = np.unique((a * n + b) * n + c, return_counts=True)  # sorted by (a, b)
-    ab, cc = np.divmod(codes, n)
-    aa, bb = np.divmod(ab, n)
-    return project_triples(aa, bb, cc, counts.astype(np.float64), U, U, U, False)
+    order = np.lexsort((c, b, a))
+    return project_triples(a[order], b[order], c[order], counts[order], U, U, U, False)
 
 
 def _pinv(M, tolerance: float):
     """Pseudo-inverse ignoring singular values below ``tolerance`` times the largest."""
     return np.linalg.pinv(M, rcond=tolerance)
+
+
+def _frequencies(stats: SpectralTreeStatistics) -> np.ndarray:
+    """Per symbol: training frequency (unseen symbols: one count), 0 for the end marker."""
+    unigram = stats.trees.unigram
+    out = np.maximum(unigram, 1) / max(int(unigram.sum()), 1)
+    out[Vocabulary.EOS_ID] = 0.0
+    return out
+
+
+# -- scoring ---------------------------------------------------------------------------------
+def conditional_log_probs(ops: Operators, corpus, frequencies, floors):
+    """Per token, log p(x_i | E_i, descendants of i) (module docstring, step 5) for each
+    floor of ``floors``: one pass of predictive states serves them all. Returns (list of
+    per-token arrays, list of floored-node counts, reset count)."""
+    lay = tree_layout(corpus)
+    states = np.empty((corpus.n_tokens, len(ops.c1)))
+    n_reset = _kernels.spectral_states(corpus.symbols, corpus.offsets, *lay, ops.c1, ops.cinf, ops.EL, ops.ER,
+                                       ops.KL, ops.KR, ops.emit, states)
+    x = corpus.symbols
+    out = [np.empty(len(x)) for _ in floors]
+    floored = [0] * len(floors)
+    step = max(1, _CHUNK_CELLS // len(ops.emit))
+    emit_t = ops.emit.T
+    for lo in range(0, len(x), step):
+        rows = slice(lo, lo + step)
+        q = np.maximum(states[rows] @ emit_t, 0.0)
+        mass = q.sum(axis=1)
+        q /= np.where(mass > 0, mass, 1.0)[:, None]
+        own = q[np.arange(len(q)), x[rows]]
+        for j, fl in enumerate(floors):
+            unit = fl * frequencies
+            out[j][rows] = np.log(np.maximum(own, unit[x[rows]])) - np.log(np.maximum(q, unit).sum(axis=1))
+            floored[j] += int(np.sum(own < unit[x[rows]]))
+    return out, floored, n_reset
 
 
 def _encode(corpus, vocabulary):

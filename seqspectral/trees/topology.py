@@ -27,19 +27,15 @@ class ValenceModel:
     kind = "tree_valence"
 
     def fit(self, corpus) -> "ValenceModel":
-        counts = _valences(corpus)
         n_symbols = len(corpus.vocabulary) if corpus.vocabulary is not None else int(corpus.symbols.max()) + 1
-        x = corpus.symbols
-        none = np.zeros((n_symbols, 2))
-        some = np.zeros((n_symbols, 2))
-        more = np.zeros((n_symbols, 2))
-        for side in range(2):
-            n = counts[:, side]
-            none[:, side] = np.bincount(x, weights=(n == 0), minlength=n_symbols)
-            some[:, side] = np.bincount(x, weights=(n > 0), minlength=n_symbols)
-            more[:, side] = np.bincount(x, weights=np.maximum(n - 1, 0), minlength=n_symbols)
+        return self.fit_counts(valence_counts(corpus, n_symbols))
+
+    def fit_counts(self, counts) -> "ValenceModel":
+        """Fit from :func:`valence_counts` (of one corpus, or summed over several)."""
+        counts = np.asarray(counts, dtype=np.float64).copy()
         unknown = 0  # Vocabulary.UNK_ID: the pooled counts
-        none[unknown], some[unknown], more[unknown] = none.sum(0), some.sum(0), more.sum(0)
+        counts[unknown] = counts.sum(axis=0)
+        none, some, more = counts[:, :, 0], counts[:, :, 1], counts[:, :, 2]
         self.stop_adjacent_ = (none + 1) / (none + some + 2)
         self.stop_further_ = (some + 1) / (some + more + 2)
         return self
@@ -66,6 +62,21 @@ class ValenceModel:
         model.stop_adjacent_ = arrays["stop_adjacent"]
         model.stop_further_ = arrays["stop_further"]
         return model
+
+
+def valence_counts(corpus, n_symbols: int) -> np.ndarray:
+    """(n_symbols x 2 x 3) counts: words of each symbol with no (j = 0) or some (j = 1)
+    dependents on each side (0 left, 1 right), and (j = 2) their dependents beyond the
+    first there."""
+    per_word = _valences(corpus)
+    out = np.zeros((n_symbols, 2, 3), np.int64)
+    x = corpus.symbols
+    for side in range(2):
+        n = per_word[:, side]
+        out[:, side, 0] = np.bincount(x, weights=n == 0, minlength=n_symbols)
+        out[:, side, 1] = np.bincount(x, weights=n > 0, minlength=n_symbols)
+        out[:, side, 2] = np.bincount(x, weights=np.maximum(n - 1, 0), minlength=n_symbols)
+    return out
 
 
 def _valences(corpus) -> np.ndarray:
