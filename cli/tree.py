@@ -6,7 +6,8 @@ import json
 import sys
 import time
 
-from ._common import INHERITED, add_reading_options, leaf_parser, note, positive_int, read_input, reading_of
+from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int,
+                      read_input, reading_of, shards_of)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -18,8 +19,9 @@ def register(sub) -> None:
     tsub.required = True
 
     t = leaf_parser(tsub, "train", help="train a tree model on a treebank and save it")
-    t.add_argument("train", metavar="TRAIN",
-                   help="training treebank (CoNLL-U, CoNLL-X, Malt-TAB; - for standard input)")
+    t.add_argument("train", metavar="TRAIN", nargs="+",
+                   help="training treebank(s) (CoNLL-U, CoNLL-X, Malt-TAB; - for standard input); several files "
+                        "are counted one after the other, or in shards with --workers / --scheduler")
     t.add_argument("-o", "--output", required=True, metavar="TREE", help="model file to write (.npz, atomically)")
     t.add_argument("--method", default="spectral", choices=("spectral", "em"),
                    help="spectral: method of moments (default); em: EM (upward-downward message passing)")
@@ -31,14 +33,21 @@ def register(sub) -> None:
                         "bigram (default: identity for up to 40 symbols, else svd)")
     t.add_argument("--embeddings", default=None, metavar="EMB.txt",
                    help="word2vec file (e.g. from seqspectral embed) whose vectors form U")
-    t.add_argument("--floor", type=float, default=1e-3,
-                   help="spectral floor factor: node factors below floor x word frequency are floored (default 1e-3)")
+    for name, what in (("floor", "floor of a word's conditional, times its training frequency"),
+                       ("tolerance", "pseudo-inverses drop singular values below this fraction of the largest"),
+                       ("shrinkage", "weight of the head's own word among the contexts (0: the consistent estimator)")):
+        t.add_argument(f"--{name}", type=_real_or_auto, default=None, metavar="X|auto",
+                       help=f"spectral: {what} (default: SpectralTreeModel's, chosen on EWT); auto: chosen on --dev, "
+                            "else on a held-out 20%% of TRAIN")
+    t.add_argument("--dev", default=None, metavar="DEV",
+                   help="held-out trees on which 'auto' values are chosen (needed with --workers / --scheduler)")
     t.add_argument("--n-iter", type=positive_int, default=200, help="EM iterations at most (default 200)")
     t.add_argument("--init", default="random", choices=("random", "spectral"),
                    help="EM start: random (default) or the parameters read off the spectral solution "
                         "(fewer iterations on planted data; on EWT UPOS it ends 1.3%% lower)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of EM's start")
     add_reading_options(t)
+    add_sharding_options(t)
     t.add_argument("--json", action="store_true", help="print what was trained as one JSON object")
     t.add_argument("--quiet", action="store_true", help="no summary")
     t.set_defaults(handler=run_train)
@@ -68,6 +77,20 @@ def _check_trees(corpus, path: str, fmt: str) -> None:
         raise UsageError(f"{path}: {e}") from None
 
 
+def _real_or_auto(text: str):
+    import argparse
+
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', not {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative number or 'auto', not {text!r}")
+    return value
+
+
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.io import check_output_path
@@ -77,36 +100,42 @@ def run_train(args) -> int:
     check_output_path(args.output)
     reading = reading_of(args)
     t0 = time.perf_counter()
-    train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)
-    _check_trees(train, args.train, fmt)
     if args.method == "em" and (args.embeddings or args.representation):
         raise UsageError("--embeddings and --representation apply to --method spectral only")
-    if args.method == "spectral":
-        from seqspectral.trees import SpectralTreeModel
-
-        representation = args.representation
-        if args.embeddings is not None:
-            from seqspectral.embeddings.word2vec_format import read_word2vec
-
-            representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
-        elif representation is None:
-            representation = "identity" if len(train.vocabulary) <= 40 else "svd"
-        model = SpectralTreeModel(args.dim, representation=representation, floor=args.floor)
+    sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
+    if sharded:
+        train, stats, n_skipped, fmt = _count_shards(args, reading)
     else:
-        from seqspectral.trees import EMTreeModel
-
-        model = EMTreeModel(args.dim or 16, n_iter=args.n_iter, init=args.init, random_state=args.random_state)
-    model.fit(train)
+        train, n_skipped, fmt = read_input(args.train[0], reading, quiet=args.quiet)
+        _check_trees(train, args.train[0], fmt)
+        stats = None
+    vocabulary = train.vocabulary if train is not None else stats[1]
+    dev = None
+    if args.dev is not None:
+        dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
+        _check_trees(dev, args.dev, fmt)
+    model = _model(args, reading, vocabulary)
+    if stats is None:
+        model.fit(train) if args.method == "em" else model.fit(train, dev=dev)
+    else:
+        if "auto" in (args.floor, args.tolerance, args.shrinkage) and dev is None:
+            raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
+        model.fit_statistics(*stats, held_out=dev, on="dev")
     model.reading_ = {**{k: reading[k] for k in INHERITED}, "format": fmt}
     serialize.save(args.output, model)
     seconds = time.perf_counter() - t0
-    summary = {"model": args.output, "method": args.method, "n_sentences": len(train), "n_tokens": train.n_tokens,
+    n_sentences, n_tokens = ((len(train), train.n_tokens) if train is not None
+                             else (stats[0].trees.n_sentences, stats[0].trees.n_tokens))
+    summary = {"model": args.output, "method": args.method, "n_sentences": n_sentences, "n_tokens": n_tokens,
                "n_skipped": n_skipped, "seconds": round(seconds, 3)}
     if args.method == "spectral":
         summary.update(dim=model.representation_info_["dim"], representation=model.representation_info_["kind"],
-                       n_events=model.n_events_)
+                       n_events=model.n_events_, tolerance=model.tolerance_, shrinkage=model.shrinkage_,
+                       floor=model.floor_)
+        if model.selection_ is not None:
+            summary["chosen_on"] = model.selection_.on
         if "n_covered" in model.representation_info_:
-            summary["embedding_coverage"] = model.representation_info_["n_covered"] / len(train.vocabulary)
+            summary["embedding_coverage"] = model.representation_info_["n_covered"] / len(vocabulary)
     else:
         summary.update(dim=model.n_states, n_iter=model.n_iter_, converged=model.converged_,
                        train_log_likelihood_per_word=float(model.log_likelihoods_[-1]))
@@ -116,6 +145,74 @@ def run_train(args) -> int:
         for key, value in summary.items():
             print(f"{key:22s} {value}", file=sys.stderr)
     return 0
+
+
+def _model(args, reading: dict, vocabulary):
+    """The estimator the options ask for (not fitted)."""
+    if args.method == "em":
+        from seqspectral.trees import EMTreeModel
+
+        return EMTreeModel(args.dim or 16, n_iter=args.n_iter, init=args.init, random_state=args.random_state)
+    from seqspectral.trees import SpectralTreeModel
+
+    representation = args.representation
+    if args.embeddings is not None:
+        from seqspectral.embeddings.word2vec_format import read_word2vec
+
+        representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
+    elif representation is None:
+        representation = "identity" if len(vocabulary) <= 40 else "svd"
+    given = {name: getattr(args, name) for name in ("floor", "tolerance", "shrinkage") if getattr(args, name) is not None}
+    return SpectralTreeModel(args.dim, representation=representation, random_state=args.random_state, **given)
+
+
+def _count_shards(args, reading: dict):
+    """Several TRAIN files, or shards on --workers / --scheduler: ``(trees, statistics,
+    n_skipped, format)`` — for EM the trees (read here, one after the other), for the
+    spectral method ``(statistics, vocabulary)`` counted where each shard is read
+    (``seqspectral.counting.sharded``), the vocabulary first."""
+    from functools import partial
+
+    from seqspectral.counting.sharded import count_sharded, sharded_vocabulary
+    from seqspectral.counting.shards import read_shard
+    from seqspectral.trees.statistics import spectral_tree_statistics
+
+    from .main import UsageError
+
+    shards, where = shards_of(args.train, args, reading)
+    fmt = shards[0].format
+    if fmt not in ("conllu", "conllx", "malttab"):
+        raise UsageError(f"{shards[0].path}: no trees (read as {fmt}); the tree model needs treebanks")
+    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
+                   encoding=reading["encoding"])
+    vocabulary = sharded_vocabulary(shards, read=read, **where)
+    read = partial(read, vocabulary=vocabulary)
+    if args.method == "em":
+        if args.workers is not None or args.scheduler is not None:
+            raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
+        trees = _join_trees([read(shard) for shard in shards])
+        _check_trees(trees, " ".join(args.train), fmt)
+        return trees, None, 0, fmt
+    try:
+        stats = count_sharded(shards, partial(spectral_tree_statistics, n_symbols=len(vocabulary)), read=read, **where)
+    except ValueError as e:
+        raise UsageError(f"{' '.join(args.train)}: {e}") from None
+    return None, (stats, vocabulary), 0, fmt
+
+
+def _join_trees(parts):
+    """The trees of ``parts`` (one vocabulary) one after the other."""
+    import numpy as np
+
+    from seqspectral.corpus.sequences import Corpus
+
+    offsets = [parts[0].offsets[:1]]
+    shift = 0
+    for part in parts:
+        offsets.append(part.offsets[1:] + shift)
+        shift += part.n_tokens
+    return Corpus(np.concatenate([p.symbols for p in parts]), np.concatenate(offsets), parts[0].vocabulary,
+                  np.concatenate([p.heads for p in parts]))
 
 
 def run_score(args) -> int:
@@ -139,7 +236,7 @@ def run_score(args) -> int:
     if n_unknown:
         note(f"{args.test}: {n_unknown} token(s) unseen in training, read as <unk>")
     if n_floored:
-        note(f"{n_floored} of {corpus.n_tokens} node factors floored (non-positive or tiny spectral estimates)")
+        note(f"{n_floored} of {corpus.n_tokens} words' conditionals floored (negative or tiny spectral weights)")
     if args.json:
         result = {"log_probs": log_probs.tolist(), "n_trees": len(corpus), "n_tokens": corpus.n_tokens,
                   "n_unknown": n_unknown, "n_floored": n_floored,

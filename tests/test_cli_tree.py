@@ -95,6 +95,50 @@ def test_em_and_word_forms_with_embeddings(capsys, tmp_path):
     assert json.loads(out)["n_unknown"] > 0 and "unseen in training" in err
 
 
+def test_several_files_and_worker_processes_count_what_one_process_counts(spectral_file, capsys, tmp_path):
+    """TRAIN cut in two files, and TRAIN in shards counted on 2 local processes: the same
+    statistics, counted exactly, and the same model as from the whole file in-process."""
+    from functools import partial
+
+    from seqspectral import serialize
+    from seqspectral.counting.sharded import count_sharded, sharded_vocabulary
+    from seqspectral.counting.shards import read_shard, shard_files
+    from seqspectral.trees.statistics import spectral_tree_statistics
+
+    shards = shard_files([str(TRAIN)], 20_000, "conllu", "utf-8", workers=2)
+    assert len(shards) >= 2
+    read = partial(read_shard, field="upos")
+    vocabulary = sharded_vocabulary(shards, read=read)
+    count = partial(spectral_tree_statistics, n_symbols=len(vocabulary))
+    pooled = count_sharded(shards, count, read=partial(read, vocabulary=vocabulary), workers=2)
+    whole = spectral_tree_statistics(read_corpus(TRAIN, field="upos", vocabulary=vocabulary))
+    assert pooled.contexts.keys() == whole.contexts.keys()
+    for key, (codes, counts) in whole.contexts.items():
+        np.testing.assert_array_equal(pooled.contexts[key][0], codes)
+        np.testing.assert_array_equal(pooled.contexts[key][1], counts)
+    np.testing.assert_array_equal(pooled.valence, whole.valence)
+    np.testing.assert_array_equal(pooled.trees.unigram, whole.trees.unigram)
+    assert (pooled.trees.left != whole.trees.left).nnz == 0 and (pooled.trees.right != whole.trees.right).nnz == 0
+
+    sentences = read_conllu(TRAIN)
+    first, second = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    write_conllu(first, sentences[:len(sentences) // 2])
+    write_conllu(second, sentences[len(sentences) // 2:])
+    dev = read_corpus(DEV, field="upos")
+    want = serialize.load(spectral_file).log_probs(dev)
+    for how in ([first, second], [TRAIN, "--workers", "2", "--shard-mb", "0.02"]):
+        path = tmp_path / "model.npz"
+        tree(capsys, "train", *how, "-o", path, "--quiet")
+        np.testing.assert_allclose(serialize.load(path).log_probs(dev), want, rtol=1e-9)
+    out, _ = tree(capsys, "train", first, second, "-o", tmp_path / "em.npz", "--method", "em", "--n-iter", "1", "--json")
+    assert json.loads(out)["n_sentences"] == len(sentences)  # EM reads the trees of every file
+    _, err = tree(capsys, "train", TRAIN, "-o", tmp_path / "m.npz", "--workers", "2", "--shrinkage", "auto", status=2)
+    assert "--dev" in err
+    out, _ = tree(capsys, "train", TRAIN, "-o", tmp_path / "m.npz", "--workers", "2", "--shrinkage", "auto",
+                  "--dev", DEV, "--json")
+    assert json.loads(out)["chosen_on"] == "dev"
+
+
 def test_bad_input_exits_with_2(spectral_file, capsys, tmp_path):
     text = tmp_path / "plain.txt"
     text.write_text("a b c\n")
