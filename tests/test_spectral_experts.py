@@ -9,12 +9,12 @@ import pytest
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures._fista import objective, solve_low_rank_regression
+from seqspectral.mixtures._fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
 from seqspectral.mixtures.experts_alignment import align_components, parameter_error
 from seqspectral.mixtures.experts_em import MixtureOfLinearRegressionsEM
 from seqspectral.mixtures.experts_mixture import InputError
-from seqspectral.mixtures.experts_synthetic import (FEATURE_MAPS, polynomial_features, sample_inputs,
-                                                    sample_responses)
+from seqspectral.mixtures.experts_synthetic import (FEATURE_MAPS, HISTOGRAM_MAP, independent_monomials,
+                                                    polynomial_features, sample_inputs, sample_responses)
 from seqspectral.mixtures.regression_cvxpy import solve_low_rank_regression_cvxpy
 from seqspectral.mixtures.regression_monomials import SymmetricIndex, regression_statistics
 from seqspectral.mixtures.spectral_experts import SpectralExperts, experts_from_moments, mixture_moments
@@ -82,14 +82,45 @@ def test_fista_agrees_with_cvxpy(order):
     assert np.linalg.norm(least_squares - reference) > 1e-2 * np.linalg.norm(reference)
 
 
-# -- Spectral Experts from samples ---------------------------------------------------------------
-def test_authors_unit_test_setting():
-    """k = 2, d = 3, σ² = 0, n = 1e5 (the sizes of the authors' own unit test), x uniform on [−1, 1]³.
+@pytest.mark.parametrize("order", [2, 3])
+def test_root_loss_fista_agrees_with_cvxpy(order):
+    """The authors' objective ½ rms + c R(M): FISTA with λ = 2c·rms refreshed, against cvxpy's direct solution."""
+    B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.45, 0.55])
+    X, y = planted(400, B, pi, 0.09, seed=3, bias=True)
+    stats = regression_statistics(X, y ** order, order)
+    regularization = 0.1
+    pytest.importorskip("cvxpy")
+    ours = solve_root_loss_regression(stats, regularization, max_iter=50000, tol=1e-13)
+    reference = solve_low_rank_regression_cvxpy(stats, regularization, root_loss=True).coef
+    assert ours.converged
+    assert np.linalg.norm(ours.coef - reference) <= 1e-4 * np.linalg.norm(reference)
+    assert root_objective(stats, ours.coef, regularization) <= root_objective(stats, reference, regularization) + 1e-9
+    # the squared-loss problem with λ = 2c·rms at the solution has the same minimiser
+    squared = solve_low_rank_regression(stats, 2 * regularization * stats.residual_rms(ours.coef), max_iter=50000, tol=1e-13)
+    assert np.linalg.norm(squared.coef - ours.coef) <= 1e-5 * np.linalg.norm(ours.coef)
+    assert stats.residual_rms(reference) == pytest.approx(np.sqrt(np.mean((y ** order - stats.index.features(X) @ reference) ** 2)))
 
-    Their thresholds are ‖M̂2 − M2‖ < 1e-2, ‖M̂3 − M3‖ < 1e-1, ‖B̂ − B‖_F < 0.1, ‖π̂ − π‖_∞ < 0.1.
-    With these β (norms 1.4 and 1.6) the least-squares error of M̂2 at n = 1e5 is 0.010-0.023
-    over seeds (statistical: the regression is solved to convergence), so M2 is held to 3e-2.
-    """
+
+# -- Spectral Experts from samples ---------------------------------------------------------------
+def test_authors_unit_test_model():
+    """The authors' own unit test: k = 2, d = 3, no bias, β "eye" (e1 and −e2), π uniform, σ² = 0,
+    x uniform on [−1, 1]³, n = 1e5: ‖M̂2 − M2‖ < 1e-2, ‖M̂3 − M3‖ < 1e-1, ‖B̂ − B‖_F < 0.1, ‖π̂ − π‖_∞ < 0.1."""
+    B, pi = np.array([[1.0, 0.0], [0.0, -1.0], [0.0, 0.0]]), np.array([0.5, 0.5])
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1.0, 1.0, size=(100_000, 3))
+    y, _ = sample_responses(X, B, pi, 0.0, rng)
+    model = SpectralExperts(2).fit(X, y)
+    _, M2, M3 = mixture_moments(B, pi)
+    assert all(model.converged_)
+    assert np.linalg.norm(model.moments_[1] - M2) < 1e-2
+    assert np.linalg.norm(model.moments_[2] - M3) < 1e-1
+    assert parameter_error(B, model.coef_) < 0.1
+    assert np.max(np.abs(model.weights_[align_components(B, model.coef_)] - pi)) < 0.1
+
+
+def test_authors_unit_test_sizes_larger_coefficients():
+    """The same sizes with β of norms 1.4 and 1.6: the statistical error of M̂2 at n = 1e5 is
+    then 0.010-0.023 over seeds (the regression is solved to convergence), so M2 is held to 3e-2."""
     B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
     rng = np.random.default_rng(0)
     X = rng.uniform(-1.0, 1.0, size=(100_000, 3))
@@ -179,7 +210,23 @@ def test_misspecified_inputs_leave_out_the_gaps():
     assert not np.any((a >= 0.25) & (a <= 0.5)) and a.max() <= 1.0
     assert np.mean(a < 0.25) == pytest.approx(0.25 / 0.75, abs=0.02)
     X = polynomial_features(np.array([[0.5, 2.0]]), FEATURE_MAPS[(2, 6)])
-    assert np.allclose(X, [[1, 0.5, 2.0, 4.0, 1.0, 0.25]])
+    assert np.allclose(X, [[1, 2.0, 0.5, 4.0, 1.0, 0.25]])  # (1, x2, x1, x1x2³, x1²x2², x1³x2)
+
+
+def test_sieve_gives_the_feature_lists_of_the_papers_source():
+    """The lists written beside the paper's table rows and in its text (x = (1, t, t⁴, t⁷))."""
+    assert FEATURE_MAPS[(1, 4)] == ((0,), (1,), (4,))
+    assert set(FEATURE_MAPS[(2, 5)]) == {(0, 0), (1, 0), (0, 1), (2, 2)}
+    assert set(FEATURE_MAPS[(2, 6)]) == {(0, 0), (1, 0), (0, 1), (1, 3), (2, 2), (3, 1)}
+    assert HISTOGRAM_MAP == ((0,), (1,), (4,), (7,))
+    # brute force: no kept monomial is a product of two or three kept before it (its exponent a sum)
+    for b, degree in ((1, 8), (2, 4), (2, 5)):
+        kept = [np.array(e) for e in independent_monomials(b, degree)]
+        for i, e in enumerate(kept):
+            sums = [u + v for u, v in itertools.product(kept[:i], repeat=2)]
+            sums += [u + v + w for u, v, w in itertools.product(kept[:i], repeat=3)]
+            assert not any(np.array_equal(e, s) for s in sums)
+        assert len(kept) >= degree // 2
 
 
 def test_parameter_error_ignores_the_order_of_components():

@@ -16,6 +16,12 @@ symmetric tensors under the Frobenius metric. Proximal steps:
   duals are mode permutations of one tensor Q, ``Σ_j fold_j(Y_j) = 3 sym(Q)``, and Q is found
   by accelerated projected gradient on the dual (projection: clip the singular values of
   Q's mode-1 unfolding at τ/3), warm-started from the previous outer step.
+
+The authors' own programs use the root loss ``½ sqrt(E[(z − φᵀm)²]) + c R(M)`` instead
+(:func:`solve_root_loss_regression`): at its minimiser M* the optimality conditions are
+those of the squared problem with ``λ = 2c · rms(M*)`` (differentiate ``½ sqrt(L)``:
+``∇L / (4 rms)``), so it is solved by FISTA on the squared problem with λ updated to
+``2c · rms`` until λ stops moving (warm starts; rms grows slowly with λ, so few rounds).
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import numpy as np
 from .regression_monomials import RegressionStatistics
 
 _PERMUTATIONS3 = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+#: the relative change of λ = 2c · rms below which the root-loss rounds stop
+LAMBDA_TOL = 1e-6
 
 
 def symmetrize(T: np.ndarray) -> np.ndarray:
@@ -102,9 +110,35 @@ def objective(stats: RegressionStatistics, m: np.ndarray, regularization: float)
                  + regularization * regulariser(stats.index.to_tensor(m)))
 
 
+def root_objective(stats: RegressionStatistics, m: np.ndarray, regularization: float) -> float:
+    """``½ sqrt(E[(z − φᵀm)²]) + c R(M)``: the objective of the authors' CVX programs divided by √n."""
+    return 0.5 * stats.residual_rms(m) + regularization * regulariser(stats.index.to_tensor(m))
+
+
+def solve_root_loss_regression(stats: RegressionStatistics, regularization: float, *, max_iter: int = 20000,
+                               tol: float = 1e-10, max_rounds: int = 30) -> LowRankSolution:
+    """Minimise :func:`root_objective` by FISTA on the squared loss with ``λ = 2c · rms``, λ refreshed each round.
+
+    Stops once λ changes by less than :data:`LAMBDA_TOL` relative (or after ``max_rounds``); ``n_iter``
+    adds up every round's FISTA iterations, ``converged`` needs both λ and the last FISTA run
+    to have converged.
+    """
+    m = np.zeros(stats.index.size)
+    n_iter, lam = 0, 2 * regularization * stats.residual_rms(m)
+    for _ in range(max_rounds):
+        solution = solve_low_rank_regression(stats, lam, max_iter=max_iter, tol=tol, start=m)
+        m, n_iter = solution.coef, n_iter + solution.n_iter
+        new_lam = 2 * regularization * stats.residual_rms(m)
+        settled = abs(new_lam - lam) <= LAMBDA_TOL * max(lam, 1e-300)
+        lam = new_lam
+        if settled:
+            return LowRankSolution(m, solution.tensor, n_iter, solution.converged)
+    return LowRankSolution(m, stats.index.to_tensor(m), n_iter, False)
+
+
 def solve_low_rank_regression(stats: RegressionStatistics, regularization: float, *, max_iter: int = 20000,
-                              tol: float = 1e-10) -> LowRankSolution:
-    """FISTA for the nuclear-norm regularised regression of one order (2 or 3), from M = 0.
+                              tol: float = 1e-10, start: np.ndarray | None = None) -> LowRankSolution:
+    """FISTA for the nuclear-norm regularised regression of one order (2 or 3), from ``start`` (default M = 0).
 
     Stops when an iterate moves less than ``tol`` relative to its Frobenius norm.
     """
@@ -121,7 +155,7 @@ def solve_low_rank_regression(stats: RegressionStatistics, regularization: float
     if lipschitz <= 0:
         raise ValueError("the regression has no data (zero Gram matrix)")
     step = 1.0 / lipschitz
-    m = np.zeros(index.size)
+    m = np.zeros(index.size) if start is None else np.asarray(start, dtype=np.float64).copy()
     y, momentum = m, 1.0
     converged = False
     for it in range(1, max_iter + 1):

@@ -1,21 +1,49 @@
 """Planted mixtures of linear regressions: the data of Chaganty & Liang (2013), §6.
 
 Inputs t are uniform on [−1, 1]^b; the "misspecified" data of their Table 2 leave out
-[−0.5, −0.25] ∪ [0.25, 0.5] in every coordinate. The features are monomials of t
-(:data:`FEATURE_MAPS`); an instance draws β_h ~ N(0, I_d) with uniform π, and
-y = β_hᵀ x + ε with h ~ π and ε ~ N(0, σ²).
+[−0.5, −0.25] ∪ [0.25, 0.5] in every coordinate. The features are monomials of t chosen by
+the authors' sieve (:func:`independent_monomials`); an instance draws β_h ~ N(0, I_d) with
+uniform π, and y = β_hᵀ x + ε with h ~ π and ε ~ N(0, σ²).
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-#: the paper's feature maps, (b, d) -> exponents of (t1, ..., tb) of each feature
+
+def independent_monomials(b: int, degree: int) -> tuple[tuple[int, ...], ...]:
+    """The exponent tuples of the authors' "independent polynomial" features of t ∈ R^b.
+
+    Every tuple of {0, …, degree−1}^b in lexicographic order is kept unless it is the sum of
+    two or of three kept ones, or a kept one is its sum with one or two kept ones (so no
+    feature is a product of two or three others). The paper's tables name the maps by
+    (b, d): b=1, degree 5 gives (1, t, t⁴) (their row "1 4 2"), degree 8 gives (1, t, t⁴, t⁷)
+    (the histogram's); b=2, degree 3 gives (1, x2, x1, x1²x2²) (rows "2 5 ·") and degree 4
+    (1, x2, x1, x1x2³, x1²x2², x1³x2) (row "2 6 2") — the feature lists in the paper's source.
+    """
+    kept: list[np.ndarray] = []
+    for candidate in itertools.product(range(degree), repeat=b):
+        c = np.array(candidate)
+        pairs = [x1 + x2 for x1, x2 in itertools.product(kept, repeat=2)]
+        triples = [x1 + x2 + x3 for x1, x2, x3 in itertools.product(kept, repeat=3)]
+        clash = (any(np.array_equal(s, c) for s in pairs + triples)
+                 or any(np.array_equal(x1, x2 + c) for x1, x2 in itertools.product(kept, repeat=2))
+                 or any(np.array_equal(x1, x2 + x3 + c) for x1, x2, x3 in itertools.product(kept, repeat=3)))
+        if not clash:
+            kept.append(c)
+    return tuple(tuple(int(e) for e in x) for x in kept)
+
+
+#: the feature maps of the paper's experiments: (b, sieve degree) by its table label (b, d)
 FEATURE_MAPS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {
-    (1, 4): ((0,), (1,), (4,), (7,)),                                   # (1, t, t⁴, t⁷)
-    (2, 5): ((0, 0), (1, 0), (0, 1), (2, 2), (1, 3)),                   # (1, x1, x2, x1²x2², x1x2³)
-    (2, 6): ((0, 0), (1, 0), (0, 1), (1, 3), (2, 2), (3, 1)),           # (1, x1, x2, x1x2³, x1²x2², x1³x2)
+    (1, 4): independent_monomials(1, 5),   # (1, t, t⁴): Tables 1 and 2, "1 4 2"
+    (2, 5): independent_monomials(2, 3),   # (1, x2, x1, x1²x2²): "2 5 2", "2 5 3"
+    (2, 6): independent_monomials(2, 4),   # (1, x2, x1, x1x2³, x1²x2², x1³x2): "2 6 2"
 }
+#: the histogram's and learning curve's map (b = 1, sieve degree 8): (1, t, t⁴, t⁷)
+HISTOGRAM_MAP = independent_monomials(1, 8)
 #: the left-out part of [0, 1] of the misspecified inputs (mirrored to [−0.5, −0.25])
 GAP = (0.25, 0.5)
 

@@ -1,10 +1,12 @@
 """The nuclear-norm regularised symmetric-tensor regression as a cvxpy program (Clarabel).
 
 The problem of :mod:`._fista` stated directly: free entries ``m`` of the symmetric tensor,
-loss ``½ mᵀ G m − bᵀ m`` (G factored as RᵀR), penalty ``λ · mean_j ‖M_(j)‖_*`` over the
-mode-j unfoldings. An interior-point solution, used as the reference for FISTA and, in the
-original (unwhitened) features, by ``SpectralExperts(solver="cvxpy")``; cvxpy is imported
-here only.
+penalty ``λ · mean_j ‖M_(j)‖_*`` over the mode-j unfoldings, and either the squared loss
+``½ mᵀ G m − bᵀ m`` (G factored as RᵀR) or, with ``root_loss=True``, the loss of the authors'
+CVX programs, ``½ sqrt(E[(z − φᵀm)²])`` — their ``(0.5/n) ‖y − X vec(M)‖₂`` divided by √n —
+written as ``½ ‖S^{1/2} (m, −1)‖₂`` with ``S = E[(φ, z)(φ, z)ᵀ]``. An interior-point solution,
+used as the reference for FISTA and, in the original (unwhitened) features, by
+``SpectralExperts(solver="cvxpy")``; cvxpy is imported here only.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from ._fista import LowRankSolution
 from .regression_monomials import RegressionStatistics
 
 
-def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization: float) -> LowRankSolution:
+def _psd_root(S: np.ndarray) -> np.ndarray:
+    """``R`` with ``RᵀR = S`` for a symmetric positive semi-definite ``S`` (negative rounding clipped)."""
+    w, V = np.linalg.eigh((S + S.T) / 2)
+    return (V * np.sqrt(np.clip(w, 0.0, None))).T
+
+
+def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization: float, *,
+                                    root_loss: bool = False) -> LowRankSolution:
     """Solve one order's regression with cvxpy and Clarabel; ``n_iter`` is the solver's iteration count."""
     import cvxpy as cp
     import scipy.sparse as sp
@@ -28,9 +37,11 @@ def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization:
         pick = sp.csr_matrix((np.ones(entries.size), (np.arange(entries.size), entries)),
                              shape=(entries.size, index.size))
         norms.append(cp.normNuc(cp.reshape(pick @ m, (d, entries.size // d), order="C")))
-    w, V = np.linalg.eigh((stats.gram + stats.gram.T) / 2)
-    root = (V * np.sqrt(np.clip(w, 0.0, None))).T  # G = rootᵀ root
-    loss = 0.5 * cp.sum_squares(root @ m) - stats.target @ m
+    if root_loss:
+        moments = np.block([[stats.gram, stats.target[:, None]], [stats.target[None, :], np.array([[stats.mean_square]])]])
+        loss = 0.5 * cp.norm(_psd_root(moments) @ cp.hstack([m, np.array([-1.0])]))
+    else:
+        loss = 0.5 * cp.sum_squares(_psd_root(stats.gram) @ m) - stats.target @ m
     problem = cp.Problem(cp.Minimize(loss + regularization * sum(norms) / index.order))
     problem.solve(solver=cp.CLARABEL)
     if m.value is None:

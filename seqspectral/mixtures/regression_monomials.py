@@ -4,7 +4,7 @@ A symmetric order-``p`` tensor ``M`` on R^d has one free entry per multiset ``α
 indices (``m_α``; there are C(d+p-1, p)); ``⟨M, x^{⊗p}⟩ = Σ_α c_α m_α x^α = φ(x)ᵀ m`` with
 ``c_α`` the number of orderings of ``α`` and ``φ_α(x) = c_α x^α``. The least-squares loss
 ``(1/2n) Σ_i (z_i − ⟨M, x_i^{⊗p}⟩)²`` is then ``½ mᵀ G m − bᵀ m + ½ E[z²]`` with the
-sufficient statistics ``G = E[φ φᵀ]`` and ``b = E[z φ]`` (Chaganty & Liang 2013, §3:
+sufficient statistics ``G = E[φ φᵀ]``, ``b = E[z φ]`` and ``E[z²]`` (Chaganty & Liang 2013, §3:
 the regressions of y² on x⊗x and y³ on x⊗x⊗x), computed once in chunks so no solver ever
 sees the n rows.
 """
@@ -68,12 +68,17 @@ class SymmetricIndex:
 
 @dataclass(frozen=True)
 class RegressionStatistics:
-    """``G = E[φ φᵀ]`` (D x D) and ``b = E[z φ]`` (D) of one symmetric-tensor regression."""
+    """``G = E[φ φᵀ]`` (D x D), ``b = E[z φ]`` (D) and ``E[z²]`` of one symmetric-tensor regression."""
 
     index: SymmetricIndex
     gram: np.ndarray
     target: np.ndarray
     n_samples: int
+    mean_square: float
+
+    def residual_rms(self, m: np.ndarray) -> float:
+        """``sqrt(E[(z − φᵀm)²]) = sqrt(mᵀGm − 2bᵀm + E[z²])``, the root mean squared residual at ``m``."""
+        return float(np.sqrt(max(m @ self.gram @ m - 2 * self.target @ m + self.mean_square, 0.0)))
 
 
 def regression_statistics(X: np.ndarray, z: np.ndarray, order: int) -> RegressionStatistics:
@@ -88,4 +93,4 @@ def regression_statistics(X: np.ndarray, z: np.ndarray, order: int) -> Regressio
         gram += phi.T @ phi
         target += phi.T @ z[start:start + CHUNK_ROWS]
     n = len(X)
-    return RegressionStatistics(index, gram / n, target / n, n)
+    return RegressionStatistics(index, gram / n, target / n, n, float(z @ z) / n)

@@ -12,16 +12,24 @@ For y = β_hᵀx + ε with h ~ π and symmetric noise of variance σ² = E[ε²]
   ``M3(W, W, W) = Σ_h a_h v_h^{⊗3}``, and read off ``π_h = a_h^{-2}`` and
   ``β_h = (Wᵀ)⁺ a_h v_h``.
 
-Both regressions run on precomputed sufficient statistics of the symmetric monomials. With
-``solver="fista"`` (the default) they are solved by FISTA on the *whitened* covariates
-``x' = Pᵀx`` (``Pᵀ E[xxᵀ] P = I``), which conditions the problem; the model in x' has
-``β'_h = P⁻¹β_h``, so every estimate maps back (``β_h = P β'_h``) — but the nuclear norm is
-then taken in the whitened coordinates, a different regulariser. ``solver="cvxpy"`` solves
-the paper's problem itself, in the original features, by an interior-point method (cvxpy +
-Clarabel; too ill-conditioned there for FISTA). The two differ only where the regressions are
-not identified by the data: with the paper's polynomial features distinct monomials of
-x^{⊗p} coincide (t·t⁷ = t⁴·t⁴), so G is singular and the tiny λ alone picks M2 and M3 there.
-The defaults ``λ2 = 1e-5/√n``, ``λ3 = 1e-3/√n`` are the paper's (§6).
+Both regressions run on precomputed sufficient statistics of the symmetric monomials and
+minimise the objective of the authors' CVX programs: ``½ sqrt(E[(z − ⟨M, x^{⊗p}⟩)²]) + c R(M)``.
+The paper's ``λ_n = c/√n`` (§6: c2 = 1e-5, c3 = 1e-3, the defaults) multiplies R against
+``(0.5/n) ‖z − X vec(M)‖₂`` — a norm, not its square — which is ``½ rms/√n``: dividing
+both by ``1/√n`` leaves the constant c against the root mean squared residual, so the
+regularisation is relative to the residual's size and does not vanish with n. (Read as a
+penalty on the *squared* loss, ``c/√n`` is ``2 rms √n`` times weaker: at n = 500,000 nothing
+but rounding then decides the directions the data do not fix.) With the paper's polynomial
+features distinct monomials of x^{⊗p} can coincide (t·t⁷ = t⁴·t⁴), so G is singular and
+R alone picks M2 and M3 along those directions.
+
+``solver="fista"`` (the default) solves it by FISTA (:func:`._fista.solve_root_loss_regression`)
+on the *whitened* covariates ``x' = Pᵀx`` (``Pᵀ E[xxᵀ] P = I``), which conditions the problem;
+the model in x' has ``β'_h = P⁻¹β_h``, so every estimate maps back (``β_h = P β'_h``) — but the
+nuclear norm is then taken in the whitened coordinates, a different regulariser.
+``solver="cvxpy"`` solves the authors' problem itself, in the original features, by an
+interior-point method (cvxpy + Clarabel) as they did with CVX (too ill-conditioned there for
+FISTA).
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import numpy as np
 
 from ..base import integer, one_of, real, seed
 from ..linalg import robust_tensor_power, whitening
-from ._fista import solve_low_rank_regression
+from ._fista import solve_root_loss_regression
 from .experts_mixture import InputError, LinearExpertsMixture, check_data
 from .regression_monomials import regression_statistics
 
@@ -61,9 +69,10 @@ class SpectralExperts(LinearExpertsMixture):
     ----------
     n_components : k, the number of linear regressions mixed (≤ the number of features).
     noise_variance : σ² = E[ε²], assumed known (the paper's setting); 0 for noiseless data.
-    regularization2, regularization3 : c2, c3 with λ2 = c2/√n and λ3 = c3/√n.
+    regularization2, regularization3 : c2, c3, the weights of R against ½ rms residual
+        (the paper's λ_n = c/√n against (0.5/n) ‖residual‖₂).
     solver : ``"fista"`` (whitened features) or ``"cvxpy"`` (original features, needs cvxpy).
-    max_iter, tol : FISTA's iteration cap and relative-move stopping rule, per regression.
+    max_iter, tol : FISTA's iteration cap and relative-move stopping rule, per regression and round.
     n_starts, n_power_iter : the robust tensor power method's L and N.
     random_state : seeds the tensor power method's random starts.
 
@@ -124,16 +133,17 @@ class SpectralExperts(LinearExpertsMixture):
             from .regression_cvxpy import solve_low_rank_regression_cvxpy
 
             P = np.eye(d)
-            solve = solve_low_rank_regression_cvxpy
+
+            def solve(stats, regularization):
+                return solve_low_rank_regression_cvxpy(stats, regularization, root_loss=True)
         else:
             def solve(stats, regularization):
-                return solve_low_rank_regression(stats, regularization, max_iter=self.max_iter, tol=self.tol)
+                return solve_root_loss_regression(stats, regularization, max_iter=self.max_iter, tol=self.tol)
         Xw = X @ P
         sigma2 = float(self.noise_variance)
         m1 = np.linalg.solve(Xw.T @ Xw, Xw.T @ y)  # least squares (eq. 4)
-        root_n = np.sqrt(n)
-        second = solve(regression_statistics(Xw, y ** 2 - sigma2, 2), self.regularization2 / root_n)
-        third = solve(regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3), self.regularization3 / root_n)
+        second = solve(regression_statistics(Xw, y ** 2 - sigma2, 2), self.regularization2)
+        third = solve(regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3), self.regularization3)
         self.whitened_moments_ = (m1, second.tensor, third.tensor)
         self.feature_whitening_ = P
         self.moments_ = (P @ m1, P @ second.tensor @ P.T, np.einsum("abc,ia,jb,kc->ijk", third.tensor, P, P, P))
