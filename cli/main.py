@@ -72,18 +72,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt as e:
-        print(f"seqspectral: interrupted{f' ({e})' if str(e) else ''}", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted(str(e))
     except Exception:  # building the parser imports numpy, which turns an interrupt into an ImportError
         from seqspectral.interrupts import was_interrupted
 
         if not was_interrupted():
             raise
-        print("seqspectral: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return _interrupted("")
     finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
+
+
+def _interrupted(signal_name: str) -> int:
+    """Say so and give the exit status. An interrupt that passed through ``exec`` of a
+    string (scipy imports that way) leaves CPython marked to kill itself with SIGINT at
+    exit, whatever the status; the next ``exec`` of a string clears that mark."""
+    exec("pass")  # noqa: S102
+    print(f"seqspectral: interrupted{f' ({signal_name})' if signal_name else ''}", file=sys.stderr)
+    return INTERRUPTED
 
 
 def _run(argv: list[str]) -> int:

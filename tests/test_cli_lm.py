@@ -371,6 +371,25 @@ def test_an_interrupt_that_library_code_turns_into_another_error_still_exits_130
     assert main(["lm", "train", str(TOY[".train"]), "-o", str(tmp_path / "m.npz"), "--method", "spectral"]) == 1
 
 
+def test_an_interrupt_inside_exec_of_a_string_exits_130_not_by_sigint(tmp_path):
+    """CPython marks itself to die by SIGINT at exit when an interrupt passes through exec of
+    a string (scipy imports that way); the command still exits with its own status."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys\n"
+        "import seqspectral.lm\n"
+        "from seqspectral.cli.main import main\n"
+        "def interrupted(*args, **kwargs):\n"
+        "    exec('import os, signal, time; os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)')\n"
+        "seqspectral.lm.train_lm = interrupted\n"
+        "sys.exit(main())\n")
+    # run as `python -m` (as the installed command is): a script's SystemExit exits at once, a module's is checked
+    proc = subprocess.run([sys.executable, "-m", "run", "lm", "train", str(TOY[".train"]), "-o", str(tmp_path / "m.npz"),
+                           "--method", "spectral", "--quiet"], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "seqspectral: interrupted (SIGTERM)"
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs Linux /proc")
 def test_interrupted_score_exits_130_leaving_nothing(tmp_path):
     """Real signals at several moments of `lm score -o` and `lm eval`: exit 130, one line, no
