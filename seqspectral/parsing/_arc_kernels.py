@@ -1,11 +1,12 @@
-"""Numba kernels of the first-order parser: arc features, arc scores, perceptron epochs.
+"""Numba kernels of the first-order parser: arc features, arc scores, k-best corpus parsing.
 
 Arc features follow McDonald, Crammer & Pereira (2005), Table 1: unigram features of the
 head and of the modifier (word, POS, word+POS, lemma, 5-character prefix), bigram features
 of the pair (and, beyond the paper, over 3-character suffixes and lemma+POS), in-between
 POS (head POS, the POS of each word between, modifier POS) and the surrounding-POS 4-grams
 and their 3-gram backoffs; every one of them also conjoined with the arc's direction and
-binned distance. ``use_xpos`` adds the same shapes over XPOS.
+binned distance. Tag bit ``XPOS`` adds the same shapes over XPOS, ``FEATS`` pairs of the
+FEATS column (the whole morphological bundle as one atom) with UPOS and the words.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._eisner_kernels import eisner, kbest_eisner
+from ._eisner_kernels import kbest_eisner
 from ._hashing import feature, mix, slot
 from .atoms import AFTER, BEFORE
 
-W, L, P, X, PRE, SUF = 0, 1, 2, 3, 4, 5
+W, L, P, X, PRE, SUF, F = 0, 1, 2, 3, 4, 5, 6
+#: bits of ``tags``: features over XPOS, over FEATS (UPOS always has features)
+XPOS, FEATS = 1, 2
 #: fixed features per arc before the in-between ones (an upper bound, both halves)
-N_FIXED = 2 * 48 + 1
+N_FIXED = 2 * 64 + 1
 
 
 @njit(cache=True, inline="always")
@@ -63,8 +66,9 @@ def _put(out, k, f, dd, mask):
 
 
 @njit(cache=True)
-def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
-    """Write the weight slots of arc ``h -> m`` into ``out``; returns how many."""
+def arc_features(atoms, start, n, h, m, tags, mask, out):
+    """Write the weight slots of arc ``h -> m`` into ``out``; returns how many. ``tags``
+    (bits :data:`XPOS`, :data:`FEATS`) says which tag columns besides UPOS have features."""
     dd = direction_distance(h, m)
     hw, hl, hp, hx, hpre = (atoms[start + h, W], atoms[start + h, L], atoms[start + h, P], atoms[start + h, X],
                             atoms[start + h, PRE])
@@ -113,7 +117,7 @@ def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
     k = _put(out, k, feature(30, hp, mp, mp1, 0), dd, mask)
     k = _put(out, k, feature(31, hm1, hp, mp, 0), dd, mask)
     k = _put(out, k, feature(32, hp, hp1, mp, 0), dd, mask)
-    if use_xpos:
+    if tags & XPOS:
         hx1, hxm1 = atom(atoms, start, n, h + 1, X), atom(atoms, start, n, h - 1, X)
         mx1, mxm1 = atom(atoms, start, n, m + 1, X), atom(atoms, start, n, m - 1, X)
         k = _put(out, k, feature(33, hx, mx, 0, 0), dd, mask)
@@ -127,17 +131,27 @@ def arc_features(atoms, start, n, h, m, use_xpos, mask, out):
         k = _put(out, k, feature(41, hxm1, hx, mxm1, mx), dd, mask)
         k = _put(out, k, feature(42, hx, mw, mx, 0), dd, mask)
         k = _put(out, k, feature(43, hw, hx, mx, 0), dd, mask)
+    if tags & FEATS:
+        hf, mf = atoms[start + h, F], atoms[start + m, F]
+        k = _put(out, k, feature(70, hf, mf, 0, 0), dd, mask)
+        k = _put(out, k, feature(71, hp, hf, mp, 0), dd, mask)
+        k = _put(out, k, feature(72, hp, mp, mf, 0), dd, mask)
+        k = _put(out, k, feature(73, hp, hf, mp, mf), dd, mask)
+        k = _put(out, k, feature(74, hf, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(75, mf, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(76, hw, mp, mf, 0), dd, mask)
+        k = _put(out, k, feature(77, hp, hf, mw, 0), dd, mask)
     # in-between POS
     lo, hi = min(h, m), max(h, m)
     for b in range(lo + 1, hi):
         k = _put(out, k, feature(50, hp, atoms[start + b, P], mp, 0), dd, mask)
-        if use_xpos:
+        if tags & XPOS:
             k = _put(out, k, feature(51, hx, atoms[start + b, X], mx, 0), dd, mask)
     return k
 
 
 @njit(cache=True)
-def arc_scores(atoms, start, n, use_xpos, weights, out):
+def arc_scores(atoms, start, n, tags, weights, out):
     """The ``(n + 1) × (n + 1)`` matrix of arc scores ``S[h, m]`` (-inf where no arc can be)."""
     mask = len(weights) - 1
     S = np.full((n + 1, n + 1), -np.inf)
@@ -145,7 +159,7 @@ def arc_scores(atoms, start, n, use_xpos, weights, out):
         for m in range(1, n + 1):
             if h == m:
                 continue
-            k = arc_features(atoms, start, n, h, m, use_xpos, mask, out)
+            k = arc_features(atoms, start, n, h, m, tags, mask, out)
             s = 0.0
             for i in range(k):
                 s += weights[out[i]]
@@ -154,94 +168,31 @@ def arc_scores(atoms, start, n, use_xpos, weights, out):
 
 
 @njit(cache=True)
-def feature_buffer(max_length, use_xpos):
-    """A slot buffer large enough for any arc of a sentence of ``max_length`` words."""
-    return np.empty(N_FIXED + 2 * (2 if use_xpos else 1) * (max_length + 1), dtype=np.int64)
+def feature_buffer(max_length):
+    """A slot buffer large enough for any arc (or sibling part) of a sentence of
+    ``max_length`` words."""
+    return np.empty(N_FIXED + 4 * (max_length + 1), dtype=np.int64)
 
 
 @njit(cache=True)
-def _update(atoms, start, n, h, m, use_xpos, weights, totals, step, delta, buf):
-    k = arc_features(atoms, start, n, h, m, use_xpos, len(weights) - 1, buf)
-    for i in range(k):
-        weights[buf[i]] += delta
-        totals[buf[i]] += step * delta
-
-
-@njit(cache=True)
-def perceptron_epoch(atoms, offsets, gold, order, use_xpos, single_root, margin, weights, totals, step):
-    """One pass of the structured perceptron over the sentences in ``order``.
-
-    Decodes each sentence with the current ``weights`` (plus ``margin`` on every wrong arc:
-    cost-augmented decoding, 0 for the plain perceptron) and, where the predicted head of a
-    word differs from ``gold``, adds the gold arc's features and subtracts the predicted
-    arc's. ``totals`` accumulates ``step × update`` for averaging (averaged weights are
-    ``weights - totals / step`` at the end). Returns ``(step, correct heads, heads)``.
-    """
-    max_n = 0
+def max_length(offsets):
+    """The longest sentence's word count."""
+    longest = 0
     for i in range(len(offsets) - 1):
-        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
-    buf = feature_buffer(max_n, use_xpos)
-    correct = 0
-    total = 0
-    for i in order:
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        if n == 0:
-            continue
-        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
-        if margin > 0:
-            for m in range(1, n + 1):
-                for h in range(n + 1):
-                    if h != gold[start + m]:
-                        S[h, m] += margin
-        pred = eisner(S, single_root)
-        for m in range(1, n + 1):
-            g = gold[start + m]
-            p = pred[m - 1]
-            total += 1
-            if g == p:
-                correct += 1
-            else:
-                _update(atoms, start, n, g, m, use_xpos, weights, totals, step, 1.0, buf)
-                _update(atoms, start, n, p, m, use_xpos, weights, totals, step, -1.0, buf)
-        step += 1
-    return step, correct, total
+        longest = max(longest, offsets[i + 1] - offsets[i] - 1)
+    return longest
 
 
 @njit(cache=True)
-def parse_corpus(atoms, offsets, use_xpos, single_root, weights):
-    """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
-    heads = np.zeros(len(atoms), dtype=np.int32)
-    max_n = 0
-    for i in range(len(offsets) - 1):
-        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
-    buf = feature_buffer(max_n, use_xpos)
-    for i in range(len(offsets) - 1):
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        if n == 0:
-            continue
-        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
-        heads[start + 1:start + n + 1] = eisner(S, single_root)
-    return heads
-
-
-@njit(cache=True)
-def kbest_corpus(atoms, offsets, use_xpos, single_root, weights, k):
+def kbest_corpus(atoms, offsets, tags, single_root, weights, k):
     """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
     heads concatenated (sentence by sentence, best first), one score per tree and the
     number of trees of each sentence."""
     n_sent = len(offsets) - 1
     n_trees = np.zeros(n_sent, dtype=np.int64)
-    max_n = 0
-    size = 0
-    for i in range(n_sent):
-        n = offsets[i + 1] - offsets[i] - 1
-        max_n = max(max_n, n)
-        size += n * k
-    heads = np.zeros(size, dtype=np.int32)
+    heads = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)
     scores = np.zeros(n_sent * k)
-    buf = feature_buffer(max_n, use_xpos)
+    buf = feature_buffer(max_length(offsets))
     at, tree = 0, 0
     for i in range(n_sent):
         start = offsets[i]
@@ -251,7 +202,7 @@ def kbest_corpus(atoms, offsets, use_xpos, single_root, weights, k):
             scores[tree] = 0.0
             tree += 1
             continue
-        S = arc_scores(atoms, start, n, use_xpos, weights, buf)
+        S = arc_scores(atoms, start, n, tags, weights, buf)
         trees, values = kbest_eisner(S, k, single_root)
         r = len(values)
         n_trees[i] = r

@@ -22,14 +22,14 @@ import numpy as np
 from numba import njit
 
 from ._eisner_kernels import complete_spans
-from ._arc_kernels import P, W, X, arc_features, arc_scores, atom, direction_distance, feature_buffer
+from ._arc_kernels import P, W, X, XPOS, atom, direction_distance
 from ._hashing import feature, mix, slot
 
 NEG = -np.inf
 
 
 @njit(cache=True)
-def sibling_features(atoms, start, n, h, s, m, use_xpos, mask, out):
+def sibling_features(atoms, start, n, h, s, m, tags, mask, out):
     """The 16 slots of sibling part ``(h, s, m)`` (``s == h``: ``m`` is the innermost
     dependent); any arc-feature buffer is large enough."""
     dd = direction_distance(s, m) + (64 if s == h else 0)
@@ -40,7 +40,7 @@ def sibling_features(atoms, start, n, h, s, m, use_xpos, mask, out):
         sp, sw, sx = atoms[start + s, P], atoms[start + s, W], atoms[start + s, X]
     fs = (feature(60, hp, sp, mp, 0), feature(61, sp, mp, 0, 0), feature(62, sw, mw, 0, 0),
           feature(63, sw, mp, 0, 0), feature(64, sp, mw, 0, 0), feature(65, atoms[start + h, W], sp, mp, 0),
-          feature(66, atoms[start + h, X], sx, atoms[start + m, X], 0) if use_xpos else feature(67, hp, sp, mw, 0),
+          feature(66, atoms[start + h, X], sx, atoms[start + m, X], 0) if tags & XPOS else feature(67, hp, sp, mw, 0),
           feature(68, sp, mp, atom(atoms, start, n, m + (1 if m > h else -1), P), 0))
     k = 0
     for f in fs:
@@ -51,8 +51,8 @@ def sibling_features(atoms, start, n, h, s, m, use_xpos, mask, out):
 
 
 @njit(cache=True, inline="always")
-def _part_score(atoms, start, n, h, s, m, use_xpos, weights, mask, buf):
-    k = sibling_features(atoms, start, n, h, s, m, use_xpos, mask, buf)
+def _part_score(atoms, start, n, h, s, m, tags, weights, mask, buf):
+    k = sibling_features(atoms, start, n, h, s, m, tags, mask, buf)
     v = 0.0
     for i in range(k):
         v += weights[buf[i]]
@@ -60,7 +60,7 @@ def _part_score(atoms, start, n, h, s, m, use_xpos, weights, mask, buf):
 
 
 @njit(cache=True)
-def sibling_scores(atoms, start, n, use_xpos, weights, buf):
+def sibling_scores(atoms, start, n, tags, weights, buf):
     """``SIB[h, s, m]`` for every sibling part (NaN elsewhere, never read)."""
     mask = len(weights) - 1
     SIB = np.full((n + 1, n + 1, n + 1), np.nan)
@@ -69,9 +69,9 @@ def sibling_scores(atoms, start, n, use_xpos, weights, buf):
             if m == h:
                 continue
             lo, hi = (h + 1, m) if m > h else (m + 1, h)
-            SIB[h, h, m] = _part_score(atoms, start, n, h, h, m, use_xpos, weights, mask, buf)
+            SIB[h, h, m] = _part_score(atoms, start, n, h, h, m, tags, weights, mask, buf)
             for s in range(lo, hi):
-                SIB[h, s, m] = _part_score(atoms, start, n, h, s, m, use_xpos, weights, mask, buf)
+                SIB[h, s, m] = _part_score(atoms, start, n, h, s, m, tags, weights, mask, buf)
     return SIB
 
 
@@ -181,77 +181,3 @@ def previous_siblings(heads, start, n):
             prev[m] = last_left[h]
             last_left[h] = m
     return prev
-
-
-@njit(cache=True)
-def _update(atoms, start, n, h, s, m, arc, use_xpos, weights, totals, step, delta, buf):
-    mask = len(weights) - 1
-    k = arc_features(atoms, start, n, h, m, use_xpos, mask, buf) if arc else sibling_features(
-        atoms, start, n, h, s, m, use_xpos, mask, buf)
-    for i in range(k):
-        weights[buf[i]] += delta
-        totals[buf[i]] += step * delta
-
-
-@njit(cache=True)
-def _decode(atoms, start, n, use_xpos, single_root, weights, buf, gold, margin):
-    S = arc_scores(atoms, start, n, use_xpos, weights, buf)
-    if margin > 0:
-        for m in range(1, n + 1):
-            for h in range(n + 1):
-                if h != gold[start + m]:
-                    S[h, m] += margin
-    SIB = sibling_scores(atoms, start, n, use_xpos, weights, buf)
-    return eisner2(S, SIB, single_root)
-
-
-@njit(cache=True)
-def perceptron_epoch(atoms, offsets, gold, order, use_xpos, single_root, margin, weights, totals, step):
-    """One structured-perceptron pass (as :func:`._arc_kernels.perceptron_epoch`), updating
-    arc and sibling parts that differ between the gold and the predicted tree."""
-    max_n = 0
-    for i in range(len(offsets) - 1):
-        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
-    buf = feature_buffer(max_n, use_xpos)
-    correct = 0
-    total = 0
-    pred_flat = np.zeros(max_n + 1, dtype=np.int32)
-    for i in order:
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        if n == 0:
-            continue
-        pred = _decode(atoms, start, n, use_xpos, single_root, weights, buf, gold, margin)
-        pred_flat[1:n + 1] = pred
-        gold_prev = previous_siblings(gold, start, n)
-        pred_prev = previous_siblings(pred_flat, 0, n)
-        for m in range(1, n + 1):
-            g, p = gold[start + m], pred[m - 1]
-            total += 1
-            if g == p:
-                correct += 1
-            else:
-                _update(atoms, start, n, g, 0, m, True, use_xpos, weights, totals, step, 1.0, buf)
-                _update(atoms, start, n, p, 0, m, True, use_xpos, weights, totals, step, -1.0, buf)
-            if g != p or gold_prev[m] != pred_prev[m]:
-                _update(atoms, start, n, g, gold_prev[m], m, False, use_xpos, weights, totals, step, 1.0, buf)
-                _update(atoms, start, n, p, pred_prev[m], m, False, use_xpos, weights, totals, step, -1.0, buf)
-        step += 1
-    return step, correct, total
-
-
-@njit(cache=True)
-def parse_corpus(atoms, offsets, use_xpos, single_root, weights):
-    """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
-    heads = np.zeros(len(atoms), dtype=np.int32)
-    max_n = 0
-    for i in range(len(offsets) - 1):
-        max_n = max(max_n, offsets[i + 1] - offsets[i] - 1)
-    buf = feature_buffer(max_n, use_xpos)
-    for i in range(len(offsets) - 1):
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        if n == 0:
-            continue
-        heads[start + 1:start + n + 1] = _decode(atoms, start, n, use_xpos, single_root, weights, buf, heads, 0.0)
-    return heads

@@ -3,7 +3,8 @@
 Every sentence of ``n`` words becomes ``n + 1`` rows — row 0 the artificial root, rows
 1..n the words — of an int64 table with one column per atom (:data:`COLUMNS`): the
 lower-cased form, the lemma, UPOS, XPOS, the form's 5-character prefix and 3-character
-suffix, each as a stable 32-bit string hash (CRC-32), so a model needs no vocabulary and an
+suffix, and the FEATS column (``_`` when the sentence has none), each as a stable 32-bit
+string hash (CRC-32), so a model needs no vocabulary and an
 unseen word is just an atom with no weight. ``offsets[i]`` is the root row of sentence
 ``i``. Negative ids mark the root row and the positions before and after a sentence.
 """
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-COLUMNS = ("word", "lemma", "upos", "xpos", "prefix", "suffix")
+COLUMNS = ("word", "lemma", "upos", "xpos", "prefix", "suffix", "feats")
 ROOT, BEFORE, AFTER = -1, -2, -3
 
 
@@ -36,7 +37,8 @@ class AtomTable:
 
 
 def encode(sentences) -> AtomTable:
-    """The atom table of ``sentences`` (anything with ``forms``, ``lemmas``, ``upos``, ``xpos``)."""
+    """The atom table of ``sentences`` (anything with ``forms``, ``lemmas``, ``upos``, ``xpos``,
+    ``feats``)."""
     cache: dict[str, int] = {}
 
     def h(s: str) -> int:
@@ -52,9 +54,10 @@ def encode(sentences) -> AtomTable:
     rows = []
     for s in sentences:
         rows.append([ROOT] * len(COLUMNS))
-        for form, lemma, upos, xpos in zip(s.forms, s.lemmas, s.upos, s.xpos):
+        feats = s.feats if s.feats is not None else ["_"] * len(s.forms)
+        for form, lemma, upos, xpos, fs in zip(s.forms, s.lemmas, s.upos, s.xpos, feats):
             low = form.lower()
-            rows.append([h(low), h(lemma), h(upos), h(xpos), h(low[:5]), h(low[-3:])])
+            rows.append([h(low), h(lemma), h(upos), h(xpos), h(low[:5]), h(low[-3:]), h(fs)])
     if rows:
         atoms[:] = np.array(rows, dtype=np.int64)
     return AtomTable(atoms, offsets)

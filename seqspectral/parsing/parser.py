@@ -4,9 +4,12 @@ First order (arc-factored; McDonald, Crammer & Pereira 2005): a tree scores the 
 arcs' feature weights (:mod:`._arc_kernels`), decoded exactly by Eisner's algorithm
 (:mod:`._eisner_kernels`), k-best by Huang & Chiang (2005). Second order (McDonald &
 Pereira 2006): arcs plus adjacent-sibling parts, decoded by their extension of Eisner's
-algorithm (:mod:`._sibling_kernels`; 1-best only). Training is the structured
-averaged perceptron (Collins 2002) over the whole treebank inside one Numba loop per epoch:
-no Python code runs per sentence or per arc. Labels come from a separate
+algorithm (:mod:`._sibling_kernels`; 1-best only). Training (:mod:`._training_kernels`) is
+online and averaged — the structured perceptron (Collins 2002) or the 1-best
+passive-aggressive / MIRA step (Crammer et al. 2006) — over the whole treebank inside one
+Numba loop per epoch: no Python code runs per sentence or per arc. Non-projective training
+trees are made projective first by lifting arcs (Nivre & Nilsson 2005), so every gold tree
+is one the decoder can reach. Labels come from a separate
 :class:`~seqspectral.parsing.labeler.DependencyLabeler` over the chosen arcs.
 """
 
@@ -19,7 +22,8 @@ import numpy as np
 from seqspectral.base import Estimator, NotFittedError, ParameterError, integer, one_of, real, seed
 from seqspectral.selection import SelectionResult, grid_search
 
-from . import _arc_kernels, _sibling_kernels
+from . import _arc_kernels, _training_kernels
+from ._arc_kernels import FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
 from .weights import AveragedWeights, dense_from_state, sparse_state
@@ -28,12 +32,15 @@ from .weights import AveragedWeights, dense_from_state, sparse_state
 class DependencyParser(Estimator):
     """A projective dependency parser trained on CoNLL-U sentences.
 
-    Parameters: ``order`` (1: arc-factored, 2: arcs and adjacent siblings), ``epochs`` of the perceptron, ``hash_bits``
-    (the weight vector has 2**hash_bits entries), ``use_xpos`` (features over XPOS as well
-    as UPOS), ``single_root`` (exactly one word attached to the root, as UD requires),
-    ``margin`` (cost added to every wrong arc while training: cost-augmented decoding, 0 for
-    the plain perceptron), ``labels`` (train a label classifier too when the data has DEPREL),
-    ``random_state`` (the order sentences are visited in each epoch).
+    Parameters: ``order`` (1: arc-factored, 2: arcs and adjacent siblings), ``epochs`` of
+    online training, ``hash_bits`` (the weight vector has 2**hash_bits entries), ``use_xpos``
+    and ``use_feats`` (features over the XPOS and FEATS columns as well as UPOS; the default
+    uses every gold tag column of a UD treebank), ``single_root`` (exactly one word attached
+    to the root, as UD requires), ``margin`` (cost added to every wrong arc while training:
+    cost-augmented decoding; also the loss per wrong head of the passive-aggressive step),
+    ``update`` ("pa": 1-best passive-aggressive/MIRA steps, "perceptron": unit steps),
+    ``labels`` (train a label classifier too when the data has DEPREL), ``random_state`` (the
+    order sentences are visited in each epoch).
     """
 
     kind = "dependency_parser"
@@ -42,20 +49,24 @@ class DependencyParser(Estimator):
         "epochs": integer(1),
         "hash_bits": integer(10, 30),
         "use_xpos": one_of(True, False),
+        "use_feats": one_of(True, False),
         "single_root": one_of(True, False),
         "margin": real(0.0),
+        "update": one_of("pa", "perceptron"),
         "labels": one_of(True, False),
         "random_state": seed,
     }
 
-    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=False, single_root=True, margin=1.0,
-                 labels=True, random_state=0):
+    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, single_root=True,
+                 margin=1.0, update="pa", labels=True, random_state=0):
         self.order = order
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.use_xpos = use_xpos
+        self.use_feats = use_feats
         self.single_root = single_root
         self.margin = margin
+        self.update = update
         self.labels = labels
         self.random_state = random_state
 
@@ -74,7 +85,7 @@ class DependencyParser(Estimator):
         if not sentences:
             raise ValueError("no training sentences")
         table = encode(sentences)
-        gold = flat_heads(sentences)
+        gold = _training_kernels.lift_nonprojective(flat_heads(sentences), table.offsets)
         dev_table = encode(dev) if dev else None
         dev_gold = flat_heads(dev) if dev else None
         rng = np.random.default_rng(self.random_state)
@@ -83,9 +94,9 @@ class DependencyParser(Estimator):
         best = None
         for epoch in range(1, self.epochs + 1):
             order = rng.permutation(len(table)).astype(np.int64)
-            weights.step, correct, total = self._kernels().perceptron_epoch(
-                table.atoms, table.offsets, gold, order, self.use_xpos, self.single_root, float(self.margin),
-                weights.current, weights.totals, weights.step)
+            weights.step, correct, total = _training_kernels.training_epoch(
+                table.atoms, table.offsets, gold, order, self.order == 2, self._tags(), self.single_root,
+                float(self.margin), self.update == "pa", weights.current, weights.totals, weights.step)
             record = {"epoch": epoch, "train_uas": 100.0 * correct / max(total, 1)}
             self.weights_ = weights.average()
             if dev_table is not None:
@@ -105,11 +116,12 @@ class DependencyParser(Estimator):
         return self
 
     # -- parsing ---------------------------------------------------------------------------
-    def _kernels(self):
-        return _arc_kernels if self.order == 1 else _sibling_kernels
+    def _tags(self) -> int:
+        return (XPOS if self.use_xpos else 0) | (FEATS if self.use_feats else 0)
 
     def _heads(self, table) -> np.ndarray:
-        return self._kernels().parse_corpus(table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_)
+        return _training_kernels.parse_corpus(table.atoms, table.offsets, self.order == 2, self._tags(),
+                                              self.single_root, self.weights_)
 
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
@@ -142,7 +154,7 @@ class DependencyParser(Estimator):
         sentences = list(sentences)
         table = encode(sentences)
         heads, scores, n_trees = _arc_kernels.kbest_corpus(
-            table.atoms, table.offsets, self.use_xpos, self.single_root, self.weights_, int(k))
+            table.atoms, table.offsets, self._tags(), self.single_root, self.weights_, int(k))
         return TreeLists(sentences, heads, scores, n_trees)
 
     def kbest(self, sentences, k: int) -> list:
