@@ -8,8 +8,8 @@ import pytest
 
 from seqspectral.corpus import Corpus, NBestList, Sentence
 from seqspectral.lm import train_lm
-from seqspectral.reranking import Reranker
-from seqspectral.tagging import LanguageModelScorer, rerank_tags, tag_features, tag_losses
+from seqspectral.reranking import CorpusScorer, Reranker
+from seqspectral.tagging import rerank_tags, tag_features, tag_losses
 
 GOOD = ["DET", "NOUN", "VERB"]
 BAD = ["DET", "VERB", "VERB"]
@@ -48,7 +48,7 @@ def test_losses_by_hand():
 
 
 def test_lm_scorer_reads_tags_in_the_lm_vocabulary(lm):
-    scorer = LanguageModelScorer(lm, "lm")
+    scorer = CorpusScorer(lm, "lm")
     good, bad = scorer.log_probs([_sentence(GOOD), _sentence(BAD)])
     assert good > bad + 3  # DET -> VERB never seen
     # a sentence whose tags appear in another order than the LM's vocabulary lists them
@@ -59,7 +59,7 @@ def test_lm_scorer_reads_tags_in_the_lm_vocabulary(lm):
 def test_reranking_with_the_lm_undoes_planted_tagger_mistakes(lm):
     train, train_gold = _lists(200, 1)
     test, test_gold = _lists(100, 2)
-    scorers = [LanguageModelScorer(lm, "lm")]
+    scorers = [CorpusScorer(lm, "lm")]
     base_errors = tag_losses(test, test_gold, "upos")[tag_features(test).groups[:-1]].sum()
     assert base_errors > 20  # rank 1 is often wrong
     features = tag_features(train, scorers)
@@ -76,7 +76,7 @@ def test_malformed_lists_pass_through_with_rank_one(lm):
     lists[1] = NBestList("odd", [_sentence(BAD), _sentence(GOOD, ("a", "cat", "sleeps"))], [2.0, 1.0])
     lists[2] = NBestList("empty", [], [])
     train, train_gold = _lists(50, 4)
-    scorers = [LanguageModelScorer(lm, "lm")]
+    scorers = [CorpusScorer(lm, "lm")]
     reranker = Reranker(epochs=3).fit(tag_features(train, scorers), tag_losses(train, train_gold, "upos"))
     best, problems = rerank_tags(reranker, lists, scorers)
     assert [i for i, _ in problems] == [1, 2]

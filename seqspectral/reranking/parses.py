@@ -15,6 +15,7 @@ from seqspectral.parsing.tree_lists import TreeLists
 
 from . import _kernels
 from .candidates import CandidateFeatures
+from .lists import rerank_lists
 
 #: hashed features are kept at this width; the reranker masks them to its own size
 _WIDE = (1 << 40) - 1
@@ -77,38 +78,8 @@ def head_losses(candidates, gold) -> np.ndarray:
     return trees.wrong_heads(gold)[0].astype(np.float64)
 
 
-def aligned_valid(lists, gold=None) -> tuple[list[int], list[tuple[int, str]]]:
-    """Indices of the lists that can be reranked, and ``(index, reason)`` of the others.
-
-    With ``gold`` (sentences, one per list, in order) a list over other words than its gold
-    sentence is an :class:`~seqspectral.parsing.AlignmentError`."""
-    from seqspectral.parsing import AlignmentError
-
-    if gold is not None and len(gold) != len(lists):
-        raise AlignmentError(f"{len(lists)} n-best lists but {len(gold)} gold sentences")
-    valid, problems = [], []
-    for i, nbest in enumerate(lists):
-        problem = list_problem(nbest)
-        if problem:
-            problems.append((i, problem))
-            continue
-        if gold is not None and nbest.candidates[0].forms != gold[i].forms:
-            raise AlignmentError(f"n-best list {i + 1} (sent_id {nbest.sent_id}) is over other words than gold "
-                                 f"sentence {i + 1}" + (f" (line {gold[i].line})" if gold[i].line else ""))
-        valid.append(i)
-    return valid, problems
-
-
 def rerank_parses(reranker, lists, scorers=()) -> tuple[list, list[tuple[int, str]]]:
-    """The reranker's choice from every list, in order, each exactly once; a list that
-    cannot be reranked gives its rank-1 candidate and is reported in the second value."""
-    from dataclasses import replace
-
-    valid, problems = aligned_valid(lists)
-    choice = dict(zip(valid, reranker.choose(parse_features([lists[i] for i in valid], scorers)).tolist())) \
-        if valid else {}
-    out = []
-    for i, nbest in enumerate(lists):
-        c = nbest.candidates[choice.get(i, 0)]
-        out.append(replace(c, metadata={"sent_id": nbest.sent_id, **c.metadata}))
-    return out, problems
+    """The reranker's choice from every list (:func:`.lists.rerank_lists`), described by the
+    templates it was trained on."""
+    return rerank_lists(reranker, lists, lambda valid: parse_features(valid, scorers, reranker.templates_),
+                        list_problem)

@@ -52,6 +52,7 @@ class Reranker(Estimator):
         if len(loss) != features.n_candidates:
             raise ValueError(f"{len(loss)} losses for {features.n_candidates} candidates")
         self.dense_names_ = list(features.dense_names)
+        self.templates_ = features.templates
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         dense = self._standardised(features)
         mask = (1 << self.hash_bits) - 1
@@ -82,6 +83,9 @@ class Reranker(Estimator):
         return self
 
     def _standardised(self, features: CandidateFeatures) -> np.ndarray:
+        if features.templates != self.templates_:
+            raise FeatureMismatchError(f"the reranker was trained on hashed features {self.templates_!r}, these "
+                                       f"candidates have {features.templates!r}")
         if list(features.dense_names) != self.dense_names_:
             raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}, "
                                        f"these candidates have {list(features.dense_names)}")
@@ -107,7 +111,8 @@ class Reranker(Estimator):
 
     def to_state(self):
         self._check_fitted()
-        header = {"params": self.json_params(), "dense_names": self.dense_names_, "history": self.history_}
+        header = {"params": self.json_params(), "dense_names": self.dense_names_, "templates": self.templates_,
+                  "history": self.history_}
         if hasattr(self, "selection_"):
             header["selection"] = self.selection_.to_json()
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
@@ -118,6 +123,7 @@ class Reranker(Estimator):
     def from_state(cls, header, arrays):
         model = cls(**header["params"])
         model.dense_names_ = list(header["dense_names"])
+        model.templates_ = header.get("templates", "baseline" if "parser" in model.dense_names_ else "")
         model.history_ = header["history"]
         if "selection" in header:
             model.selection_ = SelectionResult.from_json(header["selection"])

@@ -2,8 +2,7 @@
 decoding, jackknifed tagging, and tag n-best lists as reranker input."""
 
 from .jackknife import jackknife
-from .reranking import LanguageModelScorer, list_problem, rerank_tags, tag_features, tag_losses
+from .reranking import list_problem, rerank_tags, tag_features, tag_losses
 from .tagger import PerceptronTagger
 
-__all__ = ["LanguageModelScorer", "PerceptronTagger", "jackknife", "list_problem", "rerank_tags", "tag_features",
-           "tag_losses"]
+__all__ = ["PerceptronTagger", "jackknife", "list_problem", "rerank_tags", "tag_features", "tag_losses"]

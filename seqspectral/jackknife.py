@@ -1,0 +1,33 @@
+"""Jackknifing: each fold of a data set processed by a model trained on the other folds, so
+outputs on training data (predicted tags, n-best lists) look like those on unseen data —
+what a model trained on such outputs (a parser on predicted tags, a reranker) needs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def fold_of(n_items: int, n_folds: int) -> np.ndarray:
+    """The fold of each item: contiguous blocks of nearly equal size."""
+    if n_folds < 2 or n_folds > n_items:
+        raise ValueError(f"folds must be in 2..{n_items} (the number of items), not {n_folds}")
+    return np.arange(n_items) * n_folds // n_items
+
+
+def jackknife(estimator, items, n_folds: int, apply) -> list:
+    """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
+    estimator with ``estimator``'s settings (and the choices it made on dev, its
+    ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
+    results in input order."""
+    items = list(items)
+    folds = fold_of(len(items), n_folds)
+    params = estimator.get_params(deep=False)
+    if hasattr(estimator, "selection_"):
+        params.update(estimator.selection_.chosen)
+    out = [None] * len(items)
+    for f in range(n_folds):
+        inside = np.flatnonzero(folds == f)
+        model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
+        for i, result in zip(inside, apply(model, [items[i] for i in inside])):
+            out[i] = result
+    return out
