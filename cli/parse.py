@@ -7,7 +7,9 @@ import time
 
 from ._common import leaf_parser, positive_int
 
-HELP = "projective dependency parsing (first order, k-best Eisner) with a label classifier"
+HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
+TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
+FORMATS = ("auto", "conllu", "conllx", "malttab")
 
 
 def register(sub) -> None:
@@ -19,12 +21,19 @@ def register(sub) -> None:
     t.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
     t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
     t.add_argument("--order", type=int, default=1, choices=[1, 2],
-                   help="factorisation order (1: arcs; 2: arcs and adjacent siblings, 1-best only)")
-    t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
-    t.add_argument("--dev", default=None, metavar="DEV.conllu", help="treebank parsed after every epoch (dev UAS)")
-    t.add_argument("--use-xpos", action="store_true", help="features over XPOS as well as UPOS")
-    t.add_argument("--several-roots", action="store_true",
-                   help="let several words attach to the root (default: exactly one, as UD requires)")
+                   help="factorisation order (1: arcs; 2: arcs and adjacent siblings)")
+    t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="training epochs (default 10)")
+    t.add_argument("--dev", default=None, metavar="DEV.conllu",
+                   help="treebank parsed after every epoch (dev UAS); the best epoch's weights are kept")
+    t.add_argument("--tags", default="all", choices=tuple(TAGS),
+                   help="tag columns with features: UPOS alone, with XPOS, with FEATS, or all three (default all)")
+    t.add_argument("--update", default="pa", choices=("pa", "perceptron"),
+                   help="online step: passive-aggressive (1-best MIRA) or perceptron (default pa)")
+    roots = t.add_mutually_exclusive_group()
+    roots.add_argument("--several-roots", dest="single_root", action="store_const", const=False, default="auto",
+                       help="let several words attach to the root (default: only when a training tree has several)")
+    roots.add_argument("--single-root", dest="single_root", action="store_const", const=True,
+                       help="exactly one word on the root, as UD requires")
     t.add_argument("--hash-bits", type=positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     _reading(t)
@@ -45,27 +54,44 @@ def register(sub) -> None:
 
 
 def _reading(parser) -> None:
+    parser.add_argument("--format", default="auto", choices=FORMATS,
+                        help="treebank format; auto: by the file's name, else by its first lines (default auto)")
+    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
+                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default utf-8)")
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
 
 
-def read_treebank(path: str, errors: str, quiet: bool, heads_required: bool = True) -> list:
-    """The sentences of a CoNLL-U file (without ``heads_required``, HEAD may be ``_``),
-    skipped-record warnings printed."""
+def read_treebank(path: str, args, heads_required: bool = True) -> list:
+    """The sentences of a treebank file (``-``: standard input) in ``args.format`` and
+    ``args.encoding`` (without ``heads_required``, HEAD may be ``_``), reader warnings printed."""
     import warnings
 
-    from seqspectral.corpus import read_conllu
+    from seqspectral.corpus import CorpusWarning, detect, read_conllu, read_conllx, read_malttab
     from seqspectral.parsing.unparsed import read_unparsed
 
+    from ._common import _local_file, note, warn
     from .main import UsageError
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        sentences = (read_conllu if heads_required else read_unparsed)(path, errors=errors)
+    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CorpusWarning)
+        fmt = args.format
+        if fmt == "auto":
+            detection = detect(local, args.encoding)
+            fmt = detection.format
+            if fmt not in FORMATS:
+                raise UsageError(f"{path}: {detection.reason}: read as {fmt}, which holds no trees; give --format")
+            if detection.by_content and not args.quiet:
+                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
+        if heads_required:
+            read = {"conllu": read_conllu, "conllx": read_conllx, "malttab": read_malttab}[fmt]
+            sentences = read(local, errors=args.errors, encoding=args.encoding)
+        else:
+            sentences = read_unparsed(local, errors=args.errors, encoding=args.encoding, format=fmt)
     for w in caught:
-        if not quiet:
-            print(f"seqspectral: warning: {w.message}", file=sys.stderr)
+        if isinstance(w.message, CorpusWarning) and not args.quiet:
+            warn(str(w.message))
     if not sentences:
         raise UsageError(f"{path}: no sentences")
     return sentences
@@ -75,10 +101,11 @@ def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.parsing import DependencyParser
 
-    train = read_treebank(args.train, args.errors, args.quiet)
-    dev = read_treebank(args.dev, args.errors, args.quiet) if args.dev else None
-    parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits,
-                              use_xpos=args.use_xpos, single_root=not args.several_roots,
+    train = read_treebank(args.train, args)
+    dev = read_treebank(args.dev, args) if args.dev else None
+    use_xpos, use_feats = TAGS[args.tags]
+    parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits, use_xpos=use_xpos,
+                              use_feats=use_feats, single_root=args.single_root, update=args.update,
                               random_state=args.random_state)
     start = time.process_time()
 
@@ -103,7 +130,7 @@ def run_parse(args) -> int:
     from seqspectral.parsing.jackknife import jackknife
 
     parser = serialize.load(args.parser, kind="dependency_parser")
-    sentences = read_treebank(args.input, args.errors, args.quiet, heads_required=bool(args.folds))
+    sentences = read_treebank(args.input, args, heads_required=bool(args.folds))
     start = time.perf_counter()
     if args.folds:
         result = jackknife(parser, sentences, args.folds, args.k)

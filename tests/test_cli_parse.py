@@ -94,3 +94,40 @@ def test_sentences_without_heads_are_parsed(trained, tmp_path):
     assert main(["parse", "run", str(parser), str(raw), "-o", str(out), "--quiet"]) == 0
     (parsed,) = read_conllu(out)
     assert parsed.forms == ["The", "dog", "barks"] and int((parsed.heads == 0).sum()) == 1
+
+
+def _conllx(sentences, extra_roots: bool, heads: bool = True) -> bytes:
+    """``sentences`` as Latin-1 CoNLL-X (no comments); with ``extra_roots`` a final PUNCT word
+    goes on the root too (several roots, as CoNLL-X treebanks allow); the first form gets 'ñ'."""
+    lines = []
+    for s in sentences:
+        h = s.heads.copy()
+        if extra_roots and s.upos[-1] == "PUNCT" and len(s) > 1:
+            h[-1] = 0
+        for i in range(len(s)):
+            form = s.forms[i] + ("ñ" if i == 0 else "")
+            lines.append("\t".join([str(i + 1), form, s.lemmas[i], s.upos[i], s.xpos[i], "_",
+                                    str(h[i]) if heads else "_", s.deprels[i] if heads else "_", "_", "_"]))
+        lines.append("")
+    return ("\n".join(lines) + "\n").encode("latin-1", errors="replace")
+
+
+def test_latin1_conllx_treebank_with_several_roots(corpora_dir, tmp_path, capsys):
+    from seqspectral import serialize
+
+    sentences = read_conllu(corpora_dir / "ewt-sample.conllu")
+    train, test = tmp_path / "train.conllx", tmp_path / "test.conllx"
+    train.write_bytes(_conllx(sentences[:250], extra_roots=True))
+    test.write_bytes(_conllx(sentences[250:], extra_roots=True, heads=False))
+    model, out = tmp_path / "p.npz", tmp_path / "out.conllu"
+    assert main(["parse", "train", str(train), "-o", str(model), "--epochs", "2", "--hash-bits", "16", "--quiet"]) == 2
+    assert "train.conllx" in capsys.readouterr().err  # not UTF-8: the reader names the file
+    assert main(["parse", "train", str(train), "-o", str(model), "--epochs", "2", "--hash-bits", "16", "--quiet",
+                 "--encoding", "latin-1", "--order", "2"]) == 0
+    assert serialize.load(model).single_root_ is False  # the training trees have several roots
+    assert main(["parse", "run", str(model), str(test), "-o", str(out), "--encoding", "latin-1", "--quiet",
+                 "--format", "conllx"]) == 0
+    with pytest.warns(UserWarning, match="several root"):  # written as parsed: several roots
+        parsed = read_conllu(out)
+    assert [s.forms[0] for s in parsed] == [s.forms[0] + "ñ" for s in sentences[250:]]
+    assert any(int((s.heads == 0).sum()) > 1 for s in parsed)

@@ -35,8 +35,9 @@ class DependencyParser(Estimator):
     Parameters: ``order`` (1: arc-factored, 2: arcs and adjacent siblings), ``epochs`` of
     online training, ``hash_bits`` (the weight vector has 2**hash_bits entries), ``use_xpos``
     and ``use_feats`` (features over the XPOS and FEATS columns as well as UPOS; the default
-    uses every gold tag column of a UD treebank), ``single_root`` (exactly one word attached
-    to the root, as UD requires), ``margin`` (cost added to every wrong arc while training:
+    uses every gold tag column of a UD treebank), ``single_root`` (True: exactly one word attached
+    to the root, as UD requires; False: any number, as in CoNLL-X treebanks; "auto": one
+    unless a training tree has several — the choice in ``single_root_``), ``margin`` (cost added to every wrong arc while training:
     cost-augmented decoding; also the loss per wrong head of the passive-aggressive step),
     ``update`` ("pa": 1-best passive-aggressive/MIRA steps, "perceptron": unit steps),
     ``labels`` (train a label classifier too when the data has DEPREL), ``random_state`` (the
@@ -50,14 +51,14 @@ class DependencyParser(Estimator):
         "hash_bits": integer(10, 30),
         "use_xpos": one_of(True, False),
         "use_feats": one_of(True, False),
-        "single_root": one_of(True, False),
+        "single_root": one_of(True, False, "auto"),
         "margin": real(0.0),
         "update": one_of("pa", "perceptron"),
         "labels": one_of(True, False),
         "random_state": seed,
     }
 
-    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, single_root=True,
+    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, single_root="auto",
                  margin=1.0, update="pa", labels=True, random_state=0):
         self.order = order
         self.epochs = epochs
@@ -85,7 +86,10 @@ class DependencyParser(Estimator):
         if not sentences:
             raise ValueError("no training sentences")
         table = encode(sentences)
-        gold = _training_kernels.lift_nonprojective(flat_heads(sentences), table.offsets)
+        gold = flat_heads(sentences)
+        self.single_root_ = self.single_root if self.single_root != "auto" else \
+            bool(np.all(np.add.reduceat(gold == 0, table.offsets[:-1]) <= 2))  # the root row's 0 counts once
+        gold = _training_kernels.lift_nonprojective(gold, table.offsets)
         dev_table = encode(dev) if dev else None
         dev_gold = flat_heads(dev) if dev else None
         rng = np.random.default_rng(self.random_state)
@@ -95,7 +99,7 @@ class DependencyParser(Estimator):
         for epoch in range(1, self.epochs + 1):
             order = rng.permutation(len(table)).astype(np.int64)
             weights.step, correct, total = _training_kernels.training_epoch(
-                table.atoms, table.offsets, gold, order, self.order == 2, self._tags(), self.single_root,
+                table.atoms, table.offsets, gold, order, self.order == 2, self._tags(), self.single_root_,
                 float(self.margin), self.update == "pa", weights.current, weights.totals, weights.step)
             record = {"epoch": epoch, "train_uas": 100.0 * correct / max(total, 1)}
             self.weights_ = weights.average()
@@ -121,7 +125,7 @@ class DependencyParser(Estimator):
 
     def _heads(self, table) -> np.ndarray:
         return _training_kernels.parse_corpus(table.atoms, table.offsets, self.order == 2, self._tags(),
-                                              self.single_root, self.weights_)
+                                              self.single_root_, self.weights_)
 
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
@@ -154,7 +158,7 @@ class DependencyParser(Estimator):
         sentences = list(sentences)
         table = encode(sentences)
         heads, scores, n_trees = _arc_kernels.kbest_corpus(
-            table.atoms, table.offsets, self._tags(), self.single_root, self.weights_, int(k))
+            table.atoms, table.offsets, self._tags(), self.single_root_, self.weights_, int(k))
         return TreeLists(sentences, heads, scores, n_trees)
 
     def kbest(self, sentences, k: int) -> list:
@@ -173,7 +177,7 @@ class DependencyParser(Estimator):
         from seqspectral import serialize
 
         self._check_fitted()
-        header = {"params": self.json_params(), "history": self.history_}
+        header = {"params": self.json_params(), "history": self.history_, "single_root": self.single_root_}
         if hasattr(self, "selection_"):
             header["selection"] = self.selection_.to_json()
         arrays = sparse_state("arc", self.weights_)
@@ -189,6 +193,7 @@ class DependencyParser(Estimator):
         parser = cls(**header["params"])
         parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
         parser.history_ = header["history"]
+        parser.single_root_ = bool(header["single_root"])
         if "selection" in header:
             parser.selection_ = SelectionResult.from_json(header["selection"])
         parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None

@@ -1,4 +1,5 @@
-"""Reading sentences to be parsed: CoNLL-U whose HEAD column may be ``_`` (not parsed yet).
+"""Reading sentences to be parsed: CoNLL-U or CoNLL-X whose HEAD column may be ``_`` (not
+parsed yet); Malt-TAB files are read as they are.
 
 The corpus reader insists on trees, so a word without a head gets a placeholder one (the
 word before it; the first word on the root), which the parser then replaces. Lines stay
@@ -23,19 +24,23 @@ def _with_placeholder_heads(text: str) -> tuple[str, int]:
     return "\n".join(out), n
 
 
-def read_unparsed(path, errors: str = "raise") -> list:
-    """The sentences of a CoNLL-U file to parse; missing heads get placeholders."""
-    from seqspectral.corpus import CorpusFormatError, read_conllu
+def read_unparsed(path, errors: str = "raise", encoding: str = "utf-8", format: str = "conllu") -> list:
+    """The sentences of a treebank file (``format``: conllu, conllx, malttab) to parse;
+    missing heads get placeholders."""
+    from seqspectral.corpus import CorpusFormatError
+    from seqspectral.corpus.conllu_format import read_conllu
+    from seqspectral.corpus.conllx import read_conllx, read_malttab
 
+    read = {"conllu": read_conllu, "conllx": read_conllx, "malttab": read_malttab}[format]
     data = Path(path).read_bytes()
-    text = data.decode("utf-8", errors="surrogateescape")
-    fixed, n = _with_placeholder_heads(text)
+    text = data.decode("utf-8", errors="surrogateescape")  # bytes kept as they are, whatever the encoding
+    fixed, n = _with_placeholder_heads(text) if format != "malttab" else (text, 0)
     if n == 0:
-        return read_conllu(path, errors=errors)
+        return read(path, errors=errors, encoding=encoding)
     with tempfile.TemporaryDirectory() as directory:
         local = Path(directory) / Path(path).name
         local.write_bytes(fixed.encode("utf-8", errors="surrogateescape"))
         try:
-            return read_conllu(local, errors=errors)
+            return read(local, errors=errors, encoding=encoding)
         except CorpusFormatError as e:
             raise CorpusFormatError(path, e.line, e.reason) from None
