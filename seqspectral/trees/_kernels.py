@@ -77,36 +77,17 @@ def tree_layout(heads, offsets):
 
 
 @njit(cache=True)
-def _times_tensor(out, v, coef, K):
-    """out = sum_a coef[a] (v K[a]): the row vector v times the operator of ``coef``."""
-    k = len(v)
-    out[:] = 0.0
+def _operator(out, coef, K):
+    """out = sum_a coef[a] K[a] (k x k): the operator of the row ``coef``."""
+    k = len(coef)
+    out[:, :] = 0.0
     for a in range(k):
         ca = coef[a]
         if ca == 0.0:
             continue
         for e in range(k):
-            w = ca * v[e]
-            if w == 0.0:
-                continue
             for c in range(k):
-                out[c] += w * K[a, e, c]
-
-
-@njit(cache=True)
-def _tensor_times(out, coef, K, s):
-    """out = sum_a coef[a] (K[a] s): the operator of ``coef`` times the column vector s."""
-    k = len(s)
-    out[:] = 0.0
-    for a in range(k):
-        ca = coef[a]
-        if ca == 0.0:
-            continue
-        for e in range(k):
-            acc = 0.0
-            for c in range(k):
-                acc += K[a, e, c] * s[c]
-            out[e] += ca * acc
+                out[e, c] += ca * K[a, e, c]
 
 
 @njit(cache=True)
@@ -129,7 +110,8 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
 
     Three passes per sentence (module ``spectral``, step 5): the state marginals ``w``
     top-down (``cinf`` at a root, ``E_d w_head`` below); the inside rows ``b`` bottom-up
-    (``emit[x_i]`` times the operator of each dependent's row, scaled so that ``b w = 1``;
+    (``emit[x_i]`` times the operator sum_a b_c[a] K_d[a] of each dependent c's row, kept
+    for the third pass: k^3 per arc once; ``b`` scaled so that ``b w = 1``;
     the uninformative ``c1`` where that is not positive); then, top-down, the state of
     each word given every word before it in the order "dependents' subtrees in sentence
     order, then the word itself": ``a`` at a root is ``cinf``, a dependent gets
@@ -140,9 +122,13 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     """
     k = len(c1)
     n = len(symbols)
+    longest = 0
+    for j in range(len(offsets) - 1):
+        longest = max(longest, offsets[j + 1] - offsets[j])
     b = np.empty((n, k))
     w = np.empty((n, k))
     a = np.empty((n, k))
+    M = np.empty((longest, k, k))  # the operator of each word's inside row, within a sentence
     v = np.empty(k)
     s = np.empty(k)
     tmp = np.empty(k)
@@ -170,7 +156,13 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
                 v[c] = emit[x, c]
             for p in range(child_start[i], child_start[i + 1]):
                 ch = child_list[p]
-                _times_tensor(tmp, v, b[ch], KL if is_left[ch] else KR)
+                Mc = M[ch - lo]
+                _operator(Mc, b[ch], KL if is_left[ch] else KR)
+                for c in range(k):
+                    acc = 0.0
+                    for e in range(k):
+                        acc += v[e] * Mc[e, c]
+                    tmp[c] = acc
                 v[:] = tmp
             rho = 0.0
             for c in range(k):
@@ -204,7 +196,12 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
                     for c in range(k):
                         a[ch, c] = w[ch, c]
                     _unit_mass(a[ch], c1)
-                _tensor_times(tmp, b[ch], KL if is_left[ch] else KR, s)
+                Mc = M[ch - lo]
+                for e in range(k):
+                    acc = 0.0
+                    for c in range(k):
+                        acc += Mc[e, c] * s[c]
+                    tmp[e] = acc
                 if _unit_mass(tmp, c1):
                     s[:] = tmp
                 else:
