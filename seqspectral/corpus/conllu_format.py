@@ -22,8 +22,7 @@ from .textfile import DEFAULT_ENCODING
 from .vocabulary import Vocabulary
 
 
-def _word_id(parts: list[str], i: int) -> int | None:
-    value = parts[i]
+def _word_id(value: str) -> int | None:
     if value.isdigit():
         return int(value)
     try:
@@ -35,23 +34,22 @@ def _word_id(parts: list[str], i: int) -> int | None:
     return None  # a range (multiword token) or a decimal (empty node)
 
 
-def _split(line: str) -> dict:
-    n = line.count("\t") + 1
-    if n != 10:
-        raise BadLine(f"{n} tab-separated columns where CoNLL-U has 10")
+def _split(line: str) -> tuple[int | None, list[str]]:
     # columns split on tabs only (conllu's parse_line also splits on double spaces, which FORM
     # and LEMMA may hold); only the id is parsed, every other column stays a string
     parts = line.split("\t")
-    row = dict(zip(DEFAULT_FIELDS, parts))
-    row["id"] = _word_id(parts, 0)
-    return row
+    if len(parts) != 10:
+        raise BadLine(f"{len(parts)} tab-separated columns where CoNLL-U has 10")
+    value = parts[0]
+    return (int(value) if value.isdigit() else _word_id(value)), parts
 
 
 def _metadata(line: str) -> list[tuple[str, str | None]]:
     return parse_comment_line(line, metadata_parsers={"__fallback__": lambda key, value: (key, value)})
 
 
-CONLLU = Layout("conllu", _split, comments=True, parse_comment=_metadata, warn_several_roots=True)
+CONLLU = Layout("conllu", _split, {name: i for i, name in enumerate(DEFAULT_FIELDS)}, comments=True,
+                parse_comment=_metadata, warn_several_roots=True)
 
 
 def read_conllu(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:

@@ -9,40 +9,34 @@ from __future__ import annotations
 
 from .sentence import Sentence
 from .sequences import Corpus
-from .tabular import BadLine, Layout, read_encoded, read_sentences
+from .tabular import IMPLICIT, BadLine, Layout, read_encoded, read_sentences
 from .textfile import DEFAULT_ENCODING
 from .vocabulary import Vocabulary
 
 _CONLLX_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "phead", "pdeprel")
 
 
-def _split_conllx(line: str) -> dict:
+def _split_conllx(line: str) -> tuple[int, list[str]]:
     parts = line.split("\t")
     if len(parts) != 10:
         raise BadLine(f"{len(parts)} tab-separated columns where CoNLL-X has 10")
-    row = dict(zip(_CONLLX_COLUMNS, parts))
     if not parts[0].isdigit():
         raise BadLine(f"non-integer id {parts[0]!r}")
-    row["id"] = int(parts[0])
-    return row
+    return int(parts[0]), parts
 
 
-def _split_malttab(line: str) -> dict:
+_MALTTAB_COLUMNS = ("form", "lemma", "upos", "xpos", "head", "deprel")
+
+
+def _split_malttab(line: str) -> tuple[int, list[str]]:
     parts = line.split("\t") if "\t" in line else line.split()
     if len(parts) not in (3, 4):
         raise BadLine(f"{len(parts)} columns where Malt-TAB has 3 or 4 (word, tag, head[, relation])")
-    return {
-        "form": parts[0],
-        "lemma": "_",
-        "upos": parts[1],
-        "xpos": parts[1],
-        "head": parts[2],
-        "deprel": parts[3] if len(parts) == 4 else "_",
-    }
+    return IMPLICIT, [parts[0], "_", parts[1], parts[1], parts[2], parts[3] if len(parts) == 4 else "_"]
 
 
-CONLLX = Layout("conllx", _split_conllx, comments=True)
-MALTTAB = Layout("malttab", _split_malttab, comments=False)
+CONLLX = Layout("conllx", _split_conllx, {name: i for i, name in enumerate(_CONLLX_COLUMNS)}, comments=True)
+MALTTAB = Layout("malttab", _split_malttab, {name: i for i, name in enumerate(_MALTTAB_COLUMNS)}, comments=False)
 
 
 def read_conllx(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:

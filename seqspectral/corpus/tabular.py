@@ -1,7 +1,7 @@
 """One engine for the tab-separated treebank formats (CoNLL-U, CoNLL-X, Malt-TAB).
 
 A file is read once into blocks (one per sentence, blank-line separated); each token line
-is split by its format's ``split`` function into a dict of columns, ids and heads are
+is split by its format's ``split`` function into a list of columns, ids and heads are
 checked as integers, and trees are validated for the whole file at once
 (:func:`~seqspectral.corpus.trees.invalid_trees`). Every defect is reported with the
 file and the line through an :class:`~seqspectral.corpus.errors.ErrorPolicy`.
@@ -30,23 +30,31 @@ from .trees import head_problem, invalid_trees
 from .vocabulary import Vocabulary
 
 
+#: the id a layout gives a word whose id is its position (no id column)
+IMPLICIT = -1
+
+
 class BadLine(Exception):
     """Raised by a layout's ``split`` for a malformed token line (message without location)."""
 
 
 @dataclass(frozen=True)
 class Layout:
-    """How one format lays a token out: ``split(line) -> dict`` of columns or BadLine.
+    """How one format lays a token out: ``split(line) -> (id, columns)`` or BadLine.
 
-    The dict holds ``form lemma upos xpos head deprel`` (strings) and ``id``: the word's
-    1-based integer id, None for lines that are no word (multiword tokens, empty nodes),
-    or absent when ids are implicit positions (Malt-TAB). ``comments``: whether lines
-    starting with ``#`` outside a token are comments. ``warn_several_roots``: whether
-    sentences with several root attachments are counted in a warning.
+    ``columns`` is the list of the line's column strings and ``index`` names their
+    positions (``form lemma upos xpos head deprel``, optionally ``feats deps misc``); the
+    id is the word's 1-based integer id, None for lines that are no word (multiword
+    tokens, empty nodes), or :data:`IMPLICIT` when ids are positions (Malt-TAB). Rows are
+    lists, not dicts: a file of a million words is read without a million dicts.
+    ``comments``: whether lines starting with ``#`` outside a token are comments.
+    ``warn_several_roots``: whether sentences with several root attachments are counted
+    in a warning.
     """
 
     name: str
-    split: Callable[[str], dict]
+    split: Callable[[str], tuple]
+    index: dict
     comments: bool
     parse_comment: Callable[[str], list] | None = None
     warn_several_roots: bool = False
@@ -55,7 +63,7 @@ class Layout:
 class Block(NamedTuple):
     line: int  # first line of the sentence (its first comment or token)
     comments: list[str]
-    rows: list[dict]
+    rows: list[list[str]]  # the columns of each word, named by the layout's ``index``
     lines: list[int]  # line of each word
     heads: list[int]
 
@@ -64,6 +72,7 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
     """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``."""
     text = read_text_file(path, encoding)
     split = layout.split
+    head_column = layout.index["head"]
     comments, rows, lines, heads = [], [], [], []
     start = 0
     bad = False
@@ -88,16 +97,15 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
                 comments.append(line)
             continue
         try:
-            row = split(line)
-            word = row.get("id", len(rows) + 1)
+            word, row = split(line)
             if word is None:  # multiword token or empty node
                 continue
-            if word != len(rows) + 1:
+            if word != IMPLICIT and word != len(rows) + 1:
                 raise BadLine(f"word id {word} where {len(rows) + 1} was expected")
             try:
-                head = int(row["head"])
+                head = int(row[head_column])
             except ValueError:
-                raise BadLine(f"non-integer head {row['head']!r}") from None
+                raise BadLine(f"non-integer head {row[head_column]!r}") from None
         except BadLine as e:
             policy.bad(lineno, str(e))
             bad = True
@@ -148,18 +156,19 @@ def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = 
             for comment in b.comments:
                 metadata.update(layout.parse_comment(comment))
         rows = b.rows
+        column = layout.index
         sentences.append(
             Sentence(
-                forms=[r["form"] for r in rows],
-                lemmas=[r["lemma"] for r in rows],
-                upos=[r["upos"] for r in rows],
-                xpos=[r["xpos"] for r in rows],
+                forms=[r[column["form"]] for r in rows],
+                lemmas=[r[column["lemma"]] for r in rows],
+                upos=[r[column["upos"]] for r in rows],
+                xpos=[r[column["xpos"]] for r in rows],
                 heads=heads[offsets[i]:offsets[i + 1]],
-                deprels=[r["deprel"] for r in rows],
+                deprels=[r[column["deprel"]] for r in rows],
                 metadata=metadata,
-                feats=_optional(rows, "feats"),
-                deps=_optional(rows, "deps"),
-                misc=_optional(rows, "misc"),
+                feats=_optional(rows, column.get("feats")),
+                deps=_optional(rows, column.get("deps")),
+                misc=_optional(rows, column.get("misc")),
                 line=b.line,
             )
         )
@@ -167,8 +176,11 @@ def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = 
     return sentences
 
 
-def _optional(rows: list[dict], key: str) -> list[str] | None:
-    values = [r.get(key, "_") for r in rows]
+def _optional(rows: list[list[str]], column: int | None) -> list[str] | None:
+    """The column's values, None when the format has no such column or all are ``_``."""
+    if column is None:
+        return None
+    values = [r[column] for r in rows]
     return None if all(v == "_" for v in values) else values
 
 
@@ -195,11 +207,12 @@ def read_encoded(
     heads: list[int] = []
     word_lines: list[list[int]] = []
     lengths: list[int] = []
+    column = layout.index[field]
     for b in iter_blocks(path, layout, policy, encoding):
         if not b.rows:
             continue
         for r in b.rows:
-            s = r[field]
+            s = r[column]
             code = codes.get(s)
             if code is None:
                 code = codes[s] = len(codes)
