@@ -131,3 +131,11 @@ def test_latin1_conllx_treebank_with_several_roots(corpora_dir, tmp_path, capsys
         parsed = read_conllu(out)
     assert [s.forms[0] for s in parsed] == [s.forms[0] + "ñ" for s in sentences[250:]]
     assert any(int((s.heads == 0).sum()) > 1 for s in parsed)
+    nbest = tmp_path / "nbest.conllu"
+    assert main(["parse", "run", str(model), str(test), "-o", str(nbest), "-k", "4", "--encoding", "latin-1",
+                 "--quiet"]) == 0  # second-order k-best
+    with pytest.warns(UserWarning, match="several root"):
+        lists = read_nbest(nbest)
+    assert len(lists) == len(parsed) and all(1 <= len(x) <= 4 for x in lists)
+    for x, s in zip(lists, parsed):
+        np.testing.assert_array_equal(x.candidates[0].heads, s.heads)

@@ -115,8 +115,10 @@ def test_second_order_parser_learns_the_planted_trees_too(planted):
     parser = DependencyParser(2, epochs=4, hash_bits=18, labels=False).fit(train, dev=test[:20])
     assert attachment_scores(test, parser.parse(test))["uas"] > 93.0
     assert parser.selection_.chosen["epochs"] in (1, 2, 3, 4)
-    with pytest.raises(ValueError, match="first-order"):
-        parser.kbest(test[:2], 3)
+    lists = parser.kbest(test[:10], 6)  # second-order k-best: best first, the 1-best tree on top
+    for nbest, heads in zip(lists, parser.predict(test[:10])):
+        np.testing.assert_array_equal(nbest.candidates[0].heads, heads)
+        assert np.all(np.diff(nbest.scores) <= 1e-9) and len({tuple(c.heads) for c in nbest.candidates}) == len(nbest)
 
 
 def test_dev_selection_keeps_the_best_epoch(planted):

@@ -1,4 +1,4 @@
-"""Numba kernels of the first-order parser: arc features, arc scores, k-best corpus parsing.
+"""Numba kernels of the first-order parser: arc features and arc scores.
 
 Arc features follow McDonald, Crammer & Pereira (2005), Table 1: unigram features of the
 head and of the modifier (word, POS, word+POS, lemma, 5-character prefix), bigram features
@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._eisner_kernels import kbest_eisner
 from ._hashing import feature, mix, slot
 from .atoms import AFTER, BEFORE
 
@@ -181,33 +180,3 @@ def max_length(offsets):
     for i in range(len(offsets) - 1):
         longest = max(longest, offsets[i + 1] - offsets[i] - 1)
     return longest
-
-
-@njit(cache=True)
-def kbest_corpus(atoms, offsets, tags, single_root, weights, k):
-    """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
-    heads concatenated (sentence by sentence, best first), one score per tree and the
-    number of trees of each sentence."""
-    n_sent = len(offsets) - 1
-    n_trees = np.zeros(n_sent, dtype=np.int64)
-    heads = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)
-    scores = np.zeros(n_sent * k)
-    buf = feature_buffer(max_length(offsets))
-    at, tree = 0, 0
-    for i in range(n_sent):
-        start = offsets[i]
-        n = offsets[i + 1] - start - 1
-        if n == 0:
-            n_trees[i] = 1
-            scores[tree] = 0.0
-            tree += 1
-            continue
-        S = arc_scores(atoms, start, n, tags, weights, buf)
-        trees, values = kbest_eisner(S, k, single_root)
-        r = len(values)
-        n_trees[i] = r
-        heads[at:at + r * n] = trees.ravel()
-        scores[tree:tree + r] = values
-        at += r * n
-        tree += r
-    return heads[:at], scores[:tree], n_trees

@@ -14,7 +14,9 @@ dependent: ``I[0, t, 1]`` only splits at ``q = 0``. Every projective tree has ex
 derivation, so the k best derivations are k distinct trees. The k-best decoder is
 Algorithm 2 of Huang & Chiang (2005): for each item, a heap holds the best derivation of
 every incoming hyperedge and pops k times, pushing each popped derivation's two successors
-(next-best left or right sub-derivation).
+(next-best left or right sub-derivation). The chart, merge and read-out are shared with
+the second-order k-best decoder (:func:`._sibling_kernels.kbest_eisner2`), whose
+hyperedges carry their own sibling weights.
 """
 
 from __future__ import annotations
@@ -105,18 +107,36 @@ def eisner(S, single_root):
 
 
 # -- k-best (Huang & Chiang 2005, Algorithm 2) -------------------------------------------------
-C_LEFT, C_RIGHT, I_LEFT, I_RIGHT = 0, 1, 2, 3
+#: item types of the k-best chart (SIBLING: the second-order sibling item ``Sb``)
+C_LEFT, C_RIGHT, I_LEFT, I_RIGHT, SIBLING = 0, 1, 2, 3, 4
+#: hyperedge shapes (see :func:`_children`)
+COMPLETE_LEFT, COMPLETE_RIGHT, SPLIT, SIB_RIGHT, SIB_LEFT = 0, 1, 2, 3, 4
+#: the hyperedge shape of each item type, first and second order
+FIRST_ORDER_SHAPES = np.array([COMPLETE_LEFT, COMPLETE_RIGHT, SPLIT, SPLIT], dtype=np.int64)
+SECOND_ORDER_SHAPES = np.array([COMPLETE_LEFT, COMPLETE_RIGHT, SIB_LEFT, SIB_RIGHT, SPLIT], dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
-def _children(kind, s, t, q):
+def _children(shape, s, t, q):
     """The two sub-items ``(s1, t1, type1, s2, t2, type2)`` of hyperedge ``q`` of an item
-    of ``kind`` (0: complete left, 1: complete right, 2: incomplete, either direction)."""
-    if kind == 0:
+    over ``(s, t)``: complete left/right, a split ``C[s, q, 1] + C[q+1, t, 0]`` (first-order
+    incomplete items and sibling items), or a second-order incomplete item — right:
+    ``q = s`` the innermost dependent ``C[s, s, 1] + C[s+1, t, 0]``, else
+    ``I[s, q, 1] + Sb[q, t]``; left: ``q = t`` the innermost ``C[s, t-1, 1] + C[t, t, 0]``,
+    else ``Sb[s, q] + I[q, t, 0]``."""
+    if shape == COMPLETE_LEFT:
         return s, q, C_LEFT, q, t, I_LEFT
-    if kind == 1:
+    if shape == COMPLETE_RIGHT:
         return s, q, I_RIGHT, q, t, C_RIGHT
-    return s, q, C_RIGHT, q + 1, t, C_LEFT
+    if shape == SPLIT:
+        return s, q, C_RIGHT, q + 1, t, C_LEFT
+    if shape == SIB_RIGHT:
+        if q == s:
+            return s, s, C_RIGHT, s + 1, t, C_LEFT
+        return s, q, I_RIGHT, q, t, SIBLING
+    if q == t:
+        return s, t - 1, C_RIGHT, t, t, C_LEFT
+    return s, q, SIBLING, q, t, I_LEFT
 
 
 @njit(cache=True)
@@ -159,13 +179,14 @@ def _heap_pop(hs, hp, size):
 
 
 @njit(cache=True)
-def _merge(score, count, kind, s, t, first, last, k, out_score, out_bp, hs, hp):
-    """The k best derivations over hyperedges ``q = first..last`` of an item; returns how many."""
+def _merge(score, count, shape, s, t, first, last, edge, k, out_score, out_bp, hs, hp):
+    """The k best derivations over hyperedges ``q = first..last`` of an item, hyperedge ``q``
+    weighing ``edge[q]``; returns how many."""
     size = 0
     for q in range(first, last + 1):
-        s1, t1, y1, s2, t2, y2 = _children(kind, s, t, q)
+        s1, t1, y1, s2, t2, y2 = _children(shape, s, t, q)
         if count[s1, t1, y1] > 0 and count[s2, t2, y2] > 0:
-            size = _heap_push(hs, hp, size, score[s1, t1, y1, 0] + score[s2, t2, y2, 0], q, 0, 0)
+            size = _heap_push(hs, hp, size, score[s1, t1, y1, 0] + score[s2, t2, y2, 0] + edge[q], q, 0, 0)
     r = 0
     while size > 0 and r < k:
         v, q, j1, j2 = hs[0], hp[0, 0], hp[0, 1], hp[0, 2]
@@ -173,48 +194,43 @@ def _merge(score, count, kind, s, t, first, last, k, out_score, out_bp, hs, hp):
         out_score[r] = v
         out_bp[r, 0], out_bp[r, 1], out_bp[r, 2] = q, j1, j2
         r += 1
-        s1, t1, y1, s2, t2, y2 = _children(kind, s, t, q)
+        s1, t1, y1, s2, t2, y2 = _children(shape, s, t, q)
         if j2 + 1 < count[s2, t2, y2]:
-            size = _heap_push(hs, hp, size, score[s1, t1, y1, j1] + score[s2, t2, y2, j2 + 1], q, j1, j2 + 1)
+            size = _heap_push(hs, hp, size, score[s1, t1, y1, j1] + score[s2, t2, y2, j2 + 1] + edge[q], q, j1,
+                              j2 + 1)
         if j2 == 0 and j1 + 1 < count[s1, t1, y1]:
-            size = _heap_push(hs, hp, size, score[s1, t1, y1, j1 + 1] + score[s2, t2, y2, 0], q, j1 + 1, 0)
+            size = _heap_push(hs, hp, size, score[s1, t1, y1, j1 + 1] + score[s2, t2, y2, 0] + edge[q], q, j1 + 1, 0)
     return r
 
 
 @njit(cache=True)
-def kbest_eisner(S, k, single_root):
-    """Up to ``k`` best projective trees under ``S``: ``(heads (r × n), scores (r))``, best first."""
-    n = S.shape[0] - 1
-    score = np.full((n + 1, n + 1, 4, k), NEG)
-    count = np.zeros((n + 1, n + 1, 4), dtype=np.int64)
-    bp = np.zeros((n + 1, n + 1, 4, k, 3), dtype=np.int32)
-    hs = np.empty(n + 2 + 2 * k)
-    hp = np.empty((n + 2 + 2 * k, 3), dtype=np.int64)
-    pair_score = np.empty(k)
-    pair_bp = np.empty((k, 3), dtype=np.int32)
+def kbest_chart(n, k, n_types):
+    """An empty k-best chart over ``n`` words: ``(score, count, bp, heap scores, heap
+    entries)`` with the one-word complete items set."""
+    score = np.full((n + 1, n + 1, n_types, k), NEG)
+    count = np.zeros((n + 1, n + 1, n_types), dtype=np.int64)
+    bp = np.zeros((n + 1, n + 1, n_types, k, 3), dtype=np.int32)
     for s in range(n + 1):
         score[s, s, C_LEFT, 0] = 0.0
         score[s, s, C_RIGHT, 0] = 0.0
         count[s, s, C_LEFT] = 1
         count[s, s, C_RIGHT] = 1
-    for width in range(1, n + 1):
-        for s in range(n + 1 - width):
-            t = s + width
-            last = s if (single_root and s == 0) else t - 1
-            r = _merge(score, count, 2, s, t, s, last, k, pair_score, pair_bp, hs, hp)
-            for j in range(r):
-                score[s, t, I_RIGHT, j] = pair_score[j] + S[s, t]
-                bp[s, t, I_RIGHT, j] = pair_bp[j]
-            count[s, t, I_RIGHT] = r
-            if s > 0:  # the root is nobody's dependent
-                for j in range(r):
-                    score[s, t, I_LEFT, j] = pair_score[j] + S[t, s]
-                    bp[s, t, I_LEFT, j] = pair_bp[j]
-                count[s, t, I_LEFT] = r
-                count[s, t, C_LEFT] = _merge(score, count, 0, s, t, s, t - 1, k,
-                                             score[s, t, C_LEFT], bp[s, t, C_LEFT], hs, hp)
-            count[s, t, C_RIGHT] = _merge(score, count, 1, s, t, s + 1, t, k,
-                                          score[s, t, C_RIGHT], bp[s, t, C_RIGHT], hs, hp)
+    return score, count, bp, np.empty(n + 2 + 2 * k), np.empty((n + 2 + 2 * k, 3), dtype=np.int64)
+
+
+@njit(cache=True)
+def complete_kbest(score, count, bp, s, t, k, zero, hs, hp):
+    """The k best complete items of span (s, t) (as :func:`complete_spans`)."""
+    if s > 0:
+        count[s, t, C_LEFT] = _merge(score, count, COMPLETE_LEFT, s, t, s, t - 1, zero, k, score[s, t, C_LEFT],
+                                     bp[s, t, C_LEFT], hs, hp)
+    count[s, t, C_RIGHT] = _merge(score, count, COMPLETE_RIGHT, s, t, s + 1, t, zero, k, score[s, t, C_RIGHT],
+                                  bp[s, t, C_RIGHT], hs, hp)
+
+
+@njit(cache=True)
+def kbest_trees(score, count, bp, n, shapes):
+    """The trees of the chart's ``C[0, n, 1]`` derivations, best first: ``(heads (r × n), scores (r))``."""
     n_trees = count[0, n, C_RIGHT]
     heads = np.zeros((n_trees, n), dtype=np.int32)
     stack = np.empty((4 * n + 4, 4), dtype=np.int64)
@@ -231,9 +247,34 @@ def kbest_eisner(S, k, single_root):
                 heads[r, t - 1] = s
             elif y == I_LEFT:
                 heads[r, s - 1] = t
-            kind = 0 if y == C_LEFT else (1 if y == C_RIGHT else 2)
-            s1, t1, y1, s2, t2, y2 = _children(kind, s, t, q)
+            s1, t1, y1, s2, t2, y2 = _children(shapes[y], s, t, q)
             stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = s1, t1, y1, j1
             stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = s2, t2, y2, j2
             top += 2
     return heads, score[0, n, C_RIGHT, :n_trees].copy()
+
+
+@njit(cache=True)
+def kbest_eisner(S, k, single_root):
+    """Up to ``k`` best projective trees under ``S``: ``(heads (r × n), scores (r))``, best first."""
+    n = S.shape[0] - 1
+    score, count, bp, hs, hp = kbest_chart(n, k, 4)
+    zero = np.zeros(n + 1)
+    pair_score = np.empty(k)
+    pair_bp = np.empty((k, 3), dtype=np.int32)
+    for width in range(1, n + 1):
+        for s in range(n + 1 - width):
+            t = s + width
+            last = s if (single_root and s == 0) else t - 1
+            r = _merge(score, count, SPLIT, s, t, s, last, zero, k, pair_score, pair_bp, hs, hp)
+            for j in range(r):
+                score[s, t, I_RIGHT, j] = pair_score[j] + S[s, t]
+                bp[s, t, I_RIGHT, j] = pair_bp[j]
+            count[s, t, I_RIGHT] = r
+            if s > 0:  # the root is nobody's dependent
+                for j in range(r):
+                    score[s, t, I_LEFT, j] = pair_score[j] + S[t, s]
+                    bp[s, t, I_LEFT, j] = pair_bp[j]
+                count[s, t, I_LEFT] = r
+            complete_kbest(score, count, bp, s, t, k, zero, hs, hp)
+    return kbest_trees(score, count, bp, n, FIRST_ORDER_SHAPES)

@@ -13,7 +13,8 @@ with sibling items ``Sb[s, t]`` (two adjacent dependents of one head, outside th
     I[s, t, 0] = S[t, s] + max(C[s, t-1, 1] + sib(t, t, s),
                                max_{s<r<t} Sb[s, r] + I[r, t, 0] + sib(t, r, s))
 
-with the complete items as in first order.
+with the complete items as in first order. Each tree has one derivation here too, so
+:func:`kbest_eisner2` (Huang & Chiang 2005 over this hypergraph) returns distinct trees.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._eisner_kernels import complete_spans
+from ._eisner_kernels import (I_LEFT, I_RIGHT, SECOND_ORDER_SHAPES, SIB_LEFT, SIB_RIGHT, SIBLING, SPLIT, _merge,
+                              complete_kbest, complete_spans, kbest_chart, kbest_trees)
 from ._arc_kernels import P, W, X, XPOS, atom, direction_distance
 from ._hashing import feature, mix, slot
 
@@ -181,3 +183,38 @@ def previous_siblings(heads, start, n):
             prev[m] = last_left[h]
             last_left[h] = m
     return prev
+
+
+@njit(cache=True)
+def kbest_eisner2(S, SIB, k, single_root):
+    """Up to ``k`` best projective trees under arc scores ``S`` and sibling scores ``SIB``:
+    ``(heads (r × n), scores (r))``, best first."""
+    n = S.shape[0] - 1
+    score, count, bp, hs, hp = kbest_chart(n, k, 5)
+    zero = np.zeros(n + 1)
+    edge = np.zeros(n + 1)
+    for width in range(1, n + 1):
+        for s in range(n + 1 - width):
+            t = s + width
+            if s > 0:
+                count[s, t, SIBLING] = _merge(score, count, SPLIT, s, t, s, t - 1, zero, k, score[s, t, SIBLING],
+                                              bp[s, t, SIBLING], hs, hp)
+            # right arc s -> t: hyperedge q = s (t innermost) or q = r (previous dependent r)
+            edge[s] = SIB[s, s, t]
+            for r in range(s + 1, t):
+                edge[r] = SIB[s, r, t]
+            last = s if (single_root and s == 0) else t - 1
+            c = _merge(score, count, SIB_RIGHT, s, t, s, last, edge, k, score[s, t, I_RIGHT], bp[s, t, I_RIGHT],
+                       hs, hp)
+            score[s, t, I_RIGHT, :c] += S[s, t]
+            count[s, t, I_RIGHT] = c
+            if s > 0:  # left arc t -> s: hyperedge q = t (s innermost) or q = r
+                edge[t] = SIB[t, t, s]
+                for r in range(s + 1, t):
+                    edge[r] = SIB[t, r, s]
+                c = _merge(score, count, SIB_LEFT, s, t, s + 1, t, edge, k, score[s, t, I_LEFT], bp[s, t, I_LEFT],
+                           hs, hp)
+                score[s, t, I_LEFT, :c] += S[t, s]
+                count[s, t, I_LEFT] = c
+            complete_kbest(score, count, bp, s, t, k, zero, hs, hp)
+    return kbest_trees(score, count, bp, n, SECOND_ORDER_SHAPES)

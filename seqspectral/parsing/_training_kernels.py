@@ -1,5 +1,5 @@
-"""Numba kernels shared by the first- and second-order parsers: decoding a corpus, online
-training epochs, lifting non-projective training trees.
+"""Numba kernels shared by the first- and second-order parsers: decoding a corpus (1-best
+and k-best), online training epochs, lifting non-projective training trees.
 
 A tree's parts are its arcs (:func:`._arc_kernels.arc_features`) and, for second order,
 its sibling parts (:func:`._sibling_kernels.sibling_features`). One training step decodes a
@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from ._arc_kernels import arc_features, arc_scores, feature_buffer, max_length
-from ._eisner_kernels import eisner
-from ._sibling_kernels import eisner2, previous_siblings, sibling_features, sibling_scores
+from ._eisner_kernels import eisner, kbest_eisner
+from ._sibling_kernels import eisner2, kbest_eisner2, previous_siblings, sibling_features, sibling_scores
 
 
 @njit(cache=True)
@@ -53,6 +53,39 @@ def parse_corpus(atoms, offsets, second_order, tags, single_root, weights):
             heads[start + 1:start + n + 1] = decode(atoms, start, n, second_order, tags, single_root, weights, buf,
                                                     heads, 0.0)
     return heads
+
+
+@njit(cache=True)
+def kbest_corpus(atoms, offsets, second_order, tags, single_root, weights, k):
+    """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
+    heads concatenated (sentence by sentence, best first), one score per tree and the
+    number of trees of each sentence."""
+    n_sent = len(offsets) - 1
+    n_trees = np.zeros(n_sent, dtype=np.int64)
+    heads = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)
+    scores = np.zeros(n_sent * k)
+    buf = feature_buffer(max_length(offsets))
+    at, tree = 0, 0
+    for i in range(n_sent):
+        start = offsets[i]
+        n = offsets[i + 1] - start - 1
+        if n == 0:
+            n_trees[i] = 1
+            scores[tree] = 0.0
+            tree += 1
+            continue
+        S = arc_scores(atoms, start, n, tags, weights, buf)
+        if second_order:
+            trees, values = kbest_eisner2(S, sibling_scores(atoms, start, n, tags, weights, buf), k, single_root)
+        else:
+            trees, values = kbest_eisner(S, k, single_root)
+        r = len(values)
+        n_trees[i] = r
+        heads[at:at + r * n] = trees.ravel()
+        scores[tree:tree + r] = values
+        at += r * n
+        tree += r
+    return heads[:at], scores[:tree], n_trees
 
 
 @njit(cache=True)

@@ -4,7 +4,7 @@ First order (arc-factored; McDonald, Crammer & Pereira 2005): a tree scores the 
 arcs' feature weights (:mod:`._arc_kernels`), decoded exactly by Eisner's algorithm
 (:mod:`._eisner_kernels`), k-best by Huang & Chiang (2005). Second order (McDonald &
 Pereira 2006): arcs plus adjacent-sibling parts, decoded by their extension of Eisner's
-algorithm (:mod:`._sibling_kernels`; 1-best only). Training (:mod:`._training_kernels`) is
+algorithm (:mod:`._sibling_kernels`), k-best likewise. Training (:mod:`._training_kernels`) is
 online and averaged — the structured perceptron (Collins 2002) or the 1-best
 passive-aggressive / MIRA step (Crammer et al. 2006) — over the whole treebank inside one
 Numba loop per epoch: no Python code runs per sentence or per arc. Non-projective training
@@ -19,10 +19,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, ParameterError, integer, one_of, real, seed
+from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
 from seqspectral.selection import SelectionResult, grid_search
 
-from . import _arc_kernels, _training_kernels
+from . import _training_kernels
 from ._arc_kernels import FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
@@ -153,12 +153,10 @@ class DependencyParser(Estimator):
         from .tree_lists import TreeLists
 
         self._check_fitted()
-        if self.order != 1:
-            raise ParameterError("k-best parsing is implemented for the first-order parser only (order=1)")
         sentences = list(sentences)
         table = encode(sentences)
-        heads, scores, n_trees = _arc_kernels.kbest_corpus(
-            table.atoms, table.offsets, self._tags(), self.single_root_, self.weights_, int(k))
+        heads, scores, n_trees = _training_kernels.kbest_corpus(
+            table.atoms, table.offsets, self.order == 2, self._tags(), self.single_root_, self.weights_, int(k))
         return TreeLists(sentences, heads, scores, n_trees)
 
     def kbest(self, sentences, k: int) -> list:
