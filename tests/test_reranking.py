@@ -95,6 +95,56 @@ def test_tree_features_are_the_paper_s_baseline_features_counted_by_hand():
     assert features.dense_names == ["parser"]
 
 
+def test_context_features_counted_by_hand():
+    # the tree of the test above: root -> 2; 2 has left child 1 and right children 3, 4; 4 has right child 5
+    s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
+    nbest = [NBestList("1", [s], [0.0])]
+    extra = Counter(parse_features(nbest, templates="context").indices.tolist())
+    extra.subtract(Counter(parse_features(nbest).indices.tolist()))
+    import zlib
+
+    atom = {t: zlib.crc32(t.encode()) for t in ["D", "N", "A", "V", "X", "w1", "w2", "w3", "w4", "w5"]}
+    NONE, STOP, ROOT = -7, -8, -1
+    L, R = 1, 2  # modifier left / right of its head; the grandparent code is 0 none, 1 head left of it, 2 right
+    by_modifier = [  # g, h, m (POS or word of each), sibling s, direction codes, subtree-size bucket of m
+        # (g, h, m, wg, wh, wm, s_pos, s_word, d, dg, size)
+        (ROOT, "N", "D", ROOT, "w2", "w1", NONE, NONE, L, 2, 1),
+        (NONE, ROOT, "N", NONE, ROOT, "w2", NONE, NONE, R, 0, 3),
+        (ROOT, "N", "A", ROOT, "w2", "w3", NONE, NONE, R, 2, 1),
+        (ROOT, "N", "V", ROOT, "w2", "w4", "A", "w3", R, 2, 2),
+        ("N", "V", "X", "w2", "w4", "w5", NONE, NONE, R, 2, 1),
+    ]
+    expected = []
+    for g, h, m, wg, wh, wm, sp, sw, d, dg, size in by_modifier:
+        expected += [(300, g, h, m, d * 3 + dg), (301, wg, h, m, d), (302, g, wh, m, d), (303, g, h, wm, d),
+                     (304, g, m, d * 3 + dg, 0), (310, h, sp, m, d), (311, sp, m, d, 0), (312, wh, sp, m, d),
+                     (313, h, sw, m, d), (314, h, sp, wm, d), (320, h, m, size, d), (321, wm, h, g, d)]
+    by_head = [  # h, its word, left and right dependents, outermost left and right dependent, last feature
+        (ROOT, ROOT, 0, 1, NONE, "N", (340, 1, 0, 0, 0)), ("D", "w1", 0, 0, NONE, NONE, (341, "D", 1, 0, 0)),
+        ("N", "w2", 1, 2, "D", "V", (341, "N", 3, 0, 0)), ("A", "w3", 0, 0, NONE, NONE, (341, "A", 1, 0, 0)),
+        ("V", "w4", 0, 1, NONE, "X", (341, "V", 2, 0, 0)), ("X", "w5", 0, 0, NONE, NONE, (341, "X", 1, 0, 0)),
+    ]
+    for h, w, n_left, n_right, outer_left, outer_right, last in by_head:
+        expected += [(330, h, n_left, n_right, 0), (331, w, n_left, n_right, 0), (332, h, outer_left, outer_right, 0),
+                     (333, h, outer_left, STOP, 1), (333, h, outer_right, STOP, 2), last]
+    want = Counter(slot(feature(t, *[atom.get(x, x) if isinstance(x, str) else x for x in rest]), _WIDE)
+                   for t, *rest in expected)
+    assert +extra == want and len(expected) == 12 * 5 + 6 * 6
+    assert parse_features(nbest, templates="context").templates == "context"
+
+
+def test_a_reranker_refuses_candidates_described_by_other_templates(tmp_path):
+    s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
+    t = _sentence([0, 1, 2, 3, 4], ["D", "N", "A", "V", "X"])
+    nbest = [NBestList("1", [s, t], [1.0, 0.0])]
+    reranker = Reranker(epochs=1, hash_bits=10).fit(parse_features(nbest), np.array([0.0, 3.0]))
+    serialize.save(tmp_path / "r.npz", reranker)
+    loaded = serialize.load(tmp_path / "r.npz")
+    assert loaded.templates_ == "baseline"
+    with pytest.raises(FeatureMismatchError, match="context"):
+        loaded.choose(parse_features(nbest, templates="context"))
+
+
 class CountWords:
     """A stand-in scorer on the per-item protocol: log-score = −(number of words headed by word 1)."""
 
