@@ -9,7 +9,8 @@ less than ``tol`` or after ``n_iter`` iterations.
 
 Starts: ``"random"`` (Dirichlet(1) π and transitions, emissions the training unigram
 frequencies times Dirichlet(1) noise) or ``"spectral"``: the parameters read off a fitted
-:class:`~seqspectral.trees.spectral.SpectralTreeModel` of the same k. Its operators share
+:class:`~seqspectral.trees.spectral.SpectralTreeModel` of the same k with ``shrinkage=0`` (the
+consistent estimator, whose operators have the structure read off here). Its operators share
 the eigenvectors of G: the K_L[a] = G diag((G T_L)_a) G^{-1} are diagonalised together
 (one eigen-decomposition of a random combination), each column scaled so that
 c_1 G = 1^T (the emissions then sum to one); then O = d G (S4 of the spectral module), T_d = G^{-1} E_d G,
@@ -91,7 +92,7 @@ class EMTreeModel(Estimator):
     def _spectral_start(self, corpus):
         from .spectral import SpectralTreeModel
 
-        spectral = SpectralTreeModel(self.n_states).fit(corpus)
+        spectral = SpectralTreeModel(self.n_states, shrinkage=0.0).fit(corpus)  # consistent: shared eigenvectors
         rng = np.random.default_rng(self.random_state)
         theta = rng.standard_normal(self.n_states)
         _, vectors = np.linalg.eig(np.tensordot(theta, spectral.KL_, axes=1))
