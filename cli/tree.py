@@ -162,7 +162,8 @@ def _model(args, reading: dict, vocabulary):
         representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
     elif representation is None:
         representation = "identity" if len(vocabulary) <= 40 else "svd"
-    given = {name: getattr(args, name) for name in ("floor", "tolerance", "shrinkage") if getattr(args, name) is not None}
+    given = {name: getattr(args, name) for name in ("floor", "tolerance", "shrinkage")
+             if getattr(args, name) is not None}
     return SpectralTreeModel(args.dim, representation=representation, random_state=args.random_state, **given)
 
 

@@ -130,7 +130,8 @@ def test_several_files_and_worker_processes_count_what_one_process_counts(spectr
         path = tmp_path / "model.npz"
         tree(capsys, "train", *how, "-o", path, "--quiet")
         np.testing.assert_allclose(serialize.load(path).log_probs(dev), want, rtol=1e-9)
-    out, _ = tree(capsys, "train", first, second, "-o", tmp_path / "em.npz", "--method", "em", "--n-iter", "1", "--json")
+    out, _ = tree(capsys, "train", first, second, "-o", tmp_path / "em.npz", "--method", "em", "--n-iter", "1",
+                  "--json")
     assert json.loads(out)["n_sentences"] == len(sentences)  # EM reads the trees of every file
     _, err = tree(capsys, "train", TRAIN, "-o", tmp_path / "m.npz", "--workers", "2", "--shrinkage", "auto", status=2)
     assert "--dev" in err

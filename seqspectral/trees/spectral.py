@@ -63,7 +63,8 @@ the products with K_d and d(x) of step 4.
    (least squares over every occurrence of x; each block divided by its number of
    events). With the identity U, G holds the rows of O of the seen symbols, so
    d(x) = O_{x,:} G^{-1} = U[x] exactly and S4 is not needed (its truncated
-   pseudo-inverse would only lose the directions of rare symbols). The root vector is c_∞ = G π = the mean U^T e_x over root attachments
+   pseudo-inverse would only lose the directions of rare symbols). The root vector is
+   c_∞ = G π = the mean U^T e_x over root attachments
    (S5). UNK gets the mean d(x) of the words seen once (a shared unknown vector).
 
 4. Operators (the paper's Eq. 4-5 and Algorithm 1). Let β_i(h) = p(words of the subtree of
