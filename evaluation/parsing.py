@@ -9,8 +9,13 @@ epochs chosen on dev lists, figures on test: base parser; reranker with the base
 features (POS triples + parser score); the same + the spectral tree model's
 log p̂(words | tree) (UPOS observations, U = identity); + its topology term. Ablations:
 word-form observations with U from the SVD of the bigram matrix; list length k. Also:
-the k-best oracle UAS for k = 1, 2, 5, 10, 20, 50; the second-order parser (1-best
-only); CPU times of training and parsing.
+the k-best oracle UAS for k = 1, 2, 5, 10, 20, 50; the second-order parser (1-best);
+CPU times of training and parsing. ``--tags`` sets the parser's features for this run
+(default UPOS alone, the paper's set-up).
+
+``--parsers-only`` runs the parsers alone — first and second order, with UPOS features and
+with every gold tag column (UPOS, XPOS, FEATS: the parser's default) — with 1-best figures,
+k-best oracles of both orders and speeds, into ``evaluation/results/parsing-parsers.md``.
 
 Peers (UDPipe 1, spaCy) are not run by this script (see the results file).
 
@@ -35,6 +40,10 @@ REPO = Path(__file__).resolve().parents[1]
 EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
 OUT = REPO / "evaluation" / "results" / "parsing.md"
 ORACLE_K = (1, 2, 5, 10, 20, 50)
+#: feature sets of the parsers: UPOS alone, every gold tag column (the default)
+TAG_SETS = {"all": {"use_xpos": True, "use_feats": True}, "upos": {"use_xpos": False, "use_feats": False}}
+#: training epochs, the best on dev kept
+EPOCHS = {1: 10, 2: 8}
 FOLDS = 3
 K = 50
 
@@ -164,9 +173,11 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-parsing-eval"))
     ap.add_argument("--skip-second-order", action="store_true")
     ap.add_argument("--parsers-only", action="store_true",
-                    help="only the 1-best parsers of both orders (no k-best, jackknife or reranking); with "
-                         "--use-xpos writes evaluation/results/parsing-xpos.md")
-    ap.add_argument("--use-xpos", action="store_true", help="parser features over XPOS as well as UPOS")
+                    help="only the parsers of both orders, with UPOS and with all gold tags: 1-best, k-best "
+                         "oracles, speed (no jackknife or reranking); writes evaluation/results/parsing-parsers.md")
+    ap.add_argument("--tags", choices=tuple(TAG_SETS), default="upos",
+                    help="the reranking run's parser features: UPOS alone (default, the paper's set-up) or all "
+                         "gold tag columns")
     ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
                     "(the results file is not written)")
     args = ap.parse_args(argv)
@@ -188,7 +199,8 @@ def main(argv=None) -> int:
 
     # -- first-order parser: epochs on dev, 1-best and 50-best ------------------------------
     log("first-order parser (epochs chosen on dev)")
-    parser = work.model("parser1", lambda: DependencyParser(1, epochs=10, use_xpos=args.use_xpos).fit(train, dev=dev))
+    parser = work.model("parser1", lambda: DependencyParser(1, epochs=EPOCHS[1], **TAG_SETS[args.tags])
+                          .fit(train, dev=dev))
     sel1 = parser.selection_.to_json()
     start = time.process_time()
     pred = parser.parse(test)
@@ -226,7 +238,7 @@ def main(argv=None) -> int:
     second = None
     if not args.skip_second_order:
         log("second-order parser")
-        parser2 = work.model("parser2", lambda: DependencyParser(2, epochs=6, use_xpos=args.use_xpos)
+        parser2 = work.model("parser2", lambda: DependencyParser(2, epochs=EPOCHS[2], **TAG_SETS[args.tags])
                              .fit(train, dev=dev))
         sel2 = parser2.selection_.to_json()
         start = time.process_time()
@@ -245,33 +257,50 @@ def main(argv=None) -> int:
 
 
 def parsers_only(work, train, dev, test, args, argv) -> int:
-    """1-best rows of the first- and second-order parsers (``--parsers-only``)."""
+    """The parsers alone (``--parsers-only``): both orders with UPOS features and with every
+    gold tag column (the default), 1-best figures, k-best oracles, speeds."""
     from seqspectral.parsing import DependencyParser, attachment_scores
 
-    features = "UPOS + XPOS" if args.use_xpos else "UPOS"
-    lines = [f"# Dependency parsers on UD English-EWT, features over {features} (issue 14)", "",
+    lines = ["# Dependency parsers on UD English-EWT (issue 14)", "",
              describe("evaluation/parsing.py", sys.argv[1:] if argv is None else argv), "",
-             "Gold tokenization and gold tags; 1-best figures on EWT test; parser epochs chosen on dev (best dev "
-             "UAS of 10 epochs for first order, 6 for second order). CPU seconds of this process (shared machine).",
-             "", "| parser | epochs | UAS | LAS | CM | UAS no punct | LAS no punct | train CPU | parse CPU |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for order, epochs in ((1, 10), (2, 6)):
-        log(f"order {order} ({features})")
-        model = work.model(f"parser{order}", lambda: DependencyParser(order, epochs=epochs, use_xpos=args.use_xpos)
-                           .fit(train, dev=dev))
-        start = time.process_time()
-        pred = model.parse(test)
-        cpu = time.process_time() - start
-        p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
-        lines.append(f"| order {order} | {model.selection_.chosen['epochs']} | {_f(p['uas'])} | {_f(p['las'])} | "
-                     f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | "
-                     f"{work.times.get(f'parser{order}:fit_cpu', float('nan')):.0f} s | "
-                     f"{cpu:.2f} s ({len(test) / cpu:.0f} sentences/s) |")
+             "Gold tokenization and gold tags; figures on EWT test (2,077 sentences), punctuation included unless "
+             "\"no punct\"; training epochs chosen on dev (best dev UAS of "
+             f"{EPOCHS[1]} epochs for first order, {EPOCHS[2]} for second order). Tags: \"UPOS\" = features over "
+             "UPOS only; \"all\" = UPOS, XPOS and FEATS (the parser's default; UDPipe's \"gold tags\" are these "
+             "three columns). 1-best parsing includes the label classifier; k-best times are trees only. CPU seconds "
+             "of this process on a shared machine.", "",
+             "| tags | order | epochs | UAS | LAS | CM | UAS no punct | LAS no punct | CM no punct | train CPU | "
+             "1-best parsing | 50-best |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    oracle_lines = ["", "## k-best oracle UAS (EWT test; no punct in parentheses)", "",
+                    "| tags | order | " + " | ".join(f"k = {k}" for k in ORACLE_K) + " |",
+                    "|---|---:|" + "---:|" * len(ORACLE_K)]
+    for tags in TAG_SETS:
+        for order in (1, 2):
+            name = f"parser{order}.{tags}"
+            log(f"{name}: training")
+            model = work.model(name, lambda: DependencyParser(order, epochs=EPOCHS[order], **TAG_SETS[tags])
+                               .fit(train, dev=dev))
+            start = time.process_time()
+            pred = model.parse(test)
+            cpu = time.process_time() - start
+            p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
+            log(f"{name}: test UAS {p['uas']:.2f}; {K}-best")
+            start = time.process_time()
+            lists = model.kbest_trees(test, K)
+            kbest_ms = 1000 * (time.process_time() - start) / len(test)
+            lines.append(f"| {tags} | {order} | {model.selection_.chosen['epochs']} | {_f(p['uas'])} | {_f(p['las'])} | "
+                         f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | {_f(q['complete'])} | "
+                         f"{work.times.get(f'{name}:fit_cpu', float('nan')):.0f} s | "
+                         f"{len(test) / cpu:.0f} sentences/s | {kbest_ms:.2f} ms/sentence |")
+            oracle_lines.append(f"| {tags} | {order} | " + " | ".join(
+                f"{_f(oracle_uas(lists, test, k))} ({_f(oracle_uas(lists, test, k, punct=False))})"
+                for k in ORACLE_K) + " |")
+    lines += oracle_lines
     text = "\n".join(lines) + "\n"
     if args.limit:
         print(text)
         return 0
-    out = OUT.with_name("parsing-xpos.md" if args.use_xpos else "parsing-parsers.md")
+    out = OUT.with_name("parsing-parsers.md")
     write_results(out, text)
     log(f"wrote {out}")
     return 0
