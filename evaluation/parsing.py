@@ -154,7 +154,7 @@ def jackknifed(parser, train):
     """50-best trees of every training sentence from a parser (``parser``'s settings and
     chosen epochs) trained on the other folds."""
     from seqspectral.parsing import DependencyParser
-    from seqspectral.parsing.jackknife import fold_of
+    from seqspectral.jackknife import fold_of
     from seqspectral.parsing.tree_lists import TreeLists
 
     folds = fold_of(len(train), FOLDS)  # contiguous blocks, in order
