@@ -229,9 +229,9 @@ def run_score(args) -> int:
     _check_trees(corpus, args.test, fmt)
     if hasattr(model, "tree_scores"):
         scores = model.tree_scores(corpus)
-        log_probs, n_floored = scores.log_prob, scores.n_floored
+        log_probs, n_floored, n_reset = scores.log_prob, scores.n_floored, scores.n_reset
     else:
-        log_probs, n_floored = model.log_probs(corpus), 0
+        log_probs, n_floored, n_reset = model.log_probs(corpus), 0, 0
     topology = model.topology_log_probs(corpus) if args.topology else None
     n_unknown = int(np.sum(corpus.symbols == 0))
     if n_unknown:
@@ -240,7 +240,7 @@ def run_score(args) -> int:
         note(f"{n_floored} of {corpus.n_tokens} words' conditionals floored (negative or tiny spectral weights)")
     if args.json:
         result = {"log_probs": log_probs.tolist(), "n_trees": len(corpus), "n_tokens": corpus.n_tokens,
-                  "n_unknown": n_unknown, "n_floored": n_floored,
+                  "n_unknown": n_unknown, "n_floored": n_floored, "n_reset": n_reset,
                   "log_prob_per_word": float(log_probs.sum() / max(corpus.n_tokens, 1))}
         if topology is not None:
             result["topology_log_probs"] = topology.tolist()
