@@ -17,7 +17,8 @@ CPU times of training and parsing. ``--tags`` sets the parser's features for thi
 with every gold tag column (UPOS, XPOS, FEATS: the parser's default) — with 1-best figures,
 k-best oracles of both orders and speeds, into ``evaluation/results/parsing-parsers.md``.
 
-Peers (UDPipe 1, spaCy) are not run by this script (see the results file).
+Peers: ``--parsers-only --udpipe-iterations N`` adds UDPipe 1's parser (``ufal.udpipe``,
+trained offline on the same split, gold tags); spaCy is not run.
 
 Writes ``evaluation/results/parsing.md``; intermediate n-best lists and models go to
 ``--workdir`` (reused when present, so a stopped run resumes). Run from the repository
@@ -175,6 +176,9 @@ def main(argv=None) -> int:
     ap.add_argument("--parsers-only", action="store_true",
                     help="only the parsers of both orders, with UPOS and with all gold tags: 1-best, k-best "
                          "oracles, speed (no jackknife or reranking); writes evaluation/results/parsing-parsers.md")
+    ap.add_argument("--udpipe-iterations", type=int, default=0, metavar="N",
+                    help="with --parsers-only: also train UDPipe 1's parser for N iterations (its default 10; "
+                         "about 3 CPU-minutes each) and add its row")
     ap.add_argument("--tags", choices=tuple(TAG_SETS), default="upos",
                     help="the reranking run's parser features: UPOS alone (default, the paper's set-up) or all "
                          "gold tag columns")
@@ -295,6 +299,10 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
             oracle_lines.append(f"| {tags} | {order} | " + " | ".join(
                 f"{_f(oracle_uas(lists, test, k))} ({_f(oracle_uas(lists, test, k, punct=False))})"
                 for k in ORACLE_K) + " |")
+    if args.udpipe_iterations:
+        row = udpipe_row(work, test, args.udpipe_iterations)
+        if row:
+            lines.append(row)
     lines += oracle_lines
     text = "\n".join(lines) + "\n"
     if args.limit:
@@ -304,6 +312,63 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
     write_results(out, text)
     log(f"wrote {out}")
     return 0
+
+
+def _udpipe_sentences(path: Path) -> list:
+    """The sentences of a CoNLL-U file as UDPipe reads them."""
+    from ufal.udpipe import InputFormat, ProcessingError, Sentence
+
+    reader = InputFormat.newConlluInputFormat()
+    reader.setText(path.read_text(encoding="utf-8"))
+    out, s, error = [], Sentence(), ProcessingError()
+    while reader.nextSentence(s, error):
+        out.append(s)
+        s = Sentence()
+    if error.occurred():
+        raise RuntimeError(f"UDPipe cannot read {path}: {error.message}")
+    return out
+
+
+def udpipe_row(work, test, iterations: int) -> str | None:
+    """UDPipe 1's parser (Parsito) trained on train with dev for early stopping, parsing
+    test from its gold tags (``iterations`` training iterations; its default is 10)."""
+    from dataclasses import replace
+
+    from seqspectral.parsing import attachment_scores
+
+    try:
+        from ufal.udpipe import Model, ProcessingError, Sentences, Trainer
+    except ImportError:
+        log("ufal.udpipe not installed: no UDPipe row")
+        return None
+    name = f"udpipe.parser.{iterations}"
+    path = work.dir / f"{name}.model"
+    if not path.exists():
+        train, dev = (Sentences(_udpipe_sentences(EWT / f"en_ewt-ud-{part}.conllu")) for part in ("train", "dev"))
+        log(f"training UDPipe 1 parser ({iterations} iterations)")
+        error = ProcessingError()
+        start = time.process_time()
+        blob = Trainer.train("morphodita_parsito", train, dev, "none", "none", f"iterations={iterations}", error)
+        if error.occurred():
+            raise RuntimeError(f"UDPipe training failed: {error.message}")
+        work.timed(f"{name}:fit_cpu", time.process_time() - start)
+        path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
+    model = Model.load(str(path))
+    sentences = _udpipe_sentences(EWT / "en_ewt-ud-test.conllu")
+    start = time.process_time()
+    for u in sentences:
+        model.parse(u, Model.DEFAULT)
+    cpu = time.process_time() - start
+    pred = []
+    for gold, u in zip(test, sentences):
+        words = list(u.words)[1:]  # words[0] is UDPipe's root
+        if len(words) != len(gold):
+            raise RuntimeError("UDPipe's words do not align with the toolkit's reading of EWT test")
+        pred.append(replace(gold, heads=[w.head for w in words], deprels=[w.deprel for w in words]))
+    p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
+    return (f"| UDPipe 1 (Parsito, {iterations} iterations; default 10) | — | — | {_f(p['uas'])} | {_f(p['las'])} | "
+            f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | {_f(q['complete'])} | "
+            f"{work.times[f'{name}:fit_cpu']:.0f} s | {len(test) / cpu:.0f} sentences/s | — |")
 
 
 def _f(x: float) -> str:
