@@ -83,6 +83,20 @@ def test_model_file_round_trip(planted, tmp_path):
     assert [s.deprels for s in loaded.parse(test)] == [s.deprels for s in parser.parse(test)]
 
 
+def test_files_of_the_earlier_parser_still_load(planted):
+    """Model files written before FEATS features, PA steps and single_root="auto" (their
+    headers lack those) load as the parser they were trained as."""
+    _, train, test = planted
+    old = DependencyParser(epochs=2, hash_bits=16, use_feats=False, update="perceptron", single_root=True,
+                           labels=False).fit(train[:100])
+    header, arrays = old.to_state()
+    for name in ("use_feats", "update"):
+        del header["params"][name]
+    del header["single_root"]
+    loaded = DependencyParser.from_state(header, arrays)
+    assert [h.tolist() for h in loaded.predict(test)] == [h.tolist() for h in old.predict(test)]
+
+
 def test_labeler_alone_learns_the_planted_labels(planted):
     _, train, test = planted
     labeler = DependencyLabeler(epochs=3, hash_bits=16).fit(train)

@@ -188,10 +188,11 @@ class DependencyParser(Estimator):
     def from_state(cls, header, arrays):
         from seqspectral import serialize
 
-        parser = cls(**header["params"])
+        # files of the earlier parser (no FEATS features, perceptron steps) load as they were trained
+        parser = cls(**{"use_feats": False, "update": "perceptron", **header["params"]})
         parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
         parser.history_ = header["history"]
-        parser.single_root_ = bool(header["single_root"])
+        parser.single_root_ = bool(header.get("single_root", parser.single_root))
         if "selection" in header:
             parser.selection_ = SelectionResult.from_json(header["selection"])
         parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None
