@@ -125,7 +125,7 @@ def rerank(name, templates, scorers, train, dev, test, parser, train_k=K):
             "fit_cpu": fit_cpu}
 
 
-def tree_models(work: Work, train):
+def tree_models(work: Work, train, words: bool = True):
     """The spectral tree models whose log-probabilities are features (cached in the workdir), by
     label, each with the prefix of its feature names."""
     from seqspectral.corpus import corpus_from_sentences
@@ -136,8 +136,8 @@ def tree_models(work: Work, train):
 
     def cca():
         embeddings = CCAEmbeddings(32, min_count=1).fit(forms)
-        words = embeddings.vocabulary_.symbols
-        return SpectralTreeModel(32, representation=(list(words), embeddings.word_vectors_)).fit(forms)
+        symbols = list(embeddings.vocabulary_.symbols)
+        return SpectralTreeModel(32, representation=(symbols, embeddings.word_vectors_)).fit(forms)
 
     models = {  # label: (file in the workdir, column read, build)
         "UPOS, U = I (k = 17)": ("tree.upos", "upos",
@@ -149,6 +149,8 @@ def tree_models(work: Work, train):
     }
     out = {}
     for label, (name, field, build) in models.items():
+        if field == "form" and not words:
+            continue
         log(f"tree model {label}")
         model = work.model(name, build)
         model.reading_ = {"field": field}
@@ -160,6 +162,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-parsing-eval"),
                     help="evaluation/parsing.py's workdir (its parser and n-best lists are reused)")
+    ap.add_argument("--no-word-models", action="store_true",
+                    help="leave out the word-observation tree models (scoring normalises over the vocabulary per "
+                         "word: slow on 50-best lists)")
+    ap.add_argument("--output", type=Path, default=OUT, help=f"results file (default {OUT.relative_to(REPO)})")
     ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
                     "(the results file is not written)")
     args = ap.parse_args(argv)
@@ -182,7 +188,7 @@ def main(argv=None) -> int:
              "dev": work.trees("dev.50best", dev, lambda: parser.kbest_trees(dev, K)),
              "train": work.trees("train.jackknife.50best", train, lambda: jackknifed(parser, train))}
     splits = {name: Split(lists[name], gold) for name, gold in (("train", train), ("dev", dev), ("test", test))}
-    models = tree_models(work, train)
+    models = tree_models(work, train, words=not args.no_word_models)
 
     def spectral(label, topology=False):
         model, prefix = models[label]
@@ -209,8 +215,8 @@ def main(argv=None) -> int:
     if args.limit:
         print(text)
         return 0
-    write_results(OUT, text)
-    log(f"wrote {OUT}")
+    write_results(args.output, text)
+    log(f"wrote {args.output}")
     return 0
 
 
