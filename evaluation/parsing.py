@@ -314,21 +314,6 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
     return 0
 
 
-def _udpipe_sentences(path: Path) -> list:
-    """The sentences of a CoNLL-U file as UDPipe reads them."""
-    from ufal.udpipe import InputFormat, ProcessingError, Sentence
-
-    reader = InputFormat.newConlluInputFormat()
-    reader.setText(path.read_text(encoding="utf-8"))
-    out, s, error = [], Sentence(), ProcessingError()
-    while reader.nextSentence(s, error):
-        out.append(s)
-        s = Sentence()
-    if error.occurred():
-        raise RuntimeError(f"UDPipe cannot read {path}: {error.message}")
-    return out
-
-
 def udpipe_row(work, test, iterations: int) -> str | None:
     """UDPipe 1's parser (Parsito) trained on train with dev for early stopping, parsing
     test from its gold tags (``iterations`` training iterations; its default is 10)."""
@@ -341,6 +326,8 @@ def udpipe_row(work, test, iterations: int) -> str | None:
     except ImportError:
         log("ufal.udpipe not installed: no UDPipe row")
         return None
+    from tagging import _udpipe_sentences  # CoNLL-U as UDPipe reads it (evaluation/tagging.py)
+
     name = f"udpipe.parser.{iterations}"
     path = work.dir / f"{name}.model"
     if not path.exists():
