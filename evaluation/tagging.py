@@ -10,7 +10,9 @@ of 3 runs after a warm-up (Numba compiled, caches loaded).
 
 Reranking: the language models of ``seqspectral lm`` (n-gram, spectral-substring, convex,
 EM; each trained on train's UPOS sequences, its choices on a held-out 10% of train, as
-``lm train`` without ``--dev``) score the candidates of the tagger's 20-best lists. The
+``lm train`` without ``--dev``), and 4-gram LMs on train and on train + the Brown corpus
+(tags mapped to UD UPOS by :func:`brown_to_ud`; ``NLTK_DATA`` or the shared NLTK data
+directory) score the candidates of the tagger's 20-best lists. The
 reranker (:class:`seqspectral.reranking.Reranker`, the parses' reranker) is trained on the
 20-best lists of dev — the language models saw train's gold tag sequences, so train lists
 would make them look better than they are on new text — and measured on test; its
