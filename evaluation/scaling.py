@@ -5,7 +5,7 @@ single-process ones exactly in every case.
 Two corpora, each at the sizes ``--scales`` (copies of the base corpus, one file each):
 
 - Hankel blocks (substring statistic, basis of the 200 most frequent substrings of length
-  <= 3 chosen on the first shard): a synthetic PAutomaC-style file sampled from
+  <= 3 chosen on a sample: the first 4 MB range, the same in every mode): a synthetic PAutomaC-style file sampled from
   ``planted_hmm(6, 12, seed=0)`` (``--hankel-strings`` strings per copy);
 - CCA view counts (one-step, window 2, lower-cased, min count 2, the vocabulary chosen in
   a first pass over the shards): Brown's words written one sentence per line.
@@ -41,6 +41,8 @@ from _results import write_results
 HERE = Path(__file__).resolve().parent
 MODES = ("single call", "in-process shards", "2 processes", "LocalCluster 2 workers")
 BASIS = {"n_prefixes": 200, "n_suffixes": 200, "max_length": 3}
+#: the Hankel basis is chosen on the first range of about this size (a sample; the same in every mode)
+SAMPLE_BYTES = 4 << 20
 
 
 # -- corpora -----------------------------------------------------------------------------
@@ -122,7 +124,8 @@ def measure(kind: str, path: str, mode: str, shard_bytes: int) -> dict:
         where = {"scheduler": cluster.scheduler_address}
     started = time.perf_counter()
     if kind == "hankel":
-        basis = HankelBasis.from_corpus(read_shard(shards[0]), "substring", **BASIS)
+        sample = shard_files([path], shard_bytes=SAMPLE_BYTES, format="pautomac")[0]  # the same in every mode
+        basis = HankelBasis.from_corpus(read_shard(sample), "substring", **BASIS)
         if mode == "single call":
             corpus = read_corpus(path, format="pautomac")
             stats = hankel_statistics(corpus, basis, "substring")
@@ -149,6 +152,33 @@ def measure(kind: str, path: str, mode: str, shard_bytes: int) -> dict:
             "cpu_self": time.process_time() - start_cpu, "cpu_workers": children.ru_utime + children.ru_stime,
             "peak_self_mb": own.ru_maxrss / 1024, "ready_mb": rss_ready / 2 ** 20,
             "peak_worker_mb": children.ru_maxrss / 1024, "digest": digest, "load": os.getloadavg()[0]}
+
+
+def _spin(n: int) -> float:
+    """A fixed CPU-bound loop; returns its CPU seconds."""
+    start, total = time.process_time(), 0
+    for i in range(n):
+        total += i * i
+    return time.process_time() - start
+
+
+def parallel_capacity(n: int = 20_000_000, repeats: int = 3) -> dict:
+    """What two processes can do on this machine: the same CPU-bound loop run once alone
+    and twice at once on a 2-process pool (best of ``repeats``). Throughput ratio = 2 x
+    alone / together; 2.0 on two free, independent cores."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    alone = together = float("inf")
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_spin, [1000, 1000]))  # the workers started
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            _spin(n)
+            alone = min(alone, time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            list(pool.map(_spin, [n, n]))
+            together = min(together, time.perf_counter() - t0)
+    return {"alone": alone, "together": together, "ratio": 2 * alone / together}
 
 
 def _load_counting_code() -> None:
@@ -202,6 +232,8 @@ def main(argv=None) -> int:
     kinds = args.kinds.split(",")
     shard_bytes = int(args.shard_mb * 2 ** 20)
     rows = []
+    capacity = parallel_capacity()
+    print(f"two processes: {capacity['ratio']:.2f}x the throughput of one", file=sys.stderr)
     with tempfile.TemporaryDirectory(prefix="scaling-") as workdir:
         paths = make_corpora(Path(workdir), scales, args.hankel_strings)
         for kind in kinds:
@@ -226,6 +258,10 @@ def main(argv=None) -> int:
             f"Hankel basis {BASIS}. Wall seconds exclude process start-up and imports; the LocalCluster rows exclude "
             f"starting the cluster and loading the toolkit on its workers (both are in the CPU seconds). Speed-up: "
             f"single call wall / this wall. The 2-worker rows cut a multiple of 2 ranges.\n\n"
+            f"What two processes can do here (same run): a CPU-bound Python loop takes {capacity['alone']:.2f} s "
+            f"alone and {capacity['together']:.2f} s for two copies on 2 processes at once, "
+            f"**{capacity['ratio']:.2f}x** the throughput of one process (2.00x on two free, independent cores): "
+            f"the ceiling for any 2-worker speed-up on this machine.\n\n"
             + table(rows) + "\n")
     write_results(args.output, text)
     print(text)
