@@ -186,3 +186,51 @@ def shards_of(paths, args, reading: dict):
     where = {"workers": args.workers, "scheduler": args.scheduler,
              "progress": sys.stderr.isatty() and not getattr(args, "quiet", False)}
     return shards, where
+
+
+#: the formats that hold trees (``parse``, ``tag``)
+TREEBANK_FORMATS = ("auto", "conllu", "conllx", "malttab")
+
+
+def add_treebank_options(parser) -> None:
+    """``--format``, ``--encoding``, ``--errors``, ``--quiet``: how ``parse`` and ``tag`` read treebanks."""
+    parser.add_argument("--format", default="auto", choices=TREEBANK_FORMATS,
+                        help="treebank format; auto: by the file's name, else by its first lines (default auto)")
+    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
+                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default utf-8)")
+    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
+                        help="skip: drop malformed sentences (their count is printed) instead of stopping")
+    parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
+
+
+def read_treebank(path: str, args, heads_required: bool = True) -> list:
+    """The sentences of a treebank file (``-``: standard input) in ``args.format`` and
+    ``args.encoding`` (without ``heads_required``, HEAD may be ``_``), reader warnings printed."""
+    import warnings
+
+    from seqspectral.corpus import CorpusWarning, detect, read_conllu, read_conllx, read_malttab
+    from seqspectral.parsing.unparsed import read_unparsed
+
+    from .main import UsageError
+
+    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CorpusWarning)
+        fmt = args.format
+        if fmt == "auto":
+            detection = detect(local, args.encoding)
+            fmt = detection.format
+            if fmt not in TREEBANK_FORMATS:
+                raise UsageError(f"{path}: {detection.reason}: read as {fmt}, which holds no trees; give --format")
+            if detection.by_content and not args.quiet:
+                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
+        if heads_required:
+            read = {"conllu": read_conllu, "conllx": read_conllx, "malttab": read_malttab}[fmt]
+            sentences = read(local, errors=args.errors, encoding=args.encoding)
+        else:
+            sentences = read_unparsed(local, errors=args.errors, encoding=args.encoding, format=fmt)
+    for w in caught:
+        if isinstance(w.message, CorpusWarning) and not args.quiet:
+            warn(str(w.message))
+    if not sentences:
+        raise UsageError(f"{path}: no sentences")
+    return sentences

@@ -5,11 +5,10 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import leaf_parser, positive_int
+from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
-FORMATS = ("auto", "conllu", "conllx", "malttab")
 
 
 def register(sub) -> None:
@@ -36,7 +35,7 @@ def register(sub) -> None:
                        help="exactly one word on the root, as UD requires")
     t.add_argument("--hash-bits", type=positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
-    _reading(t)
+    add_treebank_options(t)
     t.set_defaults(handler=run_train)
 
     r = leaf_parser(psub, "run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
@@ -49,52 +48,8 @@ def register(sub) -> None:
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
-    _reading(r)
+    add_treebank_options(r)
     r.set_defaults(handler=run_parse)
-
-
-def _reading(parser) -> None:
-    parser.add_argument("--format", default="auto", choices=FORMATS,
-                        help="treebank format; auto: by the file's name, else by its first lines (default auto)")
-    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
-                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default utf-8)")
-    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
-                        help="skip: drop malformed sentences (their count is printed) instead of stopping")
-    parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
-
-
-def read_treebank(path: str, args, heads_required: bool = True) -> list:
-    """The sentences of a treebank file (``-``: standard input) in ``args.format`` and
-    ``args.encoding`` (without ``heads_required``, HEAD may be ``_``), reader warnings printed."""
-    import warnings
-
-    from seqspectral.corpus import CorpusWarning, detect, read_conllu, read_conllx, read_malttab
-    from seqspectral.parsing.unparsed import read_unparsed
-
-    from ._common import _local_file, note, warn
-    from .main import UsageError
-
-    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CorpusWarning)
-        fmt = args.format
-        if fmt == "auto":
-            detection = detect(local, args.encoding)
-            fmt = detection.format
-            if fmt not in FORMATS:
-                raise UsageError(f"{path}: {detection.reason}: read as {fmt}, which holds no trees; give --format")
-            if detection.by_content and not args.quiet:
-                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
-        if heads_required:
-            read = {"conllu": read_conllu, "conllx": read_conllx, "malttab": read_malttab}[fmt]
-            sentences = read(local, errors=args.errors, encoding=args.encoding)
-        else:
-            sentences = read_unparsed(local, errors=args.errors, encoding=args.encoding, format=fmt)
-    for w in caught:
-        if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message))
-    if not sentences:
-        raise UsageError(f"{path}: no sentences")
-    return sentences
 
 
 def run_train(args) -> int:

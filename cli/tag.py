@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import leaf_parser, positive_int
+from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -25,7 +25,7 @@ def register(sub) -> None:
     t.add_argument("--hash-bits", type=positive_int, default=19, metavar="B",
                    help="2**B feature rows, one weight per row and tag (default 19)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
-    _reading(t)
+    add_treebank_options(t)
     t.set_defaults(handler=run_train)
 
     r = leaf_parser(tsub, "run", help="tag a CoNLL-U file: 1-best, or the k best tag sequences as n-best CoNLL-U")
@@ -37,44 +37,16 @@ def register(sub) -> None:
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
-    _reading(r)
+    add_treebank_options(r)
     r.set_defaults(handler=run_tag)
-
-
-def _reading(parser) -> None:
-    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
-                        help="text encoding of the input (default utf-8)")
-    parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
-                        help="skip: drop malformed sentences (their count is printed) instead of stopping")
-    parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
-
-
-def _read(path: str, args) -> list:
-    """The sentences of a CoNLL-U file (``-``: standard input), reader warnings printed."""
-    import warnings
-
-    from seqspectral.corpus import CorpusWarning, read_conllu
-
-    from ._common import _local_file, warn
-    from .main import UsageError
-
-    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CorpusWarning)
-        sentences = read_conllu(local, errors=args.errors, encoding=args.encoding)
-    for w in caught:
-        if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message))
-    if not sentences:
-        raise UsageError(f"{path}: no sentences")
-    return sentences
 
 
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.tagging import PerceptronTagger
 
-    train = _read(args.train, args)
-    dev = _read(args.dev, args) if args.dev else None
+    train = read_treebank(args.train, args, heads_required=False)
+    dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
     tagger = PerceptronTagger(args.field, epochs=args.epochs, hash_bits=args.hash_bits,
                               random_state=args.random_state)
     start = time.process_time()
@@ -103,7 +75,7 @@ def run_tag(args) -> int:
     from .main import UsageError
 
     tagger = serialize.load(args.tagger, kind="tagger")
-    sentences = _read(args.input, args)
+    sentences = read_treebank(args.input, args, heads_required=False)
     if args.folds and not 2 <= args.folds <= len(sentences):
         raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
     start = time.perf_counter()

@@ -70,3 +70,24 @@ def test_bad_usage_exits_2(model, corpora_dir, tmp_path, capsys):
     assert main(["tag", "train", str(bad), "-o", str(tmp_path / "m.npz")]) == 2
     assert "bad.conllu" in capsys.readouterr().err
     assert not (tmp_path / "x.conllu").exists()
+
+
+def test_a_latin1_conllx_treebank_without_heads_is_read_like_the_parser_reads_it(corpora_dir, tmp_path):
+    """tag reads treebanks as parse does (--format, --encoding; HEAD may be _)."""
+    sentences = read_conllu(corpora_dir / "ewt-sample.conllu")[:120]
+    lines = []
+    for s in sentences:
+        for i in range(len(s)):
+            form = s.forms[i] + ("ñ" if i == 0 else "")
+            lines.append("\t".join([str(i + 1), form, s.lemmas[i], s.upos[i], s.xpos[i], "_", "_", "_", "_", "_"]))
+        lines.append("")
+    path = tmp_path / "train.conllx"
+    path.write_bytes(("\n".join(lines) + "\n").encode("latin-1", errors="replace"))
+    model = tmp_path / "tagger.npz"
+    assert main(["tag", "train", str(path), "--format", "conllx", "--encoding", "latin-1", "--epochs", "2",
+                 "--hash-bits", "14", "-o", str(model), "--quiet"]) == 0
+    out = tmp_path / "tagged.conllu"
+    assert main(["tag", "run", str(model), str(path), "--encoding", "latin-1", "-o", str(out), "--quiet"]) == 0
+    tagged = read_conllu(out)
+    assert [s.forms[0][-1] for s in tagged] == ["ñ"] * len(sentences)
+    assert [len(s) for s in tagged] == [len(s) for s in sentences]
