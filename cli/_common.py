@@ -234,3 +234,22 @@ def read_treebank(path: str, args, heads_required: bool = True) -> list:
     if not sentences:
         raise UsageError(f"{path}: no sentences")
     return sentences
+
+
+def epoch_progress(args, measure: str, percent: bool = False):
+    """A training callback printing one line per epoch: the train and (if any) dev ``measure``
+    of the record (keys ``train_<measure>``, ``dev_<measure>``), with the CPU seconds so far."""
+    import time
+
+    start = time.process_time()
+    label = "" if percent else f" {measure.upper()}"
+    unit = "%" if percent else ""
+
+    def progress(record):
+        if args.quiet:
+            return
+        dev = f", dev{label} {record['dev_' + measure]:.2f}{unit}" if "dev_" + measure in record else ""
+        print(f"epoch {record['epoch']}/{args.epochs}: train{label} {record['train_' + measure]:.2f}{unit}{dev} "
+              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
+
+    return progress

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
+from ._common import add_treebank_options, epoch_progress, leaf_parser, positive_int, read_treebank
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
@@ -64,14 +64,7 @@ def run_train(args) -> int:
                               random_state=args.random_state)
     start = time.process_time()
 
-    def progress(record):
-        if args.quiet:
-            return
-        dev_part = f", dev UAS {record['dev_uas']:.2f}" if "dev_uas" in record else ""
-        print(f"epoch {record['epoch']}/{args.epochs}: train UAS {record['train_uas']:.2f}{dev_part} "
-              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
-
-    parser.fit(train, dev=dev, on_epoch=progress)
+    parser.fit(train, dev=dev, on_epoch=epoch_progress(args, "uas"))
     serialize.save(args.output, parser)
     if not args.quiet:
         print(f"seqspectral: {len(train)} sentences, {time.process_time() - start:.1f} CPU s; wrote {args.output}",

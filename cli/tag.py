@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
+from ._common import add_treebank_options, epoch_progress, leaf_parser, positive_int, read_treebank
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -51,14 +51,7 @@ def run_train(args) -> int:
                               random_state=args.random_state)
     start = time.process_time()
 
-    def progress(record):
-        if args.quiet:
-            return
-        dev_part = f", dev {record['dev_accuracy']:.2f}%" if "dev_accuracy" in record else ""
-        print(f"epoch {record['epoch']}/{args.epochs}: train {record['train_accuracy']:.2f}%{dev_part} "
-              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
-
-    tagger.fit(train, dev=dev, on_epoch=progress)
+    tagger.fit(train, dev=dev, on_epoch=epoch_progress(args, "accuracy", percent=True))
     serialize.save(args.output, tagger)
     if not args.quiet:
         chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if hasattr(tagger, "selection_") else ""
