@@ -84,6 +84,26 @@ def test_auto_selection_on_held_out_data(target, samples):
     assert est_dev.score(test) >= est.score(test) - 0.05
 
 
+def test_extra_statistics_are_added_on_the_basis_they_were_counted_on(samples):
+    """fit(a, extra=counts of b on choose_basis(a)) holds the counts of a and b on that basis
+    (the basis is chosen once, by choose_basis; the fit takes it from extra)."""
+    from seqspectral.counting import hankel_statistics
+
+    train, _ = samples
+    a, b = train[:2000], train[2000:]
+    est = SpectralWA(n_states=3, basis_size=5, basis_length=2, floor=0.01)
+    basis = est.choose_basis(a)
+    est.fit(a, extra=hankel_statistics(b, basis, statistic="substring"))
+    whole = hankel_statistics(train, basis, statistic="substring")
+    assert est.basis_ == basis
+    np.testing.assert_array_equal(est.statistics_.keys, whole.keys)
+    np.testing.assert_array_equal(est.statistics_.counts, whole.counts)
+    other = HankelBasis.all_strings(ALPHABET, 1)
+    assert other != basis
+    with pytest.raises(ValueError, match="same basis"):  # a given basis is kept: extra on another is refused
+        SpectralWA(n_states=3, basis=other, floor=0.01).fit(a, extra=hankel_statistics(b, basis, statistic="substring"))
+
+
 def test_one_pass_floor_sweep_equals_scoring_each_floor(samples):
     """The sweep scores every floor from one pass; the result must equal scoring each floored
     automaton on its own."""

@@ -65,10 +65,11 @@ class HankelEstimator(SelectingLearner):
     def _candidates(self, corpus, extra=None):
         self.n_symbols_ = n_symbols_of(corpus)
         self.vocabulary_ = corpus.vocabulary
-        self.basis_ = self._make_basis(corpus)
+        # extra statistics were counted on choose_basis(corpus): take their basis, not a second choice
+        self.basis_ = self._make_basis(corpus) if extra is None or self.basis is not None else extra.basis
         self.alphabet_ = np.asarray(self.basis_.alphabet, dtype=np.int32)
         self.statistics_ = self._count(corpus)
-        if extra is not None:  # counted on choose_basis(corpus); else + says it is another basis
+        if extra is not None:  # + refuses statistics of another kind or on another basis
             self.statistics_ = self.statistics_ + extra
         self.prepared_ = self._prepare(self.statistics_, None, self._largest(corpus))
         return lambda v: self._build(self.prepared_, v)

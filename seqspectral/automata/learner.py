@@ -55,8 +55,8 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     def fit(self, corpus, dev=None, extra=None):
         """Fit on ``corpus``; ``"auto"`` values are chosen on ``dev`` (else on a held-out part
         of ``corpus``, then refitted on all of it). ``extra``: statistics of more training
-        data on this learner's fixed basis, added to those of ``corpus`` (learners whose
-        statistics add). Returns self.
+        data, counted on ``choose_basis(corpus)`` (or the given ``basis``), added to those of
+        ``corpus`` (learners whose statistics add); the fit uses their basis. Returns self.
 
         BLAS runs single-threaded inside: the learners' matrices are small to medium, and a
         threaded OpenBLAS on two busy cores made them up to 60x slower."""
