@@ -19,31 +19,29 @@ def shared_dir() -> Path:
     return SHARED
 
 
-@pytest.fixture(scope="session")
-def ewt_dir(shared_dir) -> Path:
-    """The full UD English-EWT treebank (train/dev/test .conllu)."""
-    path = shared_dir / "corpora" / "ud-english-ewt"
+def _shared_corpus(shared_dir: Path, name: str) -> Path:
+    path = shared_dir / "corpora" / name
     if not path.is_dir():
         pytest.skip(f"{path} not found")
     return path
+
+
+@pytest.fixture(scope="session")
+def ewt_dir(shared_dir) -> Path:
+    """The full UD English-EWT treebank (train/dev/test .conllu)."""
+    return _shared_corpus(shared_dir, "ud-english-ewt")
 
 
 @pytest.fixture(scope="session")
 def pautomac_dir(shared_dir) -> Path:
     """The PAutomaC problems (<n>.pautomac.train/.test, <n>.pautomac_solution.txt)."""
-    path = shared_dir / "corpora" / "pautomac"
-    if not path.is_dir():
-        pytest.skip(f"{path} not found")
-    return path
+    return _shared_corpus(shared_dir, "pautomac")
 
 
 @pytest.fixture(scope="session")
 def nltk_data_dir(shared_dir) -> Path:
     """NLTK data (Brown, dependency_treebank, ...); tests set NLTK_DATA to it."""
-    path = shared_dir / "corpora" / "nltk_data"
-    if not path.is_dir():
-        pytest.skip(f"{path} not found")
-    return path
+    return _shared_corpus(shared_dir, "nltk_data")
 
 
 @pytest.fixture(scope="session")
