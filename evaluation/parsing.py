@@ -18,7 +18,8 @@ with every gold tag column (UPOS, XPOS, FEATS: the parser's default) — with 1-
 k-best oracles of both orders and speeds, into ``evaluation/results/parsing-parsers.md``.
 
 Peers: ``--parsers-only --udpipe-iterations N`` adds UDPipe 1's parser (``ufal.udpipe``,
-trained offline on the same split, gold tags); spaCy is not run.
+trained offline on the same split, gold tags); ``--parsers-only --spacy`` adds spaCy's CNN
+parser trained from blank (in its own venv, ``_spacy.py``; words only, no tags).
 
 Writes ``evaluation/results/parsing.md``; intermediate n-best lists and models go to
 ``--workdir`` (reused when present, so a stopped run resumes). Run from the repository
@@ -95,6 +96,24 @@ class Work:
         self.timed(f"{name}:cpu", time.process_time() - start)
         np.savez(path, heads=trees.heads, scores=trees.scores, n_trees=trees.n_trees)
         return trees
+
+
+def add_limit_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
+                    "(the results file is not written)")
+
+
+def read_ewt(limit: int | None = None) -> tuple[list, list, list]:
+    """EWT train, dev, test sentences (the first ``limit`` train sentences and limit/5 of the others
+    for a smoke run); the run stops naming the missing files when EWT is absent."""
+    from seqspectral.corpus import read_conllu
+
+    paths = [EWT / f"en_ewt-ud-{part}.conllu" for part in ("train", "dev", "test")]
+    require_data(*paths)
+    train, dev, test = (read_conllu(path) for path in paths)
+    if limit:
+        train, dev, test = train[:limit], dev[:limit // 5], test[:limit // 5]
+    return train, dev, test
 
 
 def oracle_uas(trees, gold, k: int, punct: bool = True) -> float:
@@ -179,24 +198,22 @@ def main(argv=None) -> int:
     ap.add_argument("--udpipe-iterations", type=int, default=0, metavar="N",
                     help="with --parsers-only: also train UDPipe 1's parser for N iterations (its default 10; "
                          "about 3 CPU-minutes each) and add its row")
+    ap.add_argument("--spacy", action="store_true",
+                    help="with --parsers-only: also train spaCy's CNN parser from blank (its own venv, created "
+                         "on first use; spaCy's default schedule, about 20 CPU-minutes) and add its row")
     ap.add_argument("--tags", choices=tuple(TAG_SETS), default="upos",
                     help="the reranking run's parser features: UPOS alone (default, the paper's set-up) or all "
                          "gold tag columns")
-    ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
-                    "(the results file is not written)")
+    add_limit_option(ap)
     args = ap.parse_args(argv)
-    paths = {p: EWT / f"en_ewt-ud-{p}.conllu" for p in ("train", "dev", "test")}
-    require_data(*paths.values())
+    train, dev, test = read_ewt(args.limit)
 
-    from seqspectral.corpus import corpus_from_sentences, read_conllu
+    from seqspectral.corpus import corpus_from_sentences
     from seqspectral.parsing import DependencyParser, attachment_scores
     from seqspectral.reranking import tree_model_scorers
     from seqspectral.trees import SpectralTreeModel
 
     work = Work(args.workdir)
-    train, dev, test = (read_conllu(paths[p]) for p in ("train", "dev", "test"))
-    if args.limit:
-        train, dev, test = train[:args.limit], dev[:args.limit // 5], test[:args.limit // 5]
 
     if args.parsers_only:
         return parsers_only(work, train, dev, test, args, argv)
@@ -303,6 +320,8 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
         row = udpipe_row(work, test, args.udpipe_iterations)
         if row:
             lines.append(row)
+    if args.spacy:
+        lines.append(spacy_row(work, train, dev, test, max_steps=200 if args.limit else None))
     lines += oracle_lines
     text = "\n".join(lines) + "\n"
     if args.limit:
@@ -356,6 +375,35 @@ def udpipe_row(work, test, iterations: int) -> str | None:
     return (f"| UDPipe 1 (Parsito, {iterations} iterations; default 10) | — | — | {_f(p['uas'])} | {_f(p['las'])} | "
             f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | {_f(q['complete'])} | "
             f"{work.times[f'{name}:fit_cpu']:.0f} s | {len(test) / cpu:.0f} sentences/s | — |")
+
+
+def spacy_row(work, train, dev, test, max_steps: int | None = None) -> str:
+    """spaCy's CNN parser (``spacy init config --pipeline parser --optimize efficiency``) trained
+    from blank on train with dev for model selection, parsing test with gold tokenization
+    (``max_steps``: spaCy's default schedule when None; smoke runs cut it)."""
+    from dataclasses import replace
+
+    from _spacy import run_worker
+    from seqspectral.parsing import attachment_scores
+
+    path = work.dir / "spacy.json"
+    if not path.exists():
+        log("training spaCy's parser from blank (its own venv)")
+
+        def plain(sentences):
+            return [{"words": list(s.forms), "heads": [int(h) for h in s.heads], "deprels": list(s.deprels)}
+                    for s in sentences]
+
+        _, out = run_worker(Path(__file__).resolve().parent / "_spacy_parser_worker.py",
+                            {"train": plain(train), "dev": plain(dev), "test": plain(test),
+                             "workdir": str(work.dir / "spacy"), "seed": 0, "max_steps": max_steps})
+        path.write_text(json.dumps(out))
+    out = json.loads(path.read_text())
+    pred = [replace(g, heads=h, deprels=d) for g, h, d in zip(test, out["heads"], out["deprels"], strict=True)]
+    p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
+    return (f"| spaCy {out['version']} CNN parser from blank (words only; default schedule, best dev step) | — | — | "
+            f"{_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | "
+            f"{_f(q['complete'])} | {out['train_cpu']:.0f} s | {len(test) / out['parse_cpu']:.0f} sentences/s | — |")
 
 
 def _f(x: float) -> str:

@@ -32,7 +32,6 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
 OUT = REPO / "evaluation" / "results" / "reranking.md"
 EPOCHS = 20
 #: candidates per training list for the rerankers whose features include a word-observation
@@ -41,8 +40,8 @@ WORD_MODEL_TRAIN_K = 10
 
 sys.path.insert(0, str(REPO / "evaluation"))
 from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-from parsing import K, Work, jackknifed  # noqa: E402
+from _results import write_results  # noqa: E402
+from parsing import K, Work, add_limit_option, jackknifed, read_ewt  # noqa: E402
 
 
 def log(message: str) -> None:
@@ -166,20 +165,14 @@ def main(argv=None) -> int:
                     help="leave out the word-observation tree models (scoring normalises over the vocabulary per "
                          "word: slow on 50-best lists)")
     ap.add_argument("--output", type=Path, default=OUT, help=f"results file (default {OUT.relative_to(REPO)})")
-    ap.add_argument("--limit", type=int, default=None, help="smoke run: the first N train sentences, N/5 dev/test "
-                    "(the results file is not written)")
+    add_limit_option(ap)
     args = ap.parse_args(argv)
-    paths = {p: EWT / f"en_ewt-ud-{p}.conllu" for p in ("train", "dev", "test")}
-    require_data(*paths.values())
+    train, dev, test = read_ewt(args.limit)
 
-    from seqspectral.corpus import read_conllu
     from seqspectral.parsing import DependencyParser, attachment_scores
     from seqspectral.reranking import tree_model_scorers
 
     work = Work(args.workdir)
-    train, dev, test = (read_conllu(paths[p]) for p in ("train", "dev", "test"))
-    if args.limit:
-        train, dev, test = train[:args.limit], dev[:args.limit // 5], test[:args.limit // 5]
     log("first-order parser and n-best lists")
     parser = work.model("parser1", lambda: DependencyParser(1, epochs=10).fit(train, dev=dev))
     base = attachment_scores(test, parser.parse(test))
