@@ -26,7 +26,7 @@ Work is spread over ``--workers`` processes (one BLAS thread each).
 
 Usage: OPENBLAS_NUM_THREADS=1 python evaluation/spectral_experts.py [--n 500000] [--instances 20]
        [--attempts 10] [--histogram-instances 17] [--histogram-n N] [--curve N ...] [--workers 2]
-       [--rows ROWS.jsonl]
+       [--rows ROWS.jsonl] [--solvers fista cvxpy] [--parts tables histogram curve]
 Writes evaluation/results/spectral_experts.md and spectral_experts_histogram.png.
 """
 
@@ -61,8 +61,9 @@ from seqspectral.mixtures.spectral_experts import SpectralExperts  # noqa: E402
 RESULTS = ROOT / "evaluation" / "results"
 SETTINGS = ((1, 4, 2), (2, 5, 2), (2, 5, 3), (2, 6, 2))
 HISTOGRAM_SETTING = (1, 4, 3)
-#: the regressions' solvers compared: FISTA on whitened features (the default), the exact problem by cvxpy
+#: the regressions' solvers: FISTA on whitened features (the default), the exact problem by cvxpy
 SOLVERS = ("fista", "cvxpy")
+PARTS = ("tables", "histogram", "curve")
 NOISE_VARIANCE = 0.1
 GLOBAL_OPTIMUM = 0.05
 #: the paper's Tables 1 and 2 (Spectral, EM, Spectral+EM: mean ± sd), keyed by misspecified
@@ -102,11 +103,11 @@ def same_start(start, coef, weights) -> bool:
 
 def run_instance(task):
     """Every attempt of one instance: errors, iterations and CPU seconds of each method."""
-    setting, misspecified, instance, n, attempts = task
+    setting, misspecified, instance, n, attempts, solvers = task
     k = setting[2]
     coef, _, X, y = instance_data(setting, misspecified, instance, n)
     spectral, moment_seconds, runs = {}, {}, {}
-    for solver in SOLVERS:
+    for solver in solvers:
         t0 = time.process_time()
         spectral[solver] = SpectralExperts(k, noise_variance=NOISE_VARIANCE, solver=solver).fit_moments(X, y)
         moment_seconds[solver] = time.process_time() - t0
@@ -138,8 +139,8 @@ def run_instance(task):
 
 
 def _task_key(task) -> str:
-    setting, misspecified, instance, n, attempts = task
-    return json.dumps([list(setting), misspecified, instance, n, attempts])
+    setting, misspecified, instance, n, attempts, solvers = task
+    return json.dumps([list(setting), misspecified, instance, n, attempts, list(solvers)])
 
 
 def _load_rows(path) -> dict:
@@ -172,12 +173,15 @@ def mean_sd(values) -> str:
     return f"{v.mean():.2f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.2f}"
 
 
-def table_lines(rows, misspecified: bool) -> list[str]:
-    head = ("| (b, d, k) | Spectral (FISTA) | Spectral (cvxpy) | EM | Spectral+EM (FISTA) | Spectral+EM (cvxpy) "
-            "| paper: Spectral / EM / Spectral+EM | global (< 0.05): EM / S+EM FISTA / S+EM cvxpy "
-            "| EM iterations (median) | regressions converged: FISTA / cvxpy "
-            "| CPU s per attempt: EM / Spectral FISTA / cvxpy (regressions included) |")
-    lines = [head, "|---" * 11 + "|"]
+def table_lines(rows, misspecified: bool, solvers) -> list[str]:
+    names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
+    head = ("| (b, d, k) | " + " | ".join(f"Spectral ({names[s]})" for s in solvers) + " | EM | "
+            + " | ".join(f"Spectral+EM ({names[s]})" for s in solvers)
+            + " | paper: Spectral / EM / Spectral+EM | global (< 0.05): EM / "
+            + " / ".join(f"S+EM {names[s]}" for s in solvers) + " | EM iterations (median) | regressions converged: "
+            + " / ".join(names[s] for s in solvers) + " | CPU s per attempt: EM / "
+            + " / ".join(f"Spectral {names[s]}" for s in solvers) + " (regressions included) |")
+    lines = [head, "|---" * (6 + 2 * len(solvers)) + "|"]
     for setting in SETTINGS:
         rs = [r for r in rows if r["setting"] == setting and r["misspecified"] == misspecified]
         if not rs:
@@ -190,12 +194,13 @@ def table_lines(rows, misspecified: bool) -> list[str]:
         def share(key):
             return f"{np.mean([v < GLOBAL_OPTIMUM for v in col(key)]):.0%}"
 
-        lines.append(f"| {setting} | {mean_sd(col('spectral_fista'))} | {mean_sd(col('spectral_cvxpy'))} | "
-                     f"{mean_sd(col('em'))} | {mean_sd(col('sem_fista'))} | {mean_sd(col('sem_cvxpy'))} | {paper} | "
-                     f"{share('em')} / {share('sem_fista')} / {share('sem_cvxpy')} | {int(np.median(col('em_iter')))} | "
-                     f"{np.mean(col('converged_fista')):.0%} / {np.mean(col('converged_cvxpy')):.0%} | "
-                     f"{np.mean(col('em_s')):.2f} / {np.mean(col('spectral_fista_s')):.2f} / "
-                     f"{np.mean(col('spectral_cvxpy_s')):.2f} |")
+        cells = ([mean_sd(col(f"spectral_{s}")) for s in solvers] + [mean_sd(col("em"))]
+                 + [mean_sd(col(f"sem_{s}")) for s in solvers] + [paper]
+                 + [" / ".join([share("em")] + [share(f"sem_{s}") for s in solvers]),
+                    str(int(np.median(col("em_iter")))),
+                    " / ".join(f"{np.mean(col(f'converged_{s}')):.0%}" for s in solvers),
+                    " / ".join(f"{np.mean(col(key)):.2f}" for key in ["em_s"] + [f"spectral_{s}_s" for s in solvers])])
+        lines.append(f"| {setting} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -215,13 +220,13 @@ def instances_any_global(rows, key) -> str:
     return f"{sum(any(g) for g in groups)} of {len(groups)}"
 
 
-def histogram(rows, path: Path) -> None:
+def histogram(rows, path: Path, solvers) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    series = {"EM (random start)": "em", "Spectral (FISTA)+EM": "sem_fista", "Spectral (cvxpy)+EM": "sem_cvxpy"}
+    series = {"EM (random start)": "em", **{f"Spectral ({s})+EM": f"sem_{s}" for s in solvers}}
     values = {label: np.array([r[key] for r in rows]) for label, key in series.items()}
     top = 6.0  # errors beyond it (EM diverging from a wild start) are counted in the last bin
     bins = np.linspace(0, top, 49)
@@ -252,37 +257,37 @@ def main(argv=None) -> int:
     parser.add_argument("--output", default=str(RESULTS / "spectral_experts.md"))
     parser.add_argument("--rows", help="append every finished instance's rows to this JSON-lines file and "
                         "reuse the ones already there (resume an interrupted run)")
+    parser.add_argument("--solvers", nargs="+", choices=SOLVERS, default=list(SOLVERS),
+                        help="the regressions' solvers to run (default both; the paper's columns need one)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS),
+                        help="what to run: Tables 1 and 2, the histogram, the learning curve (default all)")
     args = parser.parse_args(argv)
+    solvers = tuple(s for s in SOLVERS if s in args.solvers)
 
     header = describe("evaluation/spectral_experts.py", sys.argv[1:] if argv is None else argv)
-    tasks = [(s, mis, i, args.n, args.attempts) for i in range(args.instances) for mis in (False, True)
-             for s in SETTINGS]  # instance-major: any finished prefix covers every row
     hist_n = args.histogram_n or args.n
-    hist_tasks = [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts) for i in range(args.histogram_instances)]
-    curve_tasks = [(HISTOGRAM_SETTING, False, i, n, 1) for n in args.curve for i in range(args.curve_instances)]
+    tasks = {
+        # instance-major: any finished prefix covers every row
+        "tables": [(s, mis, i, args.n, args.attempts, solvers) for i in range(args.instances)
+                   for mis in (False, True) for s in SETTINGS],
+        "histogram": [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts, solvers)
+                      for i in range(args.histogram_instances)],
+        "curve": [(HISTOGRAM_SETTING, False, i, n, 1, solvers) for n in args.curve for i in range(args.curve_instances)],
+    }
     done = _load_rows(args.rows)
     wall = {}
     with ProcessPoolExecutor(args.workers) as pool:
-        tables = _run(pool, tasks, done, args.rows, wall, "tables")
-        hist = _run(pool, hist_tasks, done, args.rows, wall, "histogram")
-        curve = _run(pool, curve_tasks, done, args.rows, wall, "curve")
-
-    png = Path(args.output).with_name(Path(args.output).stem + "_histogram.png")
-    histogram(hist, png)
-    cpu = {name: sum(r["em_s"] + sum(r[f"spectral_{s}_s"] + r[f"sem_{s}_s"] for s in SOLVERS) for r in rows)
-           for name, rows in (("tables", tables), ("histogram", hist), ("curve", curve))}
-    sem_142 = {s: np.mean([r[f"sem_{s}"] for r in tables if r["setting"] == (1, 4, 2) and not r["misspecified"]])
-               for s in SOLVERS}
-    em_g = np.mean([r["em"] < GLOBAL_OPTIMUM for r in hist])
-    sem_g = {s: np.mean([r[f"sem_{s}"] < GLOBAL_OPTIMUM for r in hist]) for s in SOLVERS}
+        rows = {part: _run(pool, tasks[part], done, args.rows, wall, part) for part in PARTS if part in args.parts}
+    cpu = {part: sum(r["em_s"] + sum(r[f"spectral_{s}_s"] + r[f"sem_{s}_s"] for s in solvers) for r in rs)
+           for part, rs in rows.items()}
+    names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
     lines = [
-        "# Spectral Experts (Chaganty & Liang 2013): Tables 1 and 2, histogram, learning curve", "",
+        "# Spectral Experts (Chaganty & Liang 2013): " + ", ".join(
+            {"tables": "Tables 1 and 2", "histogram": "histogram", "curve": "learning curve"}[p] for p in rows), "",
         header + ".", "",
-        f"n = {args.n:,} samples per instance, {args.instances} instances x {args.attempts} attempts per row, "
         f"σ² = {NOISE_VARIANCE} known to every method; error = ‖B* − B̂‖_F after Hungarian alignment, mean ± sd "
-        f"over all attempts; global = error < {GLOBAL_OPTIMUM}. Tables 1 and 2: {wall['tables']} "
-        f"({cpu['tables']:.0f} s CPU) on {args.workers} worker processes; the histogram: {wall['histogram']} "
-        f"({cpu['histogram']:.0f} s CPU); the learning curve: {wall['curve']} ({cpu['curve']:.0f} s CPU).", "",
+        f"over all attempts; global = error < {GLOBAL_OPTIMUM}; {args.workers} worker processes. "
+        + " ".join(f"{part}: {wall[part]} ({cpu[part]:.0f} s CPU)." for part in rows), "",
         "Set-up (the authors' code): t uniform on [−1, 1]^b, instances draw β_h ~ N(0, I_d) and uniform π; the "
         "features are the authors' sieve of monomials, listed beside the paper's table rows: (1,4,·) = (1, t, t⁴), "
         "(2,5,·) = (1, x2, x1, x1²x2²) — four features, there is no fifth — and (2,6,·) = (1, x2, x1, x1x2³, "
@@ -297,44 +302,59 @@ def main(argv=None) -> int:
         "stops when the mean log-likelihood gains < 1e-8 nats per sample, at most 1000 iterations; "
         "Spectral+EM starts from the spectral (B, π).", "",
         "| target (issue 16) | measured |", "|---|---|",
-        f"| Table 1 (1,4,2): Spectral+EM mean ≤ the paper's 0.17 | FISTA {sem_142['fista']:.2f}, "
-        f"cvxpy {sem_142['cvxpy']:.2f} |",
-        f"| histogram: Spectral+EM reaches the global optimum in ≥ 95% of attempts | FISTA {sem_g['fista']:.1%}, "
-        f"cvxpy {sem_g['cvxpy']:.1%} (of {len(hist)}) |",
-        f"| histogram: random EM in ≤ 40% | {em_g:.1%} |",
-        f"| Tables 1 and 2 in full under 15 minutes on 2 cores | {cpu['tables'] / 60:.1f} CPU-minutes for "
-        f"{args.instances} x {args.attempts} at n = {args.n:,} ({wall['tables']}) |", "",
-        "## Table 1: well-specified data", "", *table_lines(tables, False), "",
-        "## Table 2: misspecified data (t never in [−0.5, −0.25] ∪ [0.25, 0.5])", "", *table_lines(tables, True), "",
     ]
-    lines += [
-        f"## Histogram: b = 1, x = (1, t, t⁴, t⁷), k = 3, {len(hist)} attempts "
-        f"({args.histogram_instances} instances x {args.attempts}, n = {hist_n:,})", "",
-        f"![final errors]({png.name})", "",
-        "| | reaches the global optimum (error < 0.05) | mean error | paper (authors' shipped data) |",
-        "|---|---|---|---|",
-        f"| EM (random start) | {em_g:.1%} ({sum(r['em'] < GLOBAL_OPTIMUM for r in hist)} of {len(hist)}) | "
-        f"{np.mean([r['em'] for r in hist]):.3f} | 16.7% |",
-        *[f"| Spectral ({s})+EM | {sem_g[s]:.1%} ({sum(r[f'sem_{s}'] < GLOBAL_OPTIMUM for r in hist)} of "
-          f"{len(hist)}) | {np.mean([r[f'sem_{s}'] for r in hist]):.3f} | 172 of 172 |" for s in SOLVERS],
-        *[f"| Spectral ({s}) alone | {np.mean([r[f'spectral_{s}'] < GLOBAL_OPTIMUM for r in hist]):.1%} | "
-          f"{np.mean([r[f'spectral_{s}'] for r in hist]):.3f} | |" for s in SOLVERS], "",
-        "The paper's histogram is one instance run 172 times (the authors' data: Spectral gave the same "
-        "estimate, error 2.95, every time and Spectral+EM reached 0.0076 every time); here every instance is a "
-        "new draw. Instances where every Spectral+EM attempt reaches the global optimum: "
-        + ", ".join(f"{s} {instances_all_global(hist, f'sem_{s}')}" for s in SOLVERS)
-        + f"; random EM reaches it in at least one of {args.attempts} attempts on "
-        f"{instances_any_global(hist, 'em')}.", "",
-        f"## Learning curve at b = 1, x = (1, t, t⁴, t⁷), k = 3: {args.curve_instances} instances, one attempt "
-        f"each", "",
-        "| n | Spectral (FISTA) | Spectral (cvxpy) | EM | Spectral (FISTA)+EM | Spectral (cvxpy)+EM |",
-        "|---|---|---|---|---|---|",
-    ]
-    for n in args.curve:
-        rs = [r for r in curve if r["n"] == n]
-        lines.append(f"| {n:,} | " + " | ".join(mean_sd([r[key] for r in rs]) for key in (
-            "spectral_fista", "spectral_cvxpy", "em", "sem_fista", "sem_cvxpy")) + " |")
+    tables, hist = rows.get("tables"), rows.get("histogram")
+    if tables:
+        sem_142 = {s: np.mean([r[f"sem_{s}"] for r in tables if r["setting"] == (1, 4, 2) and not r["misspecified"]])
+                   for s in solvers}
+        lines += [f"| Table 1 (1,4,2): Spectral+EM mean ≤ the paper's 0.17 | "
+                  + ", ".join(f"{names[s]} {sem_142[s]:.2f}" for s in solvers) + " |",
+                  f"| Tables 1 and 2 in full under 15 minutes on 2 cores | {wall['tables']} for {args.instances} x "
+                  f"{args.attempts} at n = {args.n:,}, solvers: {', '.join(names.values())} "
+                  f"({cpu['tables'] / 60:.1f} CPU-minutes) |"]
+    if hist:
+        em_g = np.mean([r["em"] < GLOBAL_OPTIMUM for r in hist])
+        sem_g = {s: np.mean([r[f"sem_{s}"] < GLOBAL_OPTIMUM for r in hist]) for s in solvers}
+        lines += [f"| histogram: Spectral+EM reaches the global optimum in ≥ 95% of attempts | "
+                  + ", ".join(f"{names[s]} {sem_g[s]:.1%}" for s in solvers) + f" (of {len(hist)}) |",
+                  f"| histogram: random EM in ≤ 40% | {em_g:.1%} |"]
     lines.append("")
+    if tables:
+        lines += ["## Table 1: well-specified data", "", *table_lines(tables, False, solvers), "",
+                  "## Table 2: misspecified data (t never in [−0.5, −0.25] ∪ [0.25, 0.5])", "",
+                  *table_lines(tables, True, solvers), ""]
+    if hist:
+        png = Path(args.output).with_name(Path(args.output).stem + "_histogram.png")
+        histogram(hist, png, solvers)
+        lines += [
+            f"## Histogram: b = 1, x = (1, t, t⁴, t⁷), k = 3, {len(hist)} attempts "
+            f"({args.histogram_instances} instances x {args.attempts}, n = {hist_n:,})", "",
+            f"![final errors]({png.name})", "",
+            "| | reaches the global optimum (error < 0.05) | mean error | paper (authors' shipped data) |",
+            "|---|---|---|---|",
+            f"| EM (random start) | {em_g:.1%} ({sum(r['em'] < GLOBAL_OPTIMUM for r in hist)} of {len(hist)}) | "
+            f"{np.mean([r['em'] for r in hist]):.3f} | 16.7% |",
+            *[f"| Spectral ({names[s]})+EM | {sem_g[s]:.1%} ({sum(r[f'sem_{s}'] < GLOBAL_OPTIMUM for r in hist)} "
+              f"of {len(hist)}) | {np.mean([r[f'sem_{s}'] for r in hist]):.3f} | 172 of 172 |" for s in solvers],
+            *[f"| Spectral ({names[s]}) alone | {np.mean([r[f'spectral_{s}'] < GLOBAL_OPTIMUM for r in hist]):.1%} | "
+              f"{np.mean([r[f'spectral_{s}'] for r in hist]):.3f} | |" for s in solvers], "",
+            "The paper's histogram is one instance run 172 times (the authors' data: Spectral gave the same "
+            "estimate, error 2.95, every time and Spectral+EM reached 0.0076 every time); here every instance is a "
+            "new draw. Instances where every Spectral+EM attempt reaches the global optimum: "
+            + ", ".join(f"{names[s]} {instances_all_global(hist, f'sem_{s}')}" for s in solvers)
+            + f"; random EM reaches it in at least one of {args.attempts} attempts on "
+            f"{instances_any_global(hist, 'em')}.", ""]
+    if "curve" in rows:
+        keys = [f"spectral_{s}" for s in solvers] + ["em"] + [f"sem_{s}" for s in solvers]
+        lines += [f"## Learning curve at b = 1, x = (1, t, t⁴, t⁷), k = 3: {args.curve_instances} instances, one "
+                  f"attempt each", "",
+                  "| n | " + " | ".join([f"Spectral ({names[s]})" for s in solvers] + ["EM"]
+                                        + [f"Spectral ({names[s]})+EM" for s in solvers]) + " |",
+                  "|---" * (len(keys) + 1) + "|"]
+        for n in args.curve:
+            rs = [r for r in rows["curve"] if r["n"] == n]
+            lines.append(f"| {n:,} | " + " | ".join(mean_sd([r[key] for r in rs]) for key in keys) + " |")
+        lines.append("")
     from seqspectral.io import atomic_write_text
 
     atomic_write_text(Path(args.output), "\n".join(lines))
