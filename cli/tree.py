@@ -34,7 +34,8 @@ def register(sub) -> None:
     t.add_argument("--embeddings", default=None, metavar="EMB.txt",
                    help="word2vec file (e.g. from seqspectral embed) whose vectors form U")
     for name, what in (("floor", "floor of a word's conditional, times its training frequency"),
-                       ("tolerance", "pseudo-inverses drop singular values below this fraction of the largest"),
+                       ("ridge", "Tikhonov weight of the moments' inverses, relative to their largest singular value "
+                                 "(0: pseudo-inverses)"),
                        ("shrinkage", "weight of the head's own word among the contexts (0: the consistent estimator)")):
         t.add_argument(f"--{name}", type=_real_or_auto, default=None, metavar="X|auto",
                        help=f"spectral: {what} (default: SpectralTreeModel's, chosen on EWT); auto: chosen on --dev, "
@@ -118,7 +119,7 @@ def run_train(args) -> int:
     if stats is None:
         model.fit(train) if args.method == "em" else model.fit(train, dev=dev)
     else:
-        if "auto" in (args.floor, args.tolerance, args.shrinkage) and dev is None:
+        if "auto" in (args.floor, args.ridge, args.shrinkage) and dev is None:
             raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
         model.fit_statistics(*stats, held_out=dev, on="dev")
     model.reading_ = {**{k: reading[k] for k in INHERITED}, "format": fmt}
@@ -130,7 +131,7 @@ def run_train(args) -> int:
                "n_skipped": n_skipped, "seconds": round(seconds, 3)}
     if args.method == "spectral":
         summary.update(dim=model.representation_info_["dim"], representation=model.representation_info_["kind"],
-                       n_events=model.n_events_, tolerance=model.tolerance_, shrinkage=model.shrinkage_,
+                       n_events=model.n_events_, ridge=model.ridge_, shrinkage=model.shrinkage_,
                        floor=model.floor_)
         if model.selection_ is not None:
             summary["chosen_on"] = model.selection_.on
@@ -162,7 +163,7 @@ def _model(args, reading: dict, vocabulary):
         representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
     elif representation is None:
         representation = "identity" if len(vocabulary) <= 40 else "svd"
-    given = {name: getattr(args, name) for name in ("floor", "tolerance", "shrinkage")
+    given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage")
              if getattr(args, name) is not None}
     return SpectralTreeModel(args.dim, representation=representation, random_state=args.random_state, **given)
 

@@ -167,20 +167,20 @@ def main(argv=None) -> None:
     train = {f: read_corpus(TRAIN, field=f) for f in ("upos", "form")}
     dev = {f: read_corpus(DEV, field=f, vocabulary=train[f].vocabulary) for f in ("upos", "form")}
     spectral_rows = []
-    for name, params in (("spectral, defaults (tolerance 0.03, shrinkage 3, floor 0.03)", {}),
+    for name, params in (("spectral, defaults (ridge 0.03, shrinkage 3, floor 0.03)", {}),
                          ("spectral, all chosen on held-out train (auto)",
-                          dict(tolerance="auto", shrinkage="auto", floor="auto")),
-                         ("spectral, consistent (shrinkage 0; tolerance, floor auto)",
-                          dict(shrinkage=0.0, tolerance="auto", floor="auto")),
-                         ("spectral, shrinkage 0, tolerance 0.1, floor 0.001 (last session's values)",
-                          dict(shrinkage=0.0, tolerance=0.1, floor=1e-3))):
+                          dict(ridge="auto", shrinkage="auto", floor="auto")),
+                         ("spectral, consistent (shrinkage 0; ridge, floor auto)",
+                          dict(shrinkage=0.0, ridge="auto", floor="auto")),
+                         ("spectral, shrinkage 0, ridge 0.1, floor 0.001 (last session's values)",
+                          dict(shrinkage=0.0, ridge=0.1, floor=1e-3))):
         t0 = time.process_time()
         model = SpectralTreeModel(representation="identity", **params).fit(train["upos"])
         seconds = time.process_time() - t0
         scores = model.tree_scores(dev["upos"])
         spectral_rows.append((name, model, seconds, scores))
         log(f"{name}: {scores.log_prob.sum() / dev['upos'].n_tokens:.4f} ({seconds:.2f} s; chosen "
-            f"{model.tolerance_}, {model.shrinkage_}, {model.floor_})")
+            f"{model.ridge_}, {model.shrinkage_}, {model.floor_})")
     spectral_upos, spectral_plain = spectral_rows[0][1], spectral_rows[2][1]
     t0 = time.process_time()
     em_upos = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
@@ -191,12 +191,12 @@ def main(argv=None) -> None:
     ll_em = em_upos.score(dev["upos"])
     ll_em_start = em_spectral_start.score(dev["upos"])
     n_dev = dev["upos"].n_tokens
-    table3 = ["| method | k | tolerance / shrinkage / floor | dev log-likelihood per word (nats) | loss against EM's "
+    table3 = ["| method | k | ridge / shrinkage / floor | dev log-likelihood per word (nats) | loss against EM's "
               "| fit CPU seconds | EM iterations | EM time / this time | floored / reset |",
               "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for name, model, seconds, scores in spectral_rows:
         ll = scores.log_prob.sum() / n_dev
-        table3.append(f"| {name} | 17 | {model.tolerance_:g} / {model.shrinkage_:g} / {model.floor_:g} | {ll:.4f} "
+        table3.append(f"| {name} | 17 | {model.ridge_:g} / {model.shrinkage_:g} / {model.floor_:g} | {ll:.4f} "
                       f"| {ll / ll_em - 1:+.1%} | {seconds:.2f} | | **{em_seconds / seconds:.0f}x** "
                       f"| {scores.n_floored} / {scores.n_reset} |")
     table3 += [f"| EM, random start | 17 | | {ll_em:.4f} | | {em_seconds:.1f} | {em_upos.n_iter_}"
@@ -206,7 +206,7 @@ def main(argv=None) -> None:
                f"{'' if em_spectral_start.converged_ else ' (cap)'} | | |",
                "", f"Loss against EM's: relative change of the per-word loss (negative: less loss than EM). Dev: "
                f"{len(dev['upos']):,} trees, {n_dev:,} words; the chain-rule conditionals of {n_dev:,} words, "
-               "floored and vectors reset as counted in the last column. Auto: tolerance × shrinkage × floor grid "
+               "floored and vectors reset as counted in the last column. Auto: ridge × shrinkage × floor grid "
                "scored on a seeded 20% of train, then refitted on all of it."]
     for row in table3:
         log(row)

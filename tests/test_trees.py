@@ -208,12 +208,12 @@ def test_true_operators_give_the_exact_probabilities(small_model):
                                rtol=1e-9)
 
 
-@pytest.mark.parametrize("shrinkage, tolerance", [(0.0, 0.0), (3.0, 0.03)])
-def test_scores_are_a_distribution_over_the_words(small_model, shrinkage, tolerance):
+@pytest.mark.parametrize("shrinkage, ridge", [(0.0, 0.0), (3.0, 0.03)])
+def test_scores_are_a_distribution_over_the_words(small_model, shrinkage, ridge):
     """Summed over every assignment of words to a topology, p̂(words | tree) is one (a poorly
     estimated model from few trees, so that weights are floored and vectors reset)."""
     train = small_model.sample(branching_topologies(3_000, random_state=3), random_state=4)
-    estimate = SpectralTreeModel(3, shrinkage=shrinkage, tolerance=tolerance).fit(train)
+    estimate = SpectralTreeModel(3, shrinkage=shrinkage, ridge=ridge).fit(train)
     words = [Vocabulary.UNK_ID, *range(Vocabulary.N_RESERVED, len(small_model.vocabulary))]  # no end marker
     floored = 0
     for heads in ([2, 0, 2, 2], [0, 1, 1, 3], [3, 3, 0, 3]):
@@ -231,7 +231,7 @@ def test_full_shrinkage_is_the_observed_bigram_model():
     head-dependent bigram model: the scores equal its likelihood, counted directly."""
     model = planted_model(3, 4, random_state=2, emission_concentration=1.0)
     corpus = model.sample(branching_topologies(20_000, random_state=1), random_state=2)
-    estimate = SpectralTreeModel(representation="identity", shrinkage=1e4, tolerance=1e-12,
+    estimate = SpectralTreeModel(representation="identity", shrinkage=1e4, ridge=1e-12,
                                  floor=1e-12).fit(corpus)
     lay = tree_layout(corpus)
     x = corpus.symbols
@@ -296,12 +296,12 @@ def test_model_files_round_trip(planted, tmp_path):
 def test_estimators_clone_and_validate():
     from sklearn.base import clone
 
-    model = SpectralTreeModel(6, representation="identity", floor=1e-4, tolerance=0.0)
+    model = SpectralTreeModel(6, representation="identity", floor=1e-4, ridge=0.0)
     assert clone(model).get_params() == model.get_params()
     assert clone(EMTreeModel(3, init="spectral")).get_params()["init"] == "spectral"
     corpus = Corpus([2, 2], [0, 2], Vocabulary(["a"]), [0, 1])
-    with pytest.raises(ValueError, match="tolerance"):
-        SpectralTreeModel(tolerance=1.5).fit(corpus)
+    with pytest.raises(ValueError, match="ridge"):
+        SpectralTreeModel(ridge=-0.5).fit(corpus)
 
 
 def test_valence_term_matches_its_formula():
@@ -366,3 +366,15 @@ def test_models_are_item_scorers(planted):
         scores = model.log_probs(test)
         assert scores.shape == (len(test),) and np.all(np.isfinite(scores))
         np.testing.assert_array_equal(model.log_probs(test[5:9]), scores[5:9])  # one number per tree, in order
+
+
+def test_ridge_inverse_is_the_pseudo_inverse_at_zero_and_the_tikhonov_solution_otherwise():
+    from seqspectral.trees.spectral import _ridge_inverse
+
+    rng = np.random.default_rng(0)
+    M = rng.normal(size=(5, 3)) @ rng.normal(size=(3, 8))  # rank 3
+    np.testing.assert_allclose(_ridge_inverse(M, 0.0), np.linalg.pinv(M), atol=1e-10)
+    ridge = 0.2
+    s_max = np.linalg.norm(M, 2)
+    tikhonov = M.T @ np.linalg.inv(M @ M.T + (ridge * s_max) ** 2 * np.eye(5))
+    np.testing.assert_allclose(_ridge_inverse(M, ridge), tikhonov, atol=1e-12)

@@ -10,8 +10,10 @@ the topology: heads and word order are given, not generated (the optional
 :mod:`topology <seqspectral.trees.topology>` term scores them separately).
 
 Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's Sec. 3.2);
-G = U^T O (k x m), assumed invertible; ⁺ is the pseudo-inverse (singular values below
-``tolerance`` times the largest dropped). The labels S1-S7 are this module's; the paper's
+G = U^T O (k x m), assumed invertible; ⁺ is a ridge (Tikhonov) inverse: each singular
+value s of the inverted moment becomes s / (s² + (ridge · s_max)²) — the pseudo-inverse at
+``ridge`` = 0, while weak directions (the contexts are weak instruments, step 2) are damped
+smoothly rather than kept whole or dropped, as a truncated pseudo-inverse does. The labels S1-S7 are this module's; the paper's
 §3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we read them, our c_1, c_∞, E_L, E_R and
 the products with K_d and d(x) of step 4.
 
@@ -47,7 +49,7 @@ the products with K_d and d(x) of step 4.
    independent of W given h, so λ > 0 biases the operators towards the model whose
    state is the projected word itself (with the identity U and k = |symbols|: the
    fully observed head-dependent bigram model, where (S1)-(S3) hold exactly); λ = 0 is
-   the consistent estimator. λ, like ``tolerance`` and ``floor``, can be chosen on
+   the consistent estimator. λ, like ``ridge`` and ``floor``, can be chosen on
    held-out trees (``"auto"``).
 
 3. Emissions from every occurrence. As a dependent, with its head as the context: over
@@ -122,7 +124,7 @@ from .statistics import SpectralTreeStatistics, spectral_tree_statistics
 from .topology import ValenceModel
 
 #: values tried for ``"auto"`` (on held-out trees, through ``selection.grid_search``)
-TOLERANCE_GRID = (0.01, 0.03, 0.1, 0.3)
+RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3)
 SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0)
 FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 #: rows of the per-word conditionals computed at once (times the vocabulary size)
@@ -170,9 +172,8 @@ class SpectralTreeModel(Estimator):
 
     ``dim`` — k, the number of hidden dimensions (default: the number of symbols for the
     identity representation, else 16); ``representation`` — U (see
-    :mod:`.representation`); ``tolerance`` — singular values of the moments inverted
-    below this fraction of the largest are dropped from their pseudo-inverses (0: the
-    plain estimator); ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
+    :mod:`.representation`); ``ridge`` — the Tikhonov weight of the moments' inverses,
+    relative to their largest singular value (module docstring; 0: pseudo-inverses); ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
     ``floor`` — the floor of step 5, a fraction of the word's training frequency. Each of
     the last three may be ``"auto"``: chosen on held-out trees (``dev`` when given to
     ``fit``, else a seeded 20% of the training trees, ``random_state``) by per-word
@@ -180,7 +181,7 @@ class SpectralTreeModel(Estimator):
     this selection chose on EWT train (UPOS, identity U, k = 17, 20% held out); on data
     the model fits exactly (planted trees) use ``shrinkage=0``, the consistent estimator.
     Fitted: ``vocabulary_``, ``U_``, ``representation_info_``, the operators
-    ``c1_, cinf_, EL_, ER_, KL_, KR_, emit_``, ``tolerance_``, ``shrinkage_``, ``floor_``
+    ``c1_, cinf_, EL_, ER_, KL_, KR_, emit_``, ``ridge_``, ``shrinkage_``, ``floor_``
     (the values used), ``frequencies_`` (per symbol, the floor's unit), ``n_events_`` (the
     arcs), ``topology_`` (:class:`~.topology.ValenceModel`), ``selection_`` (a
     ``SelectionResult``, None when nothing was chosen).
@@ -189,20 +190,20 @@ class SpectralTreeModel(Estimator):
     kind = "spectral_tree_model"
     _parameter_checks = {"dim": either(one_of(None), integer(1)), "representation": _representation,
                          "floor": either(one_of("auto"), real(0, open_low=True)),
-                         "tolerance": either(one_of("auto"), real(0, 1, open_high=True)),
+                         "ridge": either(one_of("auto"), real(0)),
                          "shrinkage": either(one_of("auto"), real(0)), "random_state": seed}
 
-    def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, tolerance=0.03,
+    def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, ridge=0.03,
                  shrinkage=3.0, random_state=0):
         self.dim = dim
         self.representation = representation
         self.floor = floor
-        self.tolerance = tolerance
+        self.ridge = ridge
         self.shrinkage = shrinkage
         self.random_state = random_state
 
     def _selects(self) -> bool:
-        return "auto" in (self.floor, self.tolerance, self.shrinkage)
+        return "auto" in (self.floor, self.ridge, self.shrinkage)
 
     def fit(self, corpus, dev=None) -> "SpectralTreeModel":
         """Estimate the operators from the trees of ``corpus`` (a Corpus with heads and a
@@ -234,10 +235,10 @@ class SpectralTreeModel(Estimator):
         with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only cost here
             if not self._selects():
                 self.selection_ = None
-                return self._estimate(stats, vocabulary, tolerance=self.tolerance, shrinkage=self.shrinkage,
+                return self._estimate(stats, vocabulary, ridge=self.ridge, shrinkage=self.shrinkage,
                                       floor=self.floor)
             if held_out is None:
-                raise SpectralTreeError("choosing tolerance, shrinkage or floor ('auto') needs held-out trees")
+                raise SpectralTreeError("choosing ridge, shrinkage or floor ('auto') needs held-out trees")
             return self._select(stats, vocabulary, held_out, on)
 
     def _select(self, stats, vocabulary, held_out, on: str) -> "SpectralTreeModel":
@@ -245,7 +246,7 @@ class SpectralTreeModel(Estimator):
 
         from seqspectral.selection import grid_search
 
-        tolerances = TOLERANCE_GRID if self.tolerance == "auto" else (self.tolerance,)
+        ridges = RIDGE_GRID if self.ridge == "auto" else (self.ridge,)
         shrinkages = SHRINKAGE_GRID if self.shrinkage == "auto" else (self.shrinkage,)
         floors = FLOOR_GRID if self.floor == "auto" else (self.floor,)
         U, info, moments = self._moments(stats, vocabulary)
@@ -253,13 +254,13 @@ class SpectralTreeModel(Estimator):
         frequencies = _frequencies(stats)
 
         @cache
-        def scored(tolerance, shrinkage):
-            ops = operators(moments, U, stats, tolerance, shrinkage, info["kind"] == "identity")
+        def scored(ridge, shrinkage):
+            ops = operators(moments, U, stats, ridge, shrinkage, info["kind"] == "identity")
             per_token, _, _ = conditional_log_probs(ops, held_out, frequencies, floors)
             return [float(lp.sum() / max(held_out.n_tokens, 1)) for lp in per_token]
 
-        result = grid_search({"tolerance": tolerances, "shrinkage": shrinkages, "floor": floors},
-                             lambda tolerance, shrinkage, floor: scored(tolerance, shrinkage)[floors.index(floor)], on)
+        result = grid_search({"ridge": ridges, "shrinkage": shrinkages, "floor": floors},
+                             lambda ridge, shrinkage, floor: scored(ridge, shrinkage)[floors.index(floor)], on)
         self._estimate(stats, vocabulary, **result.chosen, prepared=(U, info, moments))
         self.selection_ = result
         return self
@@ -274,12 +275,12 @@ class SpectralTreeModel(Estimator):
                                     "needs both left and right dependents")
         return U, info, moments
 
-    def _estimate(self, stats, vocabulary, tolerance, shrinkage, floor, prepared=None) -> "SpectralTreeModel":
+    def _estimate(self, stats, vocabulary, ridge, shrinkage, floor, prepared=None) -> "SpectralTreeModel":
         U, info, moments = prepared or self._moments(stats, vocabulary)
-        ops = operators(moments, U, stats, tolerance, shrinkage, info["kind"] == "identity")
+        ops = operators(moments, U, stats, ridge, shrinkage, info["kind"] == "identity")
         for name, value in ops._asdict().items():
             setattr(self, name + "_", value)
-        self.tolerance_, self.shrinkage_, self.floor_ = float(tolerance), float(shrinkage), float(floor)
+        self.ridge_, self.shrinkage_, self.floor_ = float(ridge), float(shrinkage), float(floor)
         self.frequencies_ = _frequencies(stats)
         self.U_ = U
         self.representation_info_ = info
@@ -328,7 +329,7 @@ class SpectralTreeModel(Estimator):
         params = self.json_params()
         if not isinstance(self.representation, str):
             params["representation"] = "embeddings"
-        header = {"params": params, "tolerance_": self.tolerance_, "shrinkage_": self.shrinkage_,
+        header = {"params": params, "ridge_": self.ridge_, "shrinkage_": self.shrinkage_,
                   "floor_": self.floor_, "representation_info": self.representation_info_,
                   "n_events": self.n_events_, "vocabulary": self.vocabulary_.to_json(),
                   "reading": getattr(self, "reading_", None),
@@ -351,7 +352,7 @@ class SpectralTreeModel(Estimator):
         model = cls(**params, random_state=random_state if not isinstance(random_state, str) else 0)
         for name in cls._ARRAYS:
             setattr(model, name, np.ascontiguousarray(arrays[name.rstrip("_")]))
-        model.tolerance_, model.shrinkage_, model.floor_ = header["tolerance_"], header["shrinkage_"], header["floor_"]
+        model.ridge_, model.shrinkage_, model.floor_ = header["ridge_"], header["shrinkage_"], header["floor_"]
         model.representation_info_ = header["representation_info"]
         model.n_events_ = header["n_events"]
         model.vocabulary_ = Vocabulary.from_json(header["vocabulary"])
@@ -409,13 +410,13 @@ def side_moments(stats: SpectralTreeStatistics, U, side: str) -> SideMoments | N
                        np.concatenate(nu) / n_arcs, np.hstack(xZ) / n_arcs)
 
 
-def operators(moments: dict, U, stats: SpectralTreeStatistics, tolerance: float, shrinkage: float,
+def operators(moments: dict, U, stats: SpectralTreeStatistics, ridge: float, shrinkage: float,
               identity: bool = False) -> Operators:
-    """(S1)-(S5) and (S7) of the module docstring for one tolerance and shrinkage;
+    """(S1)-(S5) and (S7) of the module docstring for one ridge and shrinkage;
     ``identity``: U is the identity representation (then d(x) = U[x], not S4)."""
     L, R = moments["left"].weighted(shrinkage), moments["right"].weighted(shrinkage)
-    L_inv, R_inv = _pinv(L.WZ, tolerance), _pinv(R.WZ, tolerance)
-    c1 = (L.nu + R.nu) @ _pinv(L.WZ + R.WZ, tolerance)
+    L_inv, R_inv = _ridge_inverse(L.WZ, ridge), _ridge_inverse(R.WZ, ridge)
+    c1 = (L.nu + R.nu) @ _ridge_inverse(L.WZ + R.WZ, ridge)
     trees = stats.trees
     cinf = U.T @ trees.root / trees.root.sum()
     arcs = (trees.left + trees.right).tocsr().astype(np.float64) / max(trees.n_tokens - trees.root.sum(), 1)
@@ -423,7 +424,7 @@ def operators(moments: dict, U, stats: SpectralTreeStatistics, tolerance: float,
         emit = U.copy()
     else:
         psi_t = U.T @ (arcs @ U)  # Ψ^T: dependent x head
-        emit = np.hstack([arcs @ U, L.xZ, R.xZ]) @ _pinv(np.hstack([psi_t, L.WZ, R.WZ]), tolerance)
+        emit = np.hstack([arcs @ U, L.xZ, R.xZ]) @ _ridge_inverse(np.hstack([psi_t, L.WZ, R.WZ]), ridge)
     once = np.flatnonzero(trees.unigram == 1)
     emit[Vocabulary.UNK_ID] = emit[once].mean(axis=0) if len(once) else 0.0
     emit[Vocabulary.EOS_ID] = 0.0  # never a word
@@ -440,9 +441,15 @@ def _triples(a, b, c, counts, U) -> np.ndarray:
     return project_triples(a[order], b[order], c[order], counts[order], U, U, U, False)
 
 
-def _pinv(M, tolerance: float):
-    """Pseudo-inverse ignoring singular values below ``tolerance`` times the largest."""
-    return np.linalg.pinv(M, rcond=tolerance)
+def _ridge_inverse(M, ridge: float):
+    """The ridge inverse of the module docstring: Mᵀ(MMᵀ + (ridge · s_max)² I)⁻¹ through the SVD;
+    singular values at rounding level (as ``np.linalg.pinv`` judges them) count as zero."""
+    U, s, Vt = np.linalg.svd(M, full_matrices=False)
+    if not s.size or s[0] == 0:
+        return np.zeros(M.T.shape)
+    kept = s > max(M.shape) * np.finfo(float).eps * s[0]
+    factor = np.where(kept, s / (s ** 2 + (ridge * s[0]) ** 2), 0.0)
+    return (Vt.T * factor) @ U.T
 
 
 def _frequencies(stats: SpectralTreeStatistics) -> np.ndarray:
