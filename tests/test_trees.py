@@ -264,6 +264,33 @@ def test_statistics_add_up_and_fit_alike(planted):
                                   ValenceModel().fit(corpus).log_probs(test))
 
 
+def test_context_triples_equal_a_count_by_hand(planted):
+    """Per arc (head i, dependent c on side d): the head of i, and every dependent of i on the
+    other side, counted tree by tree with Python loops."""
+    from collections import Counter
+
+    _, train, _ = planted
+    corpus = train[20_000][:300]
+    stats = spectral_tree_statistics(corpus)
+    expected = {(side, block): Counter() for side in ("left", "right") for block in ("head", "sibling")}
+    for j in range(len(corpus)):
+        a, b = corpus.offsets[j], corpus.offsets[j + 1]
+        words, heads = corpus.symbols[a:b], corpus.heads[a:b] - 1  # -1: the root
+        for c in range(b - a):
+            i = heads[c]
+            if i < 0:
+                continue
+            side = "left" if c < i else "right"
+            if heads[i] >= 0:
+                expected[(side, "head")][(words[i], words[c], words[heads[i]])] += 1
+            for s in range(b - a):
+                if heads[s] == i and (s < i) != (side == "left"):
+                    expected[(side, "sibling")][(words[i], words[c], words[s])] += 1
+    for (side, block), counter in expected.items():
+        h, c, z, counts = stats.triples(side, block)
+        assert dict(zip(zip(h.tolist(), c.tolist(), z.tolist()), counts.tolist())) == dict(counter)
+
+
 def test_auto_values_are_chosen_on_held_out_trees(planted):
     _, train, test = planted
     auto = SpectralTreeModel(4, shrinkage="auto", floor="auto").fit(train[20_000])

@@ -21,8 +21,10 @@ the products with K_d and d(x) of step 4.
    W, its own word, with E[U^T e_{x_i} | h] = G e_h;
    D_d, any one of its dependents on side d ∈ {L, R}, with E[U^T e_{x_c} | h] = G T_d e_h
    (every dependent, not only the nearest: siblings are drawn independently);
-   Z_d, its context for side d: the 2k-vector [U^T e_{head word of i}; U^T e_{nearest
-   dependent of i on the other side}], a zero block where there is none. The law of Z_d
+   Z_d, its context for side d: the 2k-vector [U^T e_{head word of i}; Σ_j U^T e_{x_j}
+   over every dependent j of i on the other side], a zero block where there is none (each
+   of those words is a view of h independent of W and of the side-d dependents, so their
+   sum is one too, with more signal than the nearest alone). The law of Z_d
    given h differs from word to word (it involves the state marginal of the head), but
    only its joint law with h enters below, summed over events: M_d = Σ_events E[z ⊗ e_h]
    (2k x m), assumed of rank m.

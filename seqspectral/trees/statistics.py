@@ -7,7 +7,8 @@ any order): the model can be fitted from shards counted apart
 dependent c with symbol c standing on side d of i) the context words of i are
 
 * ``"head"``: the head of i (none when i is attached to the root);
-* ``"sibling"``: the dependent of i nearest to i on the other side (none when i has none);
+* ``"sibling"``: every dependent of i on the other side, one triple each (none when i has
+  none): the context block of :mod:`~seqspectral.trees.spectral` is their sum;
 
 and the counts kept are
 
@@ -82,15 +83,28 @@ def spectral_tree_statistics(corpus, n_symbols: int | None = None) -> SpectralTr
     trees = tree_statistics(corpus, n_symbols=n_symbols)  # also checks the heads
     n = trees.n_symbols
     x = corpus.symbols.astype(np.int64)
-    parent, near_left, near_right, _ = tree_links(corpus.heads, corpus.offsets)
+    parent = tree_links(corpus.heads, corpus.offsets)[0]
     dep = np.flatnonzero(parent >= 0)
     head = parent[dep]
     is_left = dep < head
     contexts = {}
     for side, on_side in (("left", is_left), ("right", ~is_left)):
         d, h = dep[on_side], head[on_side]
-        for block, ctx in (("head", parent[h]), ("sibling", (near_right if side == "left" else near_left)[h])):
-            has = ctx >= 0
-            codes = (x[h[has]] * n + x[d[has]]) * n + x[ctx[has]]
-            contexts[(side, block)] = np.unique(codes, return_counts=True)
+        has = parent[h] >= 0
+        contexts[(side, "head")] = np.unique((x[h[has]] * n + x[d[has]]) * n + x[parent[h[has]]],
+                                             return_counts=True)
+        arc, sibling = _other_side_pairs(h, dep[~on_side], head[~on_side])
+        contexts[(side, "sibling")] = np.unique((x[h[arc]] * n + x[d[arc]]) * n + x[sibling], return_counts=True)
     return SpectralTreeStatistics(trees, contexts, valence_counts(corpus, n))
+
+
+def _other_side_pairs(heads, other_deps, other_heads) -> tuple[np.ndarray, np.ndarray]:
+    """Every (arc index, dependent) pair joining the arcs whose heads are ``heads`` with the
+    dependents ``other_deps`` of the same head on the other side (heads ``other_heads``)."""
+    order = np.argsort(other_heads, kind="stable")
+    other_deps, other_heads = other_deps[order], other_heads[order]
+    start = np.searchsorted(other_heads, heads, "left")
+    count = np.searchsorted(other_heads, heads, "right") - start
+    arc = np.repeat(np.arange(len(heads)), count)
+    within = np.arange(len(arc)) - np.repeat(np.cumsum(count) - count, count)
+    return arc, other_deps[start[arc] + within]
