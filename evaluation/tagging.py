@@ -349,6 +349,32 @@ def lm_preference(lm, test_lists, test) -> dict:
     return {"pairs": len(pairs), "gold_preferred": float(np.mean(gold > first)) if pairs else float("nan")}
 
 
+def interpolated(features, loss, weight, n_words) -> float:
+    """Accuracy (%) of picking, in every list, the candidate of highest tagger score + weight · log p_LM
+    (``features.dense`` columns 0 and 1)."""
+    s = features.dense[:, 0] + weight * features.dense[:, 1]
+    wrong = sum(loss[a + np.argmax(s[a:b])] for a, b in zip(features.groups[:-1], features.groups[1:]))
+    return 100.0 * (1 - wrong / n_words)
+
+
+def oracle_lm_diagnostic(train, test_lists, test) -> dict:
+    """A diagnostic, not a result: a trigram LM that has seen the test set's gold tags (trained
+    on train + test) — how often it prefers the gold sequence over a wrong 1-best, and the best
+    accuracy of tagger score + λ · log p with it, λ chosen on test. It bounds from above what an
+    LM of tag sequences can add here: if even this LM gains little, no honest one gets more."""
+    from seqspectral.corpus import Corpus
+    from seqspectral.lm import train_lm
+    from seqspectral.reranking import CorpusScorer
+    from seqspectral.tagging import tag_features, tag_losses
+
+    lm = train_lm(Corpus.from_symbols([s.upos for s in train] + [s.upos for s in test]), "ngram")
+    features = tag_features(test_lists, [CorpusScorer(lm, "lm:oracle")])
+    loss, n_words = tag_losses(test_lists, test, "upos"), sum(map(len, test))
+    on_test = {w: interpolated(features, loss, w, n_words) for w in LM_WEIGHTS}
+    best = max(on_test, key=on_test.get)
+    return {"preference": lm_preference(lm, test_lists, test), "weight": best, "accuracy": on_test[best]}
+
+
 def reranking(lms: dict, dev_lists, dev, test_lists, test) -> list[dict]:
     """The reranker with the tagger's score and each LM (and all); then, as a check that
     does not depend on the perceptron, ``tagger score + λ · log p_LM`` with λ chosen on dev
@@ -373,12 +399,6 @@ def reranking(lms: dict, dev_lists, dev, test_lists, test) -> list[dict]:
                "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_}}
         if len(methods) == 1:
             test_features = tag_features(test_lists, scorers)
-
-            def interpolated(features, loss, weight, n_words):
-                s = features.dense[:, 0] + weight * features.dense[:, 1]
-                wrong = sum(loss[a + np.argmax(s[a:b])] for a, b in zip(features.groups[:-1], features.groups[1:]))
-                return 100.0 * (1 - wrong / n_words)
-
             n_dev, n_test = sum(map(len, dev)), sum(map(len, test))
             chosen = grid_search({"weight": LM_WEIGHTS},
                                  lambda weight: interpolated(dev_features, dev_loss, weight, n_dev),
@@ -430,7 +450,7 @@ def _sec(t: dict) -> str:
     return f"{t['cpu']:.{digits}f} CPU s ({t['wall']:.{digits}f} wall)"
 
 
-def report(systems, errors, oracles, lm_rows, lm_times, parse_rows, n_test: tuple[int, int]) -> str:
+def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n_test: tuple[int, int]) -> str:
     n_sent, n_tok = n_test
     out = ["# POS tagging on UD English-EWT (issue 15)", "", describe("evaluation/tagging.py", sys.argv[1:]), "",
            f"Train on train (12,544 sentences), choices on dev, figures on test ({n_sent:,} sentences, "
@@ -492,6 +512,12 @@ def report(systems, errors, oracles, lm_rows, lm_times, parse_rows, n_test: tupl
         pref = r.get("preference")
         prefers = f"{100 * pref['gold_preferred']:.1f}% of {pref['pairs']}" if pref else ""
         out.append(f"| {r['name']} | {r['accuracy']:.2f} | {red:+.1f}% | {weights} | {prefers} | {mix} |")
+    red = 100.0 * (oracle_lm["accuracy"] - one_best) / (100 - one_best)
+    out += ["", f"Diagnostic, not a result: a trigram LM trained on train **and test** gold tags prefers the gold "
+                f"sequence in {100 * oracle_lm['preference']['gold_preferred']:.1f}% of the "
+                f"{oracle_lm['preference']['pairs']} wrong-1-best test lists holding it; tagger score + λ·log p with "
+                f"it, λ = {oracle_lm['weight']:g} chosen on test: {oracle_lm['accuracy']:.2f} ({red:+.1f}% relative "
+                "error) — an upper bound on what tag-sequence LMs can add to these lists."]
     out += ["", "LM training: " + "; ".join(f"{m} {_sec(t)}" for m, t in lm_times.items()) + ".",
             f"The tagger-score-only reranker ({base:.2f}) shows what reranking alone does; the LM rows what each "
             "family adds on top of it.", "",
@@ -538,7 +564,8 @@ def tagging_rows(work: Work, train, dev, test) -> dict:
     oracles = work.row("oracle", lambda: {str(k): oracle(kbest("test", test), test, k) for k in ORACLE_K})
     lms = language_models(work, train)
     lm_rows = work.row("reranking-lms", lambda: reranking(lms, kbest("dev", dev), dev, kbest("test", test), test))
-    return {"systems": [ours, nltk], "errors": errors, "oracles": oracles, "lm_rows": lm_rows,
+    oracle_lm = work.row("oracle-lm", lambda: oracle_lm_diagnostic(train, kbest("test", test), test))
+    return {"systems": [ours, nltk], "errors": errors, "oracles": oracles, "lm_rows": lm_rows, "oracle_lm": oracle_lm,
             "lm_times": {m: work.times[f"lm-{m.replace(' ', '_')}"] for m in lms}}
 
 
@@ -575,7 +602,8 @@ def main(argv=None) -> int:
     systems = tagging["systems"] + ([results["udpipe"]] if results["udpipe"] else [])
     for r in systems:
         log(f"{r['system']}: {r['accuracy']:.2f}")
-    text = report(systems, tagging["errors"], tagging["oracles"], tagging["lm_rows"], tagging["lm_times"],
+    text = report(systems, tagging["errors"], tagging["oracles"], tagging["lm_rows"], tagging["oracle_lm"],
+                  tagging["lm_times"],
                   results["parsing"],
                   (len(test), sum(map(len, test))))
     write_results(OUT, text)
