@@ -253,3 +253,29 @@ def epoch_progress(args, measure: str, percent: bool = False):
               f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
 
     return progress
+
+
+def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> int:
+    """``run`` of ``parse`` and ``tag``: ``model``'s 1-best output (``one_best(sentences)``), its
+    ``--k``-best lists, or with ``--folds`` the jackknifed output of models with its settings trained
+    on the other folds; written to ``--output`` (n-best or CoNLL-U) with a one-line report."""
+    import time
+
+    from seqspectral.corpus import write_conllu, write_nbest
+
+    from .main import UsageError
+
+    if args.folds and not 2 <= args.folds <= len(sentences):
+        raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
+    start = time.perf_counter()
+    if args.folds:
+        result = jackknife(model, sentences, args.folds, args.k)
+    elif args.k:
+        result = model.kbest(sentences, args.k)
+    else:
+        result = one_best(sentences)
+    elapsed = time.perf_counter() - start
+    (write_nbest if args.k else write_conllu)(args.output, result)
+    if not args.quiet:
+        print(f"seqspectral: {verb} {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}", file=sys.stderr)
+    return 0

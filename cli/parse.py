@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_treebank_options, epoch_progress, leaf_parser, positive_int, read_treebank
+from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
+                      read_treebank)
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
@@ -74,21 +75,8 @@ def run_train(args) -> int:
 
 def run_parse(args) -> int:
     from seqspectral import serialize
-    from seqspectral.corpus import write_conllu, write_nbest
     from seqspectral.parsing.jackknife import jackknife
 
     parser = serialize.load(args.parser, kind="dependency_parser")
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds))
-    start = time.perf_counter()
-    if args.folds:
-        result = jackknife(parser, sentences, args.folds, args.k)
-    elif args.k:
-        result = parser.kbest(sentences, args.k)
-    else:
-        result = parser.parse(sentences)
-    elapsed = time.perf_counter() - start
-    (write_nbest if args.k else write_conllu)(args.output, result)
-    if not args.quiet:
-        print(f"seqspectral: parsed {len(sentences)} sentences in {elapsed:.1f} s; wrote {args.output}",
-              file=sys.stderr)
-    return 0
+    return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed")

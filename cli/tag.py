@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import add_treebank_options, epoch_progress, leaf_parser, positive_int, read_treebank
+from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
+                      read_treebank)
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -62,25 +63,8 @@ def run_train(args) -> int:
 
 def run_tag(args) -> int:
     from seqspectral import serialize
-    from seqspectral.corpus import write_conllu, write_nbest
     from seqspectral.tagging.jackknife import jackknife
-
-    from .main import UsageError
 
     tagger = serialize.load(args.tagger, kind="tagger")
     sentences = read_treebank(args.input, args, heads_required=False)
-    if args.folds and not 2 <= args.folds <= len(sentences):
-        raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
-    start = time.perf_counter()
-    if args.folds:
-        result = jackknife(tagger, sentences, args.folds, args.k)
-    elif args.k:
-        result = tagger.kbest(sentences, args.k)
-    else:
-        result = tagger.tag(sentences)
-    elapsed = time.perf_counter() - start
-    (write_nbest if args.k else write_conllu)(args.output, result)
-    if not args.quiet:
-        print(f"seqspectral: tagged {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}",
-              file=sys.stderr)
-    return 0
+    return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged")

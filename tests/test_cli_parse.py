@@ -71,6 +71,13 @@ def test_jackknife_parses_every_sentence_once(trained, tmp_path):
     assert [s.forms for s in read_conllu(out)] == [s.forms for s in read_conllu(dev)]
 
 
+def test_more_folds_than_sentences_is_a_usage_error(trained, tmp_path, capsys):
+    _, _, dev, parser = trained
+    n = len(read_conllu(dev))
+    assert main(["parse", "run", str(parser), str(dev), "--folds", str(n + 1), "-o", str(tmp_path / "x")]) == 2
+    assert f"--folds must be in 2..{n}" in capsys.readouterr().err
+
+
 def test_misaligned_files_are_a_clear_error(trained, tmp_path, capsys):
     _, _, dev, _ = trained
     short = tmp_path / "short.conllu"
