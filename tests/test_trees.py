@@ -405,3 +405,14 @@ def test_ridge_inverse_is_the_pseudo_inverse_at_zero_and_the_tikhonov_solution_o
     s_max = np.linalg.norm(M, 2)
     tikhonov = M.T @ np.linalg.inv(M @ M.T + (ridge * s_max) ** 2 * np.eye(5))
     np.testing.assert_allclose(_ridge_inverse(M, ridge), tikhonov, atol=1e-12)
+
+
+def test_model_file_of_the_truncated_estimator_asks_for_retraining(planted, tmp_path):
+    from seqspectral.serialize import ModelFileError
+
+    _, train, _ = planted
+    model = SpectralTreeModel(4).fit(train[20_000])
+    header, arrays = model.to_state()
+    header = {("tolerance_" if k == "ridge_" else k): v for k, v in header.items()}
+    with pytest.raises(ModelFileError, match="earlier version .truncated pseudo-inverses.: train it again"):
+        SpectralTreeModel.from_state(header, arrays)

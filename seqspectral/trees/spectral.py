@@ -13,9 +13,9 @@ Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's S
 G = U^T O (k x m), assumed invertible; ⁺ is a ridge (Tikhonov) inverse: each singular
 value s of the inverted moment becomes s / (s² + (ridge · s_max)²) — the pseudo-inverse at
 ``ridge`` = 0, while weak directions (the contexts are weak instruments, step 2) are damped
-smoothly rather than kept whole or dropped, as a truncated pseudo-inverse does. The labels S1-S7 are this module's; the paper's
-§3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we read them, our c_1, c_∞, E_L, E_R and
-the products with K_d and d(x) of step 4.
+smoothly rather than kept whole or dropped, as a truncated pseudo-inverse does. The labels
+S1-S7 are this module's; the paper's §3.3 operators c₁, c_∞, E_L, E_R and D(y) are, as we
+read them, our c_1, c_∞, E_L, E_R and the products with K_d and d(x) of step 4.
 
 1. Views of a state. Given the state h of word i, these are independent:
    W, its own word, with E[U^T e_{x_i} | h] = G e_h;
@@ -175,7 +175,8 @@ class SpectralTreeModel(Estimator):
     ``dim`` — k, the number of hidden dimensions (default: the number of symbols for the
     identity representation, else 16); ``representation`` — U (see
     :mod:`.representation`); ``ridge`` — the Tikhonov weight of the moments' inverses,
-    relative to their largest singular value (module docstring; 0: pseudo-inverses); ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
+    relative to their largest singular value (module docstring; 0: pseudo-inverses);
+    ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
     ``floor`` — the floor of step 5, a fraction of the word's training frequency. Each of
     the last three may be ``"auto"``: chosen on held-out trees (``dev`` when given to
     ``fit``, else a seeded 20% of the training trees, ``random_state``) by per-word
@@ -346,9 +347,10 @@ class SpectralTreeModel(Estimator):
         from seqspectral.selection import SelectionResult
         from seqspectral.serialize import ModelFileError
 
-        if "params" not in header:
-            raise ModelFileError("a spectral tree model written by an earlier version (improper scores): "
-                                 "train it again")
+        if "params" not in header or "ridge_" not in header:
+            raise ModelFileError("a spectral tree model written by an earlier version ("
+                                 + ("improper scores" if "params" not in header else "truncated pseudo-inverses")
+                                 + "): train it again")
         params = dict(header["params"])
         random_state = params.pop("random_state")
         model = cls(**params, random_state=random_state if not isinstance(random_state, str) else 0)
