@@ -181,7 +181,7 @@ def table_lines(rows, misspecified: bool, solvers) -> list[str]:
             + " / ".join(f"S+EM {names[s]}" for s in solvers) + " | EM iterations (median) | regressions converged: "
             + " / ".join(names[s] for s in solvers) + " | CPU s per attempt: EM / "
             + " / ".join(f"Spectral {names[s]}" for s in solvers) + " (regressions included) |")
-    lines = [head, "|---" * (6 + 2 * len(solvers)) + "|"]
+    lines = [head, "|---" * (7 + 2 * len(solvers)) + "|"]
     for setting in SETTINGS:
         rs = [r for r in rows if r["setting"] == setting and r["misspecified"] == misspecified]
         if not rs:
