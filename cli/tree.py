@@ -40,6 +40,10 @@ def register(sub) -> None:
         t.add_argument(f"--{name}", type=_real_or_auto, default=None, metavar="X|auto",
                        help=f"spectral: {what} (default: SpectralTreeModel's, chosen on EWT); auto: chosen on --dev, "
                             "else on a held-out 20%% of TRAIN")
+    t.add_argument("--selection", default="likelihood", choices=("likelihood", "ranking"),
+                   help="what 'auto' values maximise on the held-out trees: likelihood (per-word log-likelihood, "
+                        "default) or ranking (share of trees scored above a copy with one word re-attached: for a "
+                        "reranker's feature)")
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out trees on which 'auto' values are chosen (needed with --workers / --scheduler)")
     t.add_argument("--n-iter", type=positive_int, default=200, help="EM iterations at most (default 200)")
@@ -101,8 +105,8 @@ def run_train(args) -> int:
     check_output_path(args.output)
     reading = reading_of(args)
     t0 = time.perf_counter()
-    if args.method == "em" and (args.embeddings or args.representation):
-        raise UsageError("--embeddings and --representation apply to --method spectral only")
+    if args.method == "em" and (args.embeddings or args.representation or args.selection != "likelihood"):
+        raise UsageError("--embeddings, --representation and --selection apply to --method spectral only")
     sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
     if sharded:
         train, stats, n_skipped, fmt = _count_shards(args, reading)
@@ -165,7 +169,8 @@ def _model(args, reading: dict, vocabulary):
         representation = "identity" if len(vocabulary) <= 40 else "svd"
     given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage")
              if getattr(args, name) is not None}
-    return SpectralTreeModel(args.dim, representation=representation, random_state=args.random_state, **given)
+    return SpectralTreeModel(args.dim, representation=representation, selection=args.selection,
+                             random_state=args.random_state, **given)
 
 
 def _count_shards(args, reading: dict):

@@ -138,6 +138,12 @@ def test_several_files_and_worker_processes_count_what_one_process_counts(spectr
     out, _ = tree(capsys, "train", TRAIN, "-o", tmp_path / "m.npz", "--workers", "2", "--shrinkage", "auto",
                   "--dev", DEV, "--json")
     assert json.loads(out)["chosen_on"] == "dev"
+    tree(capsys, "train", TRAIN, "-o", tmp_path / "ranked.npz", "--ridge", "auto", "--selection", "ranking",
+         "--dev", DEV, "--quiet")
+    train, dev_trees = read_corpus(TRAIN, field="upos"), read_corpus(DEV, field="upos")
+    want = SpectralTreeModel(representation="identity", ridge="auto", selection="ranking").fit(train, dev=dev_trees)
+    ranked = serialize.load(tmp_path / "ranked.npz")
+    assert ranked.selection == "ranking" and ranked.ridge_ == want.ridge_
 
 
 def test_bad_input_exits_with_2(spectral_file, capsys, tmp_path):

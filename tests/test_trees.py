@@ -17,7 +17,9 @@ from seqspectral.corpus.vocabulary import Vocabulary
 from seqspectral.trees import (EMTreeModel, SpectralTreeModel, TreeError, ValenceModel,
                                branching_topologies, planted_model, tree_layout)
 from seqspectral.trees import _kernels
-from seqspectral.trees.spectral import Operators, conditional_log_probs
+from seqspectral.trees.reattach import reattached_copies
+from seqspectral.trees.spectral import (FLOOR_GRID, RIDGE_GRID, SHRINKAGE_GRID, Operators,
+                                        conditional_log_probs)
 from seqspectral.trees.statistics import spectral_tree_statistics
 
 #: small trees (heads, 1-based, 0 = root): dependents on both sides, several per side, two roots
@@ -295,11 +297,57 @@ def test_auto_values_are_chosen_on_held_out_trees(planted):
     _, train, test = planted
     auto = SpectralTreeModel(4, shrinkage="auto", floor="auto").fit(train[20_000])
     table = auto.selection_.table
-    assert len(table) == 5 * 6 and auto.selection_.on.startswith("held-out")
+    assert len(table) == len(SHRINKAGE_GRID) * len(FLOOR_GRID) and auto.selection_.on.startswith("held-out")
     best = max(table, key=lambda row: row["score"])
     assert (auto.shrinkage_, auto.floor_) == (best["shrinkage"], best["floor"])
     chosen = SpectralTreeModel(4, shrinkage=auto.shrinkage_, floor=auto.floor_).fit(train[20_000])
     np.testing.assert_array_equal(auto.log_probs(test), chosen.log_probs(test))  # refitted on every tree
+
+
+def _one_word_reattachments(heads):
+    """Every tree that differs from ``heads`` (1-based) in one non-root word's head, by brute force."""
+    out = set()
+    for t, g in enumerate(heads):
+        for new in range(1, len(heads) + 1):
+            if g == 0 or new in (g, t + 1):
+                continue
+            copy = list(heads)
+            copy[t] = new
+            u, seen = new, set()  # follow the heads up from the new head: a cycle returns to t
+            while u != 0 and u not in seen:
+                seen.add(u)
+                u = copy[u - 1]
+            if u == 0:
+                out.add(tuple(copy))
+    return out
+
+
+def test_reattached_copies_are_every_one_word_move_that_keeps_a_tree(small_model):
+    corpus = _tiny(small_model, np.random.default_rng(0))
+    copies, index = reattached_copies(corpus, 400, random_state=1)
+    tree_layout(copies)  # every copy is a tree
+    eligible = [j for j, h in enumerate(HEADS) if len(h) >= 3]
+    assert sorted(set(index.tolist())) == eligible and len(index) == 400 * len(eligible)
+    for j in eligible:
+        rows = np.flatnonzero(index == j)
+        made = {tuple(copies.heads[copies.offsets[r]:copies.offsets[r + 1]].tolist()) for r in rows}
+        assert made == _one_word_reattachments(HEADS[j])  # all of them, nothing else
+        np.testing.assert_array_equal(copies.symbols[copies.offsets[rows[0]]:copies.offsets[rows[0] + 1]],
+                                      corpus.symbols[corpus.offsets[j]:corpus.offsets[j + 1]])
+
+
+def test_ranking_selection_chooses_the_best_held_out_ranking(planted):
+    _, train, held = planted
+    auto = SpectralTreeModel(4, ridge="auto", shrinkage=1.0, floor=0.01, selection="ranking").fit(
+        train[20_000], dev=held)
+    rivals, index = reattached_copies(held, 1, random_state=0)
+    shares = []
+    for row in auto.selection_.table:
+        fixed = SpectralTreeModel(4, ridge=row["ridge"], shrinkage=1.0, floor=0.01).fit(train[20_000])
+        shares.append(np.mean(fixed.log_probs(held)[index] > fixed.log_probs(rivals)))
+        assert row["score"] == pytest.approx(shares[-1], abs=1e-12)
+    assert [row["ridge"] for row in auto.selection_.table] == list(RIDGE_GRID)
+    assert auto.ridge_ == RIDGE_GRID[int(np.argmax(shares))] and max(shares) > 0.5
 
 
 def test_em_climbs_and_reaches_the_planted_likelihood(planted):

@@ -121,13 +121,14 @@ from seqspectral.corpus.vocabulary import Vocabulary
 
 from . import _kernels
 from .layout import tree_layout
+from .reattach import reattached_copies
 from .representation import representation_matrix
 from .statistics import SpectralTreeStatistics, spectral_tree_statistics
 from .topology import ValenceModel
 
 #: values tried for ``"auto"`` (on held-out trees, through ``selection.grid_search``)
-RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3)
-SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0)
+RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
 FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 #: rows of the per-word conditionals computed at once (times the vocabulary size)
 _CHUNK_CELLS = 1 << 21
@@ -179,10 +180,14 @@ class SpectralTreeModel(Estimator):
     ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
     ``floor`` — the floor of step 5, a fraction of the word's training frequency. Each of
     the last three may be ``"auto"``: chosen on held-out trees (``dev`` when given to
-    ``fit``, else a seeded 20% of the training trees, ``random_state``) by per-word
-    log-likelihood, then refitted on all the training trees. The defaults are the values
-    this selection chose on EWT train (UPOS, identity U, k = 17, 20% held out); on data
-    the model fits exactly (planted trees) use ``shrinkage=0``, the consistent estimator.
+    ``fit``, else a seeded 20% of the training trees, ``random_state``), then refitted on
+    all the training trees. ``selection`` says by what: ``"likelihood"``, the per-word
+    log-likelihood of the held-out trees, or ``"ranking"``, the share of held-out trees
+    scored strictly above a copy with one word re-attached (:mod:`.reattach`, one seeded
+    copy per tree of at least 3 words) — for a model that ranks candidate trees, as a
+    reranker's feature does. The defaults are the values the likelihood selection chose
+    on EWT train (UPOS, identity U, k = 17, 20% held out); on data the model fits exactly
+    (planted trees) use ``shrinkage=0``, the consistent estimator.
     Fitted: ``vocabulary_``, ``U_``, ``representation_info_``, the operators
     ``c1_, cinf_, EL_, ER_, KL_, KR_, emit_``, ``ridge_``, ``shrinkage_``, ``floor_``
     (the values used), ``frequencies_`` (per symbol, the floor's unit), ``n_events_`` (the
@@ -194,15 +199,17 @@ class SpectralTreeModel(Estimator):
     _parameter_checks = {"dim": either(one_of(None), integer(1)), "representation": _representation,
                          "floor": either(one_of("auto"), real(0, open_low=True)),
                          "ridge": either(one_of("auto"), real(0)),
-                         "shrinkage": either(one_of("auto"), real(0)), "random_state": seed}
+                         "shrinkage": either(one_of("auto"), real(0)),
+                         "selection": one_of("likelihood", "ranking"), "random_state": seed}
 
     def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, ridge=0.03,
-                 shrinkage=3.0, random_state=0):
+                 shrinkage=3.0, selection="likelihood", random_state=0):
         self.dim = dim
         self.representation = representation
         self.floor = floor
         self.ridge = ridge
         self.shrinkage = shrinkage
+        self.selection = selection
         self.random_state = random_state
 
     def _selects(self) -> bool:
@@ -255,12 +262,20 @@ class SpectralTreeModel(Estimator):
         U, info, moments = self._moments(stats, vocabulary)
         held_out = _encode(held_out, vocabulary)
         frequencies = _frequencies(stats)
+        if self.selection == "ranking":
+            rivals, index = reattached_copies(held_out, 1, self.random_state)
+            if len(index) == 0:
+                raise SpectralTreeError("choosing by ranking needs held-out trees of at least 3 words")
 
         @cache
         def scored(ridge, shrinkage):
             ops = operators(moments, U, stats, ridge, shrinkage, info["kind"] == "identity")
             per_token, _, _ = conditional_log_probs(ops, held_out, frequencies, floors)
-            return [float(lp.sum() / max(held_out.n_tokens, 1)) for lp in per_token]
+            if self.selection == "likelihood":
+                return [float(lp.sum() / max(held_out.n_tokens, 1)) for lp in per_token]
+            per_rival, _, _ = conditional_log_probs(ops, rivals, frequencies, floors)
+            return [float(np.mean(_tree_sums(gold, held_out)[index] > _tree_sums(rival, rivals)))
+                    for gold, rival in zip(per_token, per_rival)]
 
         result = grid_search({"ridge": ridges, "shrinkage": shrinkages, "floor": floors},
                              lambda ridge, shrinkage, floor: scored(ridge, shrinkage)[floors.index(floor)], on)
@@ -307,9 +322,7 @@ class SpectralTreeModel(Estimator):
         corpus = _encode(corpus, self.vocabulary_)
         (per_token,), (n_floored,), n_reset = conditional_log_probs(self.operators_, corpus, self.frequencies_,
                                                                     (self.floor_,))
-        sentence = np.repeat(np.arange(len(corpus)), np.diff(corpus.offsets))
-        log_prob = np.bincount(sentence, weights=per_token, minlength=len(corpus))  # a tree's sum alone
-        return TreeScores(log_prob, int(n_floored), corpus.n_tokens, int(n_reset))
+        return TreeScores(_tree_sums(per_token, corpus), int(n_floored), corpus.n_tokens, int(n_reset))
 
     def log_probs(self, corpus) -> np.ndarray:
         """The per-item scorer protocol: natural-log p(words | tree) per tree, in order."""
@@ -489,6 +502,12 @@ def conditional_log_probs(ops: Operators, corpus, frequencies, floors):
             out[j][rows] = np.log(np.maximum(own, unit[x[rows]])) - np.log(np.maximum(q, unit).sum(axis=1))
             floored[j] += int(np.sum(own < unit[x[rows]]))
     return out, floored, n_reset
+
+
+def _tree_sums(per_token, corpus) -> np.ndarray:
+    """Per tree, the sum of its tokens' values (a tree's sum alone, not a running one)."""
+    sentence = np.repeat(np.arange(len(corpus)), np.diff(corpus.offsets))
+    return np.bincount(sentence, weights=per_token, minlength=len(corpus))
 
 
 def _encode(corpus, vocabulary):
