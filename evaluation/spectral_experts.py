@@ -21,13 +21,17 @@ The features are the authors' (:func:`independent_monomials`; the table rows kee
 (b, d, k) labels): (1,4,·) is (1, t, t⁴), (2,5,·) is (1, x2, x1, x1²x2²), (2,6,·) is
 (1, x2, x1, x1x2³, x1²x2², x1³x2). Also the histogram of the final errors of EM and
 Spectral+EM at b = 1, x = (1, t, t⁴, t⁷), k = 3 (fraction of attempts reaching the global
-optimum: error < 0.05) and a learning curve over n in the same set-up (the paper's Figure 4).
+optimum: error < 0.05), the same histogram on the authors' own instance (the planted β of their
+example of this set-up, each of ``--authors-draws`` new samples given ``--authors-attempts`` attempts: the
+paper's set-up, one sample per run of attempts) and a learning curve over n in the first set-up
+(the paper's Figure 4).
 Work is spread over ``--workers`` processes (one BLAS thread each).
 
 Usage: OPENBLAS_NUM_THREADS=1 python evaluation/spectral_experts.py [--n 500000] [--instances 20]
        [--attempts 10] [--histogram-instances 17] [--histogram-n N] [--curve N ...] [--workers 2]
-       [--rows ROWS.jsonl] [--solvers fista cvxpy] [--parts tables histogram curve]
-Writes evaluation/results/spectral_experts.md and spectral_experts_histogram.png.
+       [--authors-draws 10] [--authors-attempts 17] [--rows ROWS.jsonl] [--solvers fista cvxpy]
+       [--parts tables histogram authors curve] [--output evaluation/results/spectral_experts.md]
+Writes the --output file and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
 """
 
 from __future__ import annotations
@@ -63,7 +67,11 @@ SETTINGS = ((1, 4, 2), (2, 5, 2), (2, 5, 3), (2, 6, 2))
 HISTOGRAM_SETTING = (1, 4, 3)
 #: the regressions' solvers: FISTA on whitened features (the default), the exact problem by cvxpy
 SOLVERS = ("fista", "cvxpy")
-PARTS = ("tables", "histogram", "curve")
+PARTS = ("tables", "histogram", "authors", "curve")
+#: the planted β (columns) of the authors' own example of this set-up (1, t, t⁴, t⁷), k = 3: their
+#: repository's doc/icml2013/presentation/data/1833/true.betas (arunchaganty/spectral); π uniform
+AUTHORS_HISTOGRAM_COEF = np.array([[-1.372, 0.135, 1.687], [0.151, -0.774, -0.436],
+                                   [-0.958, 0.881, 0.516], [-1.280, -0.249, -1.534]])
 NOISE_VARIANCE = 0.1
 GLOBAL_OPTIMUM = 0.05
 #: the paper's Tables 1 and 2 (Spectral, EM, Spectral+EM: mean ± sd), keyed by misspecified
@@ -82,12 +90,19 @@ def feature_map(setting):
     return HISTOGRAM_MAP if setting == HISTOGRAM_SETTING else FEATURE_MAPS[setting[:2]]
 
 
-def instance_data(setting, misspecified: bool, instance: int, n: int):
-    """The planted (B, π) and the n samples of one instance (seeded by setting, table and instance)."""
+def instance_data(setting, misspecified: bool, instance, n: int):
+    """The planted (B, π) and the n samples of one instance (seeded by setting, table and instance).
+
+    ``instance`` = ``"authors/<draw>"``: the authors' histogram instance, a new sample per draw."""
     b, _, k = setting
     exponents = feature_map(setting)
-    rng = np.random.default_rng([b, len(exponents), k, int(misspecified), instance])
-    coef, weights = random_instance(len(exponents), k, rng)
+    if isinstance(instance, str):
+        draw = int(instance.split("/")[1])
+        rng = np.random.default_rng([b, len(exponents), k, int(misspecified), 1000, draw])
+        coef, weights = AUTHORS_HISTOGRAM_COEF, np.full(k, 1.0 / k)
+    else:
+        rng = np.random.default_rng([b, len(exponents), k, int(misspecified), instance])
+        coef, weights = random_instance(len(exponents), k, rng)
     X = polynomial_features(sample_inputs(n, b, rng, misspecified=misspecified), exponents)
     y, _ = sample_responses(X, coef, weights, NOISE_VARIANCE, rng)
     return coef, weights, X, y
@@ -220,7 +235,7 @@ def instances_any_global(rows, key) -> str:
     return f"{sum(any(g) for g in groups)} of {len(groups)}"
 
 
-def histogram(rows, path: Path, solvers) -> None:
+def histogram(rows, path: Path, solvers, what: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,12 +251,41 @@ def histogram(rows, path: Path, solvers) -> None:
                 label=f"{label}: {np.mean(v < GLOBAL_OPTIMUM):.1%} < {GLOBAL_OPTIMUM}")
     ax.set_xlabel(f"parameter error ‖B* − B̂‖_F after alignment (last bin: ≥ {top - bins[1]:.3g})")
     ax.set_ylabel("attempts")
-    ax.set_title(f"b=1, x=(1, t, t⁴, t⁷), k=3: {len(rows)} attempts")
+    ax.set_title(f"b=1, x=(1, t, t⁴, t⁷), k=3, {what}: {len(rows)} attempts", fontsize=10)
     ax.legend()
     fig.tight_layout()
     tmp = path.with_suffix(".tmp.png")
     fig.savefig(tmp, dpi=110)
     os.replace(tmp, path)
+
+
+def _global_share(rows, key) -> float:
+    return float(np.mean([r[key] < GLOBAL_OPTIMUM for r in rows]))
+
+
+def histogram_targets(rows, solvers, names, what: str) -> list[str]:
+    """The two histogram rows of the targets table."""
+    return [f"| histogram ({what}): Spectral+EM reaches the global optimum in ≥ 95% of attempts | "
+            + ", ".join(f"{names[s]} {_global_share(rows, f'sem_{s}'):.1%}" for s in solvers) + f" (of {len(rows)}) |",
+            f"| histogram ({what}): random EM in ≤ 40% | {_global_share(rows, 'em'):.1%} |"]
+
+
+def histogram_section(rows, png: Path, solvers, names, what: str, design: str, note: str) -> list[str]:
+    """A histogram's section: the PNG, the share of attempts at the global optimum per method, a note."""
+    histogram(rows, png, solvers, what)
+
+    def count(key):
+        return f"{_global_share(rows, key):.1%} ({sum(r[key] < GLOBAL_OPTIMUM for r in rows)} of {len(rows)})"
+
+    return [f"## Histogram, {what}: b = 1, x = (1, t, t⁴, t⁷), k = 3, {len(rows)} attempts ({design})", "",
+            f"![final errors]({png.name})", "",
+            "| | reaches the global optimum (error < 0.05) | mean error | paper (authors' shipped data) |",
+            "|---|---|---|---|",
+            f"| EM (random start) | {count('em')} | {np.mean([r['em'] for r in rows]):.3f} | 16.7% |",
+            *[f"| Spectral ({names[s]})+EM | {count(f'sem_{s}')} | {np.mean([r[f'sem_{s}'] for r in rows]):.3f} "
+              "| 172 of 172 |" for s in solvers],
+            *[f"| Spectral ({names[s]}) alone | {_global_share(rows, f'spectral_{s}'):.1%} | "
+              f"{np.mean([r[f'spectral_{s}'] for r in rows]):.3f} | |" for s in solvers], "", note, ""]
 
 
 def main(argv=None) -> int:
@@ -251,6 +295,9 @@ def main(argv=None) -> int:
     parser.add_argument("--attempts", type=int, default=10)
     parser.add_argument("--histogram-instances", type=int, default=17)
     parser.add_argument("--histogram-n", type=int, help="samples per histogram instance (default: --n)")
+    parser.add_argument("--authors-draws", type=int, default=10,
+                        help="samples of the authors' histogram instance (part 'authors'; default 10)")
+    parser.add_argument("--authors-attempts", type=int, default=17, help="attempts per sample (default 17)")
     parser.add_argument("--curve", type=int, nargs="*", default=[10_000, 30_000, 100_000, 300_000, 1_000_000])
     parser.add_argument("--curve-instances", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
@@ -272,6 +319,8 @@ def main(argv=None) -> int:
                    for mis in (False, True) for s in SETTINGS],
         "histogram": [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts, solvers)
                       for i in range(args.histogram_instances)],
+        "authors": [(HISTOGRAM_SETTING, False, f"authors/{i}", hist_n, args.authors_attempts, solvers)
+                    for i in range(args.authors_draws)],
         "curve": [(HISTOGRAM_SETTING, False, i, n, 1, solvers) for n in args.curve for i in range(args.curve_instances)],
     }
     done = _load_rows(args.rows)
@@ -283,7 +332,8 @@ def main(argv=None) -> int:
     names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
     lines = [
         "# Spectral Experts (Chaganty & Liang 2013): " + ", ".join(
-            {"tables": "Tables 1 and 2", "histogram": "histogram", "curve": "learning curve"}[p] for p in rows), "",
+            {"tables": "Tables 1 and 2", "histogram": "histogram", "authors": "the authors' histogram instance",
+             "curve": "learning curve"}[p] for p in rows), "",
         header + ".", "",
         f"σ² = {NOISE_VARIANCE} known to every method; error = ‖B* − B̂‖_F after Hungarian alignment, mean ± sd "
         f"over all attempts; global = error < {GLOBAL_OPTIMUM}; {args.workers} worker processes. "
@@ -312,12 +362,10 @@ def main(argv=None) -> int:
                   f"| Tables 1 and 2 in full under 15 minutes on 2 cores | {wall['tables']} for {args.instances} x "
                   f"{args.attempts} at n = {args.n:,}, solvers: {', '.join(names.values())} "
                   f"({cpu['tables'] / 60:.1f} CPU-minutes) |"]
-    if hist:
-        em_g = np.mean([r["em"] < GLOBAL_OPTIMUM for r in hist])
-        sem_g = {s: np.mean([r[f"sem_{s}"] < GLOBAL_OPTIMUM for r in hist]) for s in solvers}
-        lines += [f"| histogram: Spectral+EM reaches the global optimum in ≥ 95% of attempts | "
-                  + ", ".join(f"{names[s]} {sem_g[s]:.1%}" for s in solvers) + f" (of {len(hist)}) |",
-                  f"| histogram: random EM in ≤ 40% | {em_g:.1%} |"]
+    for part, what in (("histogram", f"{args.histogram_instances} random instances"),
+                       ("authors", "the authors' instance")):
+        if part in rows:
+            lines += histogram_targets(rows[part], solvers, names, what)
     lines.append("")
     if tables:
         lines += ["## Table 1: well-specified data", "", *table_lines(tables, False, solvers), "",
@@ -325,25 +373,29 @@ def main(argv=None) -> int:
                   *table_lines(tables, True, solvers), ""]
     if hist:
         png = Path(args.output).with_name(Path(args.output).stem + "_histogram.png")
-        histogram(hist, png, solvers)
-        lines += [
-            f"## Histogram: b = 1, x = (1, t, t⁴, t⁷), k = 3, {len(hist)} attempts "
-            f"({args.histogram_instances} instances x {args.attempts}, n = {hist_n:,})", "",
-            f"![final errors]({png.name})", "",
-            "| | reaches the global optimum (error < 0.05) | mean error | paper (authors' shipped data) |",
-            "|---|---|---|---|",
-            f"| EM (random start) | {em_g:.1%} ({sum(r['em'] < GLOBAL_OPTIMUM for r in hist)} of {len(hist)}) | "
-            f"{np.mean([r['em'] for r in hist]):.3f} | 16.7% |",
-            *[f"| Spectral ({names[s]})+EM | {sem_g[s]:.1%} ({sum(r[f'sem_{s}'] < GLOBAL_OPTIMUM for r in hist)} "
-              f"of {len(hist)}) | {np.mean([r[f'sem_{s}'] for r in hist]):.3f} | 172 of 172 |" for s in solvers],
-            *[f"| Spectral ({names[s]}) alone | {np.mean([r[f'spectral_{s}'] < GLOBAL_OPTIMUM for r in hist]):.1%} | "
-              f"{np.mean([r[f'spectral_{s}'] for r in hist]):.3f} | |" for s in solvers], "",
+        lines += histogram_section(
+            hist, png, solvers, names, f"{args.histogram_instances} random instances",
+            f"{args.histogram_instances} instances x {args.attempts}, n = {hist_n:,}",
             "The paper's histogram is one instance run 172 times (the authors' data: Spectral gave the same "
             "estimate, error 2.95, every time and Spectral+EM reached 0.0076 every time); here every instance is a "
-            "new draw. Instances where every Spectral+EM attempt reaches the global optimum: "
+            "new draw of β, π and the sample. Instances where every Spectral+EM attempt reaches the global optimum: "
             + ", ".join(f"{names[s]} {instances_all_global(hist, f'sem_{s}')}" for s in solvers)
             + f"; random EM reaches it in at least one of {args.attempts} attempts on "
-            f"{instances_any_global(hist, 'em')}.", ""]
+            f"{instances_any_global(hist, 'em')}.")
+    if "authors" in rows:
+        authors = rows["authors"]
+        png = Path(args.output).with_name(Path(args.output).stem + "_authors_histogram.png")
+        lines += histogram_section(
+            authors, png, solvers, names, "the authors' instance",
+            f"the authors' β, π uniform; {args.authors_draws} samples x {args.authors_attempts} attempts, "
+            f"n = {hist_n:,}",
+            "The authors' own instance of this set-up: the planted β of their example (their repository's "
+            "doc/icml2013/presentation/data/1833/true.betas), "
+            "one sample per row of attempts as in their run, and that sample drawn anew "
+            f"{args.authors_draws} times here (an attempt re-seeds the tensor power method and random EM). "
+            "Samples on which every Spectral+EM attempt reaches the global optimum: "
+            + ", ".join(f"{names[s]} {instances_all_global(authors, f'sem_{s}')}" for s in solvers)
+            + f"; on which random EM reaches it at least once: {instances_any_global(authors, 'em')}.")
     if "curve" in rows:
         keys = [f"spectral_{s}" for s in solvers] + ["em"] + [f"sem_{s}" for s in solvers]
         lines += [f"## Learning curve at b = 1, x = (1, t, t⁴, t⁷), k = 3: {args.curve_instances} instances, one "

@@ -119,16 +119,16 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     dependent's row; a word's final s (all its dependents taken) goes to ``states[i]``.
     Every a and s is scaled to ``c1 s = 1``; one whose mass is not positive is replaced
     (a: by the marginal w; s: the step is skipped) and counted. Returns that count.
+    Work arrays hold one sentence (rows indexed by the word's position in it).
     """
     k = len(c1)
-    n = len(symbols)
     longest = 0
     for j in range(len(offsets) - 1):
         longest = max(longest, offsets[j + 1] - offsets[j])
-    b = np.empty((n, k))
-    w = np.empty((n, k))
-    a = np.empty((n, k))
-    M = np.empty((longest, k, k))  # the operator of each word's inside row, within a sentence
+    b = np.empty((longest, k))
+    w = np.empty((longest, k))
+    a = np.empty((longest, k))
+    M = np.empty((longest, k, k))  # the operator of each word's inside row
     v = np.empty(k)
     s = np.empty(k)
     tmp = np.empty(k)
@@ -141,14 +141,14 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
             g = parent[i]
             if g < 0:
                 for c in range(k):
-                    w[i, c] = cinf[c]
+                    w[i - lo, c] = cinf[c]
             else:
                 E = EL if is_left[i] else ER
                 for r in range(k):
                     acc = 0.0
                     for c in range(k):
-                        acc += E[r, c] * w[g, c]
-                    w[i, r] = acc
+                        acc += E[r, c] * w[g - lo, c]
+                    w[i - lo, r] = acc
         for q in range(hi - 1, lo - 1, -1):  # inside rows, bottom-up
             i = order[q]
             x = symbols[i]
@@ -157,7 +157,7 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
             for p in range(child_start[i], child_start[i + 1]):
                 ch = child_list[p]
                 Mc = M[ch - lo]
-                _operator(Mc, b[ch], KL if is_left[ch] else KR)
+                _operator(Mc, b[ch - lo], KL if is_left[ch] else KR)
                 for c in range(k):
                     acc = 0.0
                     for e in range(k):
@@ -166,23 +166,23 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
                 v[:] = tmp
             rho = 0.0
             for c in range(k):
-                rho += v[c] * w[i, c]
+                rho += v[c] * w[i - lo, c]
             if rho > 0.0 and np.isfinite(rho):
                 for c in range(k):
-                    b[i, c] = v[c] / rho
+                    b[i - lo, c] = v[c] / rho
             else:
                 n_reset += 1
                 for c in range(k):
-                    b[i, c] = c1[c]
+                    b[i - lo, c] = c1[c]
         for q in range(lo, hi):  # predictive states, top-down
             i = order[q]
             if parent[i] < 0:
                 for c in range(k):
-                    a[i, c] = cinf[c]
-                if not _unit_mass(a[i], c1):
+                    a[i - lo, c] = cinf[c]
+                if not _unit_mass(a[i - lo], c1):
                     n_reset += 1
             for c in range(k):
-                s[c] = a[i, c]
+                s[c] = a[i - lo, c]
             for p in range(child_start[i], child_start[i + 1]):
                 ch = child_list[p]
                 E = EL if is_left[ch] else ER
@@ -190,12 +190,12 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
                     acc = 0.0
                     for c in range(k):
                         acc += E[r, c] * s[c]
-                    a[ch, r] = acc
-                if not _unit_mass(a[ch], c1):
+                    a[ch - lo, r] = acc
+                if not _unit_mass(a[ch - lo], c1):
                     n_reset += 1
                     for c in range(k):
-                        a[ch, c] = w[ch, c]
-                    _unit_mass(a[ch], c1)
+                        a[ch - lo, c] = w[ch - lo, c]
+                    _unit_mass(a[ch - lo], c1)
                 Mc = M[ch - lo]
                 for e in range(k):
                     acc = 0.0
