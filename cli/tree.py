@@ -107,6 +107,8 @@ def run_train(args) -> int:
     t0 = time.perf_counter()
     if args.method == "em" and (args.embeddings or args.representation or args.selection != "likelihood"):
         raise UsageError("--embeddings, --representation and --selection apply to --method spectral only")
+    if args.selection != "likelihood" and "auto" not in (args.floor, args.ridge, args.shrinkage):
+        raise UsageError("--selection says how 'auto' values are chosen: give --ridge, --shrinkage or --floor auto")
     sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
     if sharded:
         train, stats, n_skipped, fmt = _count_shards(args, reading)
