@@ -104,6 +104,15 @@ def _unit_mass(v, c1):
 
 
 @njit(cache=True)
+def _longest(offsets):
+    """The length of the longest sentence."""
+    longest = 0
+    for j in range(len(offsets) - 1):
+        longest = max(longest, offsets[j + 1] - offsets[j])
+    return longest
+
+
+@njit(cache=True)
 def spectral_states(symbols, offsets, parent, is_left, order, child_start, child_list,
                     c1, cinf, EL, ER, KL, KR, emit, states):
     """The predictive state of every word of a corpus under the observable tree model.
@@ -122,9 +131,7 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     Work arrays hold one sentence (rows indexed by the word's position in it).
     """
     k = len(c1)
-    longest = 0
-    for j in range(len(offsets) - 1):
-        longest = max(longest, offsets[j + 1] - offsets[j])
+    longest = _longest(offsets)
     b = np.empty((longest, k))
     w = np.empty((longest, k))
     a = np.empty((longest, k))
@@ -214,31 +221,31 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
 @njit(cache=True)
 def _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL, TR, O, beta, up):
     """Sum-normalised inside vectors ``beta`` and upward messages ``up`` (T_d^T beta) of
-    one sentence; returns the log of the scales."""
+    one sentence ``[lo, hi)``, rows indexed by position in it; returns the log of the scales."""
     m = O.shape[1]
     log_scale = 0.0
     for q in range(hi - 1, lo - 1, -1):
         i = order[q]
         x = symbols[i]
         for h in range(m):
-            beta[i, h] = O[x, h]
+            beta[i - lo, h] = O[x, h]
         for p in range(child_start[i], child_start[i + 1]):
             ch = child_list[p]
             for h in range(m):
-                beta[i, h] *= up[ch, h]
+                beta[i - lo, h] *= up[ch - lo, h]
         s = 0.0
         for h in range(m):
-            s += beta[i, h]
+            s += beta[i - lo, h]
         log_scale += np.log(s)
         for h in range(m):
-            beta[i, h] /= s
+            beta[i - lo, h] /= s
         if parent[i] >= 0:
             T = TL if is_left[i] else TR
             for h in range(m):
                 u = 0.0
                 for hc in range(m):
-                    u += T[hc, h] * beta[i, hc]
-                up[i, h] = u
+                    u += T[hc, h] * beta[i - lo, hc]
+                up[i - lo, h] = u
     return log_scale
 
 
@@ -247,9 +254,9 @@ def latent_log_probs(symbols, offsets, parent, is_left, order, child_start, chil
     """Exact log p(words | tree) of a latent tree model (pi, T_L, T_R, O) by belief
     propagation (inside pass with rescaling): out[s] per sentence."""
     m = len(pi)
-    n = len(symbols)
-    beta = np.empty((n, m))
-    up = np.empty((n, m))
+    longest = _longest(offsets)
+    beta = np.empty((longest, m))  # work arrays hold one sentence
+    up = np.empty((longest, m))
     for j in range(len(offsets) - 1):
         lo = offsets[j]
         hi = offsets[j + 1]
@@ -259,7 +266,7 @@ def latent_log_probs(symbols, offsets, parent, is_left, order, child_start, chil
             if parent[i] < 0:
                 s = 0.0
                 for h in range(m):
-                    s += pi[h] * beta[i, h]
+                    s += pi[h] * beta[i - lo, h]
                 total += np.log(s)
         out[j] = total
 
@@ -269,10 +276,10 @@ def latent_expected_counts(symbols, offsets, parent, is_left, order, child_start
     """E-step of EM (upward-downward message passing): expected root-state, left/right
     transition and emission counts, and the total log-likelihood."""
     m = len(pi)
-    n = len(symbols)
-    beta = np.empty((n, m))
-    up = np.empty((n, m))
-    alpha = np.empty((n, m))  # outside, up to a constant per node
+    longest = _longest(offsets)
+    beta = np.empty((longest, m))  # work arrays hold one sentence
+    up = np.empty((longest, m))
+    alpha = np.empty((longest, m))  # outside, up to a constant per node
     root_acc = np.zeros(m)
     tl_acc = np.zeros((m, m))
     tr_acc = np.zeros((m, m))
@@ -290,34 +297,34 @@ def latent_expected_counts(symbols, offsets, parent, is_left, order, child_start
             if g < 0:
                 s = 0.0
                 for h in range(m):
-                    alpha[i, h] = pi[h]
-                    s += pi[h] * beta[i, h]
+                    alpha[i - lo, h] = pi[h]
+                    s += pi[h] * beta[i - lo, h]
                 loglik += np.log(s)
             else:
                 T = TL if is_left[i] else TR
                 acc = tl_acc if is_left[i] else tr_acc
                 # the head's outside times its inside without this dependent's message
                 for h in range(m):
-                    rest[h] = alpha[g, h] * beta[g, h] / up[i, h] if up[i, h] > 0.0 else 0.0
+                    rest[h] = alpha[g - lo, h] * beta[g - lo, h] / up[i - lo, h] if up[i - lo, h] > 0.0 else 0.0
                 z = 0.0
                 for hp in range(m):
                     for hc in range(m):
-                        z += rest[hp] * T[hc, hp] * beta[i, hc]
+                        z += rest[hp] * T[hc, hp] * beta[i - lo, hc]
                 s = 0.0
                 for hc in range(m):
                     a = 0.0
                     for hp in range(m):
                         a += T[hc, hp] * rest[hp]
-                    alpha[i, hc] = a
+                    alpha[i - lo, hc] = a
                     s += a
                 for hc in range(m):
-                    alpha[i, hc] /= s
+                    alpha[i - lo, hc] /= s
                 for hp in range(m):
                     for hc in range(m):
-                        acc[hc, hp] += rest[hp] * T[hc, hp] * beta[i, hc] / z
+                        acc[hc, hp] += rest[hp] * T[hc, hp] * beta[i - lo, hc] / z
             z = 0.0
             for h in range(m):
-                post[h] = alpha[i, h] * beta[i, h]
+                post[h] = alpha[i - lo, h] * beta[i - lo, h]
                 z += post[h]
             x = symbols[i]
             for h in range(m):
