@@ -7,36 +7,43 @@ import numpy as np
 
 from seqspectral.corpus.sequences import Corpus
 
+from .layout import tree_layout
+
 
 def reattached_copies(corpus, copies: int = 1, random_state=0) -> tuple[Corpus, np.ndarray]:
     """``(trees, index)``: for every sentence of at least 3 words with a movable word,
     ``copies`` trees in which one word (not a root; seeded choice) hangs from another head
     outside its own subtree — so the copy is still a tree — and ``index``, the sentence each
-    copy came from."""
-    if corpus.heads is None:
-        raise ValueError("re-attaching words needs trees (a corpus with heads)")
+    copy came from. Linear in a sentence's length per copy (subtree sizes from the top-down
+    order, one subtree walked per copy)."""
+    lay = tree_layout(corpus)  # a clear error for a corpus without trees or with a broken one
     rng = np.random.default_rng(random_state)
     heads_out, index = [], []
     for j in range(len(corpus)):
-        a, b = corpus.offsets[j], corpus.offsets[j + 1]
-        heads = corpus.heads[a:b].astype(np.int64)
-        n = b - a
+        lo, hi = int(corpus.offsets[j]), int(corpus.offsets[j + 1])
+        n = hi - lo
         if n < 3:
             continue
-        in_subtree = np.zeros((n, n), bool)  # in_subtree[u, t]: u is t or one of t's descendants
-        for u in range(n):
-            t = u
-            while t >= 0:
-                in_subtree[u, t] = True
-                t = heads[t] - 1
-        allowed = ~in_subtree & (np.arange(n)[:, None] != heads[None, :] - 1)  # [u, t]: u may become t's head
-        movable = np.flatnonzero((heads > 0) & allowed.any(axis=0))
+        heads = corpus.heads[lo:hi].astype(np.int64)
+        size = np.ones(n, np.int64)  # subtree sizes, bottom-up
+        for i in lay.order[lo:hi][::-1]:
+            if lay.parent[i] >= 0:
+                size[lay.parent[i] - lo] += size[i - lo]
+        # t may move when some word is neither in its subtree nor its head
+        movable = np.flatnonzero((heads > 0) & (n - size - 1 > 0))
         if len(movable) == 0:
             continue
         for _ in range(copies):
             t = rng.choice(movable)
+            allowed = np.ones(n, bool)
+            allowed[heads[t] - 1] = False
+            stack = [lo + t]
+            while stack:  # t's subtree may not become its head
+                i = stack.pop()
+                allowed[i - lo] = False
+                stack.extend(lay.child_list[lay.child_start[i]:lay.child_start[i + 1]].tolist())
             new = heads.copy()
-            new[t] = rng.choice(np.flatnonzero(allowed[:, t])) + 1
+            new[t] = rng.choice(np.flatnonzero(allowed)) + 1
             heads_out.append(new)
             index.append(j)
     index = np.array(index, dtype=np.int64)
