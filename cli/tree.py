@@ -121,6 +121,8 @@ def run_train(args) -> int:
     if args.dev is not None:
         dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
         _check_trees(dev, args.dev, fmt)
+        if args.selection == "ranking" and not (dev.lengths >= 3).any():
+            raise UsageError(f"{args.dev}: --selection ranking re-attaches words of held-out trees; none has 3 words")
     model = _model(args, reading, vocabulary)
     if stats is None:
         model.fit(train) if args.method == "em" else model.fit(train, dev=dev)
