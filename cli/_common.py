@@ -11,7 +11,7 @@ from pathlib import Path
 #: the reading options recorded in a model file and inherited by the commands that use it
 INHERITED = ("format", "field", "tagset", "encoding")
 DEFAULTS = {"format": "auto", "field": "upos", "tagset": None, "encoding": "utf-8", "errors": "raise"}
-STDIN = "-"
+STDIN = STDOUT = "-"
 
 
 def positive_int(text: str, expected: str = "a positive integer") -> int:
@@ -57,9 +57,10 @@ def add_reading_options(parser, inherit: bool = False) -> None:
                              "stopping at the first (default: raise)")
 
 
-def reading_of(args, inherited: dict | None = None) -> dict:
-    """The reading options: given on the command line, else ``inherited``, else the defaults."""
-    inherited = inherited or {}
+def reading_of(args, inherited=None) -> dict:
+    """The reading options: given on the command line, else ``inherited`` (a model's
+    :class:`~seqspectral.corpus.Reading`), else the defaults."""
+    inherited = inherited.to_json() if inherited is not None else {}
     reading = {}
     for name in (*INHERITED, "errors"):
         value = getattr(args, name, None)
@@ -97,7 +98,7 @@ class Input:
                 detection = detect(local, reading["encoding"])
                 self.format = detection.format
                 if detection.by_content and not self.quiet:
-                    note(f"{self.path}: read as {self.format} ({detection.reason}); --format says otherwise")
+                    note(f"{self.path}: read as {self.format} ({detection.reason}); if it is not, give --format")
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", CorpusWarning)
                 try:
@@ -188,52 +189,83 @@ def shards_of(paths, args, reading: dict):
     return shards, where
 
 
-#: the formats that hold trees (``parse``, ``tag``)
-TREEBANK_FORMATS = ("auto", "conllu", "conllx", "malttab")
+#: the formats ``parse`` and ``tag`` read (text: raw text, tokenised, where no heads are needed)
+TREEBANK_FORMATS = ("auto", "conllu", "conllx", "malttab", "text")
 
 
-def add_treebank_options(parser) -> None:
-    """``--format``, ``--encoding``, ``--errors``, ``--quiet``: how ``parse`` and ``tag`` read treebanks."""
+def add_treebank_options(parser, inherit: bool = False, output: bool = False) -> None:
+    """``--format``, ``--encoding``, ``--errors``, ``--quiet`` (and with ``output``
+    ``--output-encoding``): how ``parse``, ``tag``, ``evaluate`` and ``rerank`` read
+    treebanks; with ``inherit`` the encoding defaults to the model's training file's."""
+    from seqspectral.corpus.rawtext import SPLITS
+
     parser.add_argument("--format", default="auto", choices=TREEBANK_FORMATS,
-                        help="treebank format; auto: by the file's name, else by its first lines (default auto)")
-    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
-                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default utf-8)")
+                        help="treebank format; auto: by the file's name, else by its first lines; text: raw text, "
+                             "tokenised (NLTK Punkt + Treebank tokeniser) where no heads are needed (default auto)")
+    parser.add_argument("--text-split", default="paragraphs", choices=SPLITS,
+                        help="raw text: paragraphs (blank-line separated, split into sentences by Punkt trained on "
+                             "the text) or lines (one sentence per line) (default paragraphs)")
+    parser.add_argument("--encoding", default=None, metavar="NAME",
+                        help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default "
+                             + ("the model's training file's, else utf-8)" if inherit else "utf-8)"))
+    if output:
+        parser.add_argument("--output-encoding", default=None, metavar="NAME",
+                            help="text encoding of the output (default: the input's)")
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
 
 
-def read_treebank(path: str, args, heads_required: bool = True) -> list:
-    """The sentences of a treebank file (``-``: standard input) in ``args.format`` and
-    ``args.encoding`` (without ``heads_required``, HEAD may be ``_``), reader warnings printed."""
+def treebank_reading(args, model=None):
+    """The :class:`~seqspectral.corpus.Reading` of ``args`` (the encoding, if not given, the
+    one ``model``'s training file was read with)."""
+    from seqspectral.corpus import Reading
+
+    inherited = getattr(model, "reading_", None)
+    encoding = args.encoding or (inherited.encoding if inherited is not None else None)
+    return Reading(format=args.format).updated(encoding=encoding)
+
+
+def read_treebank(path: str, args, heads_required: bool = True, reading=None) -> list:
+    """The sentences of a treebank file (``-``: standard input) read as ``reading`` (default:
+    :func:`treebank_reading` of ``args``); without ``heads_required`` HEAD may be ``_`` and a
+    text file is raw text, tokenised. Reader warnings are printed."""
     import warnings
 
-    from seqspectral.corpus import CorpusWarning, detect, read_conllu, read_conllx, read_malttab
-    from seqspectral.parsing.unparsed import read_unparsed
+    from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
 
     from .main import UsageError
 
+    reading = reading or treebank_reading(args)
     with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CorpusWarning)
-        fmt = args.format
-        if fmt == "auto":
-            detection = detect(local, args.encoding)
-            fmt = detection.format
-            if fmt not in TREEBANK_FORMATS:
-                raise UsageError(f"{path}: {detection.reason}: read as {fmt}, which holds no trees; give --format")
+        if reading.format == "auto":
+            detection = detect(local, reading.encoding)
             if detection.by_content and not args.quiet:
-                note(f"{path}: read as {fmt} ({detection.reason}); --format says otherwise")
-        if heads_required:
-            read = {"conllu": read_conllu, "conllx": read_conllx, "malttab": read_malttab}[fmt]
-            sentences = read(local, errors=args.errors, encoding=args.encoding)
-        else:
-            sentences = read_unparsed(local, errors=args.errors, encoding=args.encoding, format=fmt)
+                note(f"{path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
+            reading = reading.updated(format=detection.format)
+        try:
+            sentences = reading.read_sentences(local, args.errors, heads_required, getattr(args, "text_split", None)
+                                               or "paragraphs")
+        except CorpusFormatError as e:
+            if local == path:
+                raise
+            raise CorpusFormatError("<stdin>", e.line, e.reason) from None
     for w in caught:
         if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message))
+            warn(str(w.message) if local == path else str(w.message).replace(local, "<stdin>"))
     if not sentences:
         raise UsageError(f"{path}: no sentences")
     return sentences
+
+
+def output_encoding(args, reading) -> str:
+    """``--output-encoding``, else the input's."""
+    return getattr(args, "output_encoding", None) or reading.encoding
+
+
+def wrote(path: str) -> str:
+    return "standard output" if path == STDOUT else path
 
 
 def epoch_progress(args, measure: str, percent: bool = False):
@@ -255,13 +287,14 @@ def epoch_progress(args, measure: str, percent: bool = False):
     return progress
 
 
-def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> int:
+def predict_treebank(args, model, sentences, jackknife, one_best, verb: str, reading=None) -> int:
     """``run`` of ``parse`` and ``tag``: ``model``'s 1-best output (``one_best(sentences)``), its
     ``--k``-best lists, or with ``--folds`` the jackknifed output of models with its settings trained
-    on the other folds; written to ``--output`` (n-best or CoNLL-U) with a one-line report."""
+    on the other folds; written to ``--output`` (n-best CoNLL-U, or the sentences as they were
+    read with the predicted columns replaced) in the output encoding, with a one-line report."""
     import time
 
-    from seqspectral.corpus import write_conllu, write_nbest
+    from seqspectral.corpus import write_nbest, write_treebank
 
     from .main import UsageError
 
@@ -275,7 +308,9 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> 
     else:
         result = one_best(sentences)
     elapsed = time.perf_counter() - start
-    (write_nbest if args.k else write_conllu)(args.output, result)
+    (write_nbest if args.k else write_treebank)(args.output, result, output_encoding(args, reading or
+                                                                                     treebank_reading(args, model)))
     if not args.quiet:
-        print(f"seqspectral: {verb} {len(sentences)} sentences in {elapsed:.2f} s; wrote {args.output}", file=sys.stderr)
+        print(f"seqspectral: {verb} {len(sentences)} sentences in {elapsed:.2f} s; wrote {wrote(args.output)}",
+              file=sys.stderr)
     return 0

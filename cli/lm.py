@@ -215,7 +215,7 @@ def _load_and_open(args):
     from ._common import Input
 
     lm, _ = load_lm(args.model)
-    return lm, Input(args.test, reading_of(args, lm.training.get("reading", {})), vocabulary=lm.vocabulary)
+    return lm, Input(args.test, reading_of(args, lm.reading_), vocabulary=lm.vocabulary)
 
 
 def run_score(args) -> int:

@@ -6,10 +6,13 @@ import sys
 import time
 
 from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
-                      read_treebank)
+                      read_treebank, treebank_reading, warn)
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
+_TAGS_HELP = ("tag columns with features (default all); at run time the input must have them filled: upos: UPOS "
+              "(tag run with a UPOS tagger gives it); upos+xpos: UPOS and XPOS (two taggers, --field upos and xpos); "
+              "upos+feats: UPOS and FEATS (no toolkit step predicts FEATS: gold or another tool's); all: all three")
 
 
 def register(sub) -> None:
@@ -25,8 +28,7 @@ def register(sub) -> None:
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="training epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="treebank parsed after every epoch (dev UAS); the best epoch's weights are kept")
-    t.add_argument("--tags", default="all", choices=tuple(TAGS),
-                   help="tag columns with features: UPOS alone, with XPOS, with FEATS, or all three (default all)")
+    t.add_argument("--tags", default="all", choices=tuple(TAGS), help=_TAGS_HELP)
     t.add_argument("--update", default="pa", choices=("pa", "perceptron"),
                    help="online step: passive-aggressive (1-best MIRA) or perceptron (default pa)")
     roots = t.add_mutually_exclusive_group()
@@ -39,17 +41,23 @@ def register(sub) -> None:
     add_treebank_options(t)
     t.set_defaults(handler=run_train)
 
-    r = leaf_parser(psub, "run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
+    r = leaf_parser(psub, "run", help="parse a CoNLL-U file (or raw text, with --tagger): 1-best, or the k best "
+                                      "trees as n-best CoNLL-U")
     r.add_argument("parser", metavar="PARSER", help="parser file written by parse train")
     r.add_argument("input", metavar="FILE.conllu",
-                   help="sentences to parse (tags are read; HEAD may be _, any heads are replaced)")
-    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
+                   help="sentences to parse, - for standard input (tags are read; HEAD may be _, any heads are "
+                        "replaced; raw text is tokenised)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
+                   help="file to write (atomically; - for standard output): the input as it was, HEAD and DEPREL "
+                        "replaced")
+    r.add_argument("--tagger", action="append", default=[], metavar="TAGGER",
+                   help="tag the input with this tagger (tag train) before parsing, filling its column; repeatable")
     r.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
-    add_treebank_options(r)
+    add_treebank_options(r, inherit=True, output=True)
     r.set_defaults(handler=run_parse)
 
 
@@ -60,12 +68,16 @@ def run_train(args) -> int:
     train = read_treebank(args.train, args)
     dev = read_treebank(args.dev, args) if args.dev else None
     use_xpos, use_feats = TAGS[args.tags]
+    from seqspectral.corpus.columns import ColumnProfile
+
     parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits, use_xpos=use_xpos,
                               use_feats=use_feats, single_root=args.single_root, update=args.update,
                               random_state=args.random_state)
     start = time.process_time()
 
     parser.fit(train, dev=dev, on_epoch=epoch_progress(args, "uas"))
+    parser.reading_ = treebank_reading(args)
+    parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
     serialize.save(args.output, parser)
     if not args.quiet:
         print(f"seqspectral: {len(train)} sentences, {time.process_time() - start:.1f} CPU s; wrote {args.output}",
@@ -73,10 +85,24 @@ def run_train(args) -> int:
     return 0
 
 
+def input_columns(parser) -> list[str]:
+    """The tag columns ``parser`` reads."""
+    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats
+
+
 def run_parse(args) -> int:
     from seqspectral import serialize
+    from seqspectral.corpus.columns import ColumnProfile
     from seqspectral.parsing.jackknife import jackknife
 
     parser = serialize.load(args.parser, kind="dependency_parser")
-    sentences = read_treebank(args.input, args, heads_required=bool(args.folds))
-    return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed")
+    taggers = [serialize.load(path, kind="tagger") for path in args.tagger]
+    reading = treebank_reading(args, parser)
+    sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
+    for tagger in taggers:
+        sentences = tagger.tag(sentences)
+    profile = getattr(parser, "input_profile_", None) or ColumnProfile({c: {} for c in input_columns(parser)})
+    for problem in profile.problems(sentences) if not args.quiet else ():
+        warn(f"{args.input}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the "
+             f"input (--tagger)")
+    return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)

@@ -6,7 +6,7 @@ import sys
 import time
 
 from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
-                      read_treebank)
+                      read_treebank, treebank_reading)
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -29,16 +29,19 @@ def register(sub) -> None:
     add_treebank_options(t)
     t.set_defaults(handler=run_train)
 
-    r = leaf_parser(tsub, "run", help="tag a CoNLL-U file: 1-best, or the k best tag sequences as n-best CoNLL-U")
+    r = leaf_parser(tsub, "run", help="tag a CoNLL-U file or raw text: 1-best, or the k best tag sequences as "
+                                      "n-best CoNLL-U")
     r.add_argument("tagger", metavar="TAGGER", help="tagger file written by tag train")
-    r.add_argument("input", metavar="FILE.conllu", help="sentences to tag (the tagger's column is replaced)")
-    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
+    r.add_argument("input", metavar="FILE.conllu", help="sentences to tag, - for standard input (the tagger's "
+                   "column is replaced; raw text is tokenised)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
+                   help="file to write (atomically; - for standard output): the input as it was, the column replaced")
     r.add_argument("-k", type=positive_int, default=None, metavar="K",
                    help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
-    add_treebank_options(r)
+    add_treebank_options(r, inherit=True, output=True)
     r.set_defaults(handler=run_tag)
 
 
@@ -53,6 +56,7 @@ def run_train(args) -> int:
     start = time.process_time()
 
     tagger.fit(train, dev=dev, on_epoch=epoch_progress(args, "accuracy", percent=True))
+    tagger.reading_ = treebank_reading(args).updated(field=args.field)
     serialize.save(args.output, tagger)
     if not args.quiet:
         chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if hasattr(tagger, "selection_") else ""
@@ -66,5 +70,6 @@ def run_tag(args) -> int:
     from seqspectral.tagging.jackknife import jackknife
 
     tagger = serialize.load(args.tagger, kind="tagger")
-    sentences = read_treebank(args.input, args, heads_required=False)
-    return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged")
+    reading = treebank_reading(args, tagger)
+    sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
+    return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged", reading)

@@ -98,6 +98,7 @@ def _real_or_auto(text: str):
 
 def run_train(args) -> int:
     from seqspectral import serialize
+    from seqspectral.corpus import Reading
     from seqspectral.io import check_output_path
 
     from .main import UsageError
@@ -130,7 +131,7 @@ def run_train(args) -> int:
         if "auto" in (args.floor, args.ridge, args.shrinkage) and dev is None:
             raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
         model.fit_statistics(*stats, held_out=dev, on="dev")
-    model.reading_ = {**{k: reading[k] for k in INHERITED}, "format": fmt}
+    model.reading_ = Reading(**{k: reading[k] for k in INHERITED}).updated(format=fmt)
     serialize.save(args.output, model)
     seconds = time.perf_counter() - t0
     n_sentences, n_tokens = ((len(train), train.n_tokens) if train is not None
@@ -234,7 +235,7 @@ def run_score(args) -> int:
 
     model = serialize.load(args.model, kind=KINDS)
     vocabulary = model.vocabulary_ if hasattr(model, "vocabulary_") else model.model_.vocabulary
-    reading = reading_of(args, getattr(model, "reading_", None) or {})
+    reading = reading_of(args, getattr(model, "reading_", None))
     corpus, _, fmt = read_input(args.test, reading, vocabulary=vocabulary)
     _check_trees(corpus, args.test, fmt)
     if hasattr(model, "tree_scores"):

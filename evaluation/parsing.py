@@ -208,7 +208,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     train, dev, test = read_ewt(args.limit)
 
-    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.corpus import Reading, corpus_from_sentences
     from seqspectral.parsing import DependencyParser, attachment_scores
     from seqspectral.reranking import tree_model_scorers
     from seqspectral.trees import SpectralTreeModel
@@ -241,10 +241,10 @@ def main(argv=None) -> int:
     log("spectral tree models")
     upos_model = work.model("tree.upos", lambda: SpectralTreeModel(representation="identity").fit(
         corpus_from_sentences(train, field="upos")))
-    upos_model.reading_ = {"field": "upos"}
+    upos_model.reading_ = Reading(field="upos")
     form_model = work.model("tree.form.svd", lambda: SpectralTreeModel(32, representation="svd").fit(
         corpus_from_sentences(train, field="form")))
-    form_model.reading_ = {"field": "form"}
+    form_model.reading_ = Reading(field="form")
     spectral = tree_model_scorers(upos_model, "tree", topology=False)
     with_topology = tree_model_scorers(upos_model, "tree", topology=True)
     forms = tree_model_scorers(form_model, "tree_forms", topology=False)

@@ -130,7 +130,7 @@ def rerank(name, templates, scorers, train, dev, test, parser, train_k=K):
 def tree_models(work: Work, train, words: bool = True):
     """The spectral tree models whose log-probabilities are features (cached in the workdir), by
     label, each with the prefix of its feature names."""
-    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.corpus import Reading, corpus_from_sentences
     from seqspectral.embeddings import CCAEmbeddings
     from seqspectral.trees import SpectralTreeModel
 
@@ -157,7 +157,7 @@ def tree_models(work: Work, train, words: bool = True):
             continue
         log(f"tree model {label}")
         model = work.model(name, build)
-        model.reading_ = {"field": field}
+        model.reading_ = Reading(field=field)
         out[label] = (model, name.replace(".", "-"))
     return out
 

@@ -1,5 +1,8 @@
 """Atomic file output: write to a temporary file beside the target, then rename.
 
+The path ``-`` is standard output (text in the given encoding; binary output, such as a
+model file, only when standard output is not a terminal).
+
 Nothing partial is ever left: on any error or interrupt (SIGINT, and SIGTERM once
 :func:`seqspectral.interrupts.terminate_as_interrupt` is installed) the temporary file is
 removed and the target is untouched. A replaced file keeps its permission bits.
@@ -17,6 +20,9 @@ from pathlib import Path
 
 from .interrupts import deferred_interrupts
 
+#: the output path that means standard output
+STDOUT = "-"
+
 #: characters the temporary name adds to the target's (".", ".", 8 random, ".tmp")
 _TEMP_EXTRA = 14
 
@@ -29,6 +35,8 @@ class OutputPathError(ValueError):
 
 def check_output_path(path: str | Path) -> Path:
     """Raise OutputPathError, naming ``path``, if a file cannot be written there."""
+    if str(path) == STDOUT:
+        return Path(path)
     path = Path(path)
     directory = path.parent if str(path.parent) else Path(".")
     if path.name in ("", ".", ".."):
@@ -54,7 +62,12 @@ def _name_max(directory: Path) -> int:
 
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8"):
-    """Open a temporary file beside ``path``; on success it replaces ``path`` atomically."""
+    """Open a temporary file beside ``path``; on success it replaces ``path`` atomically.
+    ``-``: standard output."""
+    if str(path) == STDOUT:
+        with _stdout(mode, encoding) as f:
+            yield f
+        return
     path = check_output_path(path)
     binary = "b" in mode
     directory = path.parent if str(path.parent) else Path(".")
@@ -79,6 +92,28 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
                 except FileNotFoundError:
                     pass
         raise
+
+
+@contextmanager
+def _stdout(mode: str, encoding: str | None):
+    """Standard output as a file of ``mode`` (text: in ``encoding``, ``\\n`` line ends)."""
+    import io
+    import sys
+
+    sys.stdout.flush()
+    if "b" in mode:
+        if sys.stdout.isatty():
+            raise OutputPathError("-: binary output (a model file) is not written to a terminal; redirect "
+                                  "standard output or give a file name")
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    f = io.TextIOWrapper(sys.stdout.buffer, encoding=encoding or "utf-8", newline="\n", write_through=True)
+    try:
+        yield f
+    finally:
+        f.flush()
+        f.detach()
 
 
 def _mode_for(path: Path) -> int:

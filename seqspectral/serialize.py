@@ -46,6 +46,11 @@ KINDS = {
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
 }
 
+#: what any model may record about its training data, as header key -> "module:Class" (the
+#: model's attribute is the key with ``_`` appended; the class has ``to_json``/``from_json``)
+_RECORDS = {"reading": "seqspectral.corpus.reading:Reading",
+            "input_profile": "seqspectral.corpus.columns:ColumnProfile"}
+
 
 class ModelFileError(ValueError):
     """A model file that is missing, damaged, of another kind or not a seqspectral model."""
@@ -68,12 +73,21 @@ def state(model) -> tuple[dict, dict[str, np.ndarray]]:
     if kind not in KINDS:
         raise TypeError(f"{type(model).__name__} is not a registered model kind")
     header, arrays = model.to_state()
+    for key in _RECORDS:  # how its training data was read, the columns it reads (seqspectral.corpus)
+        record = getattr(model, key + "_", None)
+        if record is not None:
+            header = {**header, key: record.to_json()}
     return {"kind": kind, **header}, arrays
 
 
 def from_state(header: dict, arrays: dict[str, np.ndarray]):
-    """The model a :func:`state` describes."""
-    return model_class(header["kind"]).from_state(header, arrays)
+    """The model a :func:`state` describes (with the records of :data:`_RECORDS` it has)."""
+    model = model_class(header["kind"]).from_state(header, arrays)
+    for key, name in _RECORDS.items():
+        if header.get(key) is not None:
+            module, cls = name.split(":")
+            setattr(model, key + "_", getattr(importlib.import_module(module), cls).from_json(header[key]))
+    return model
 
 
 def nest(prefix: str, model) -> tuple[dict, dict[str, np.ndarray]]:

@@ -72,7 +72,7 @@ def test_encoding_option_and_its_suggestion(capsys, tmp_path):
     *notes, error = err.splitlines()
     assert status == 2 and f"{path}:1:" in error and "--encoding" in error and error.startswith("seqspectral: error")
     assert notes == [f"seqspectral: note: {path}: read as text (no treebank or PAutomaC layout in its first lines); "
-                     "--format says otherwise"]
+                     "if it is not, give --format"]
     status, out, _ = stats(capsys, path, "--encoding", "latin-1", "--json")
     assert status == 0 and json.loads(out)["n_tokens"] == 3
     status, _, err = stats(capsys, path, "--encoding", "no-such-codec")

@@ -148,7 +148,7 @@ def test_a_reranker_refuses_candidates_described_by_other_templates(tmp_path):
 class CountWords:
     """A stand-in scorer on the per-item protocol: log-score = −(number of words headed by word 1)."""
 
-    reading_ = {"field": "upos"}
+    reading_ = None  # read as the default Reading: UPOS
 
     def log_probs(self, corpus):
         bounds = zip(corpus.offsets[:-1], corpus.offsets[1:])

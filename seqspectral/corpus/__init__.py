@@ -1,12 +1,13 @@
 """Vocabulary, flat corpora, dependency trees, readers and writers."""
 
-from .conllu_format import read_conllu, read_conllu_corpus, write_conllu
+from .conllu_format import read_conllu, read_conllu_corpus
 from .conllx import read_conllx, read_malttab
 from .describe import describe
 from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
 from .nbest import NBestList, read_nbest, write_nbest
 from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
 from .readers import FORMATS, Detection, detect, detect_format, read_corpus
+from .reading import Reading
 from .sentence import FIELDS, Sentence, corpus_from_sentences
 from .sequences import Corpus
 from .tagsets import UNIVERSAL12, tag_mapping
@@ -14,6 +15,7 @@ from .text import read_text, write_text
 from .textfile import DEFAULT_ENCODING
 from .trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
 from .vocabulary import EOS, UNK, Vocabulary
+from .writer import write_conllu, write_treebank
 
 __all__ = [
     "DEFAULT_ENCODING",
@@ -27,6 +29,7 @@ __all__ = [
     "DependencyTree",
     "EOS",
     "NBestList",
+    "Reading",
     "Sentence",
     "SeveralRootsWarning",
     "SkippedRecordsWarning",
@@ -56,4 +59,5 @@ __all__ = [
     "write_pautomac",
     "write_pautomac_solution",
     "write_text",
+    "write_treebank",
 ]

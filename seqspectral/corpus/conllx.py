@@ -39,14 +39,16 @@ CONLLX = Layout("conllx", _split_conllx, {name: i for i, name in enumerate(_CONL
 MALTTAB = Layout("malttab", _split_malttab, {name: i for i, name in enumerate(_MALTTAB_COLUMNS)}, comments=False)
 
 
-def read_conllx(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
+def read_conllx(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING,
+                heads_required: bool = True) -> list[Sentence]:
     """CoNLL-X sentences: CPOSTAG goes to ``upos``, POSTAG to ``xpos``."""
-    return read_sentences(path, CONLLX, errors, encoding)
+    return read_sentences(path, CONLLX, errors, encoding, heads_required)
 
 
-def read_malttab(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
+def read_malttab(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING,
+                 heads_required: bool = True) -> list[Sentence]:
     """Malt-TAB sentences: the one tag column fills both ``upos`` and ``xpos``."""
-    return read_sentences(path, MALTTAB, errors, encoding)
+    return read_sentences(path, MALTTAB, errors, encoding, heads_required)
 
 
 def read_conllx_corpus(

@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from seqspectral.io import atomic_open
-
-from .conllu_format import format_conllu, read_conllu
+from .conllu_format import read_conllu
 from .errors import ErrorPolicy
 from .sentence import Sentence
+from .textfile import DEFAULT_ENCODING
+from .writer import write_conllu
 
 _KEYS = ("sent_id", "nbest_rank", "nbest_score")
 
@@ -36,11 +36,11 @@ class NBestList:
         return len(self.candidates)
 
 
-def read_nbest(path, errors: str = "raise") -> list[NBestList]:
+def read_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[NBestList]:
     """The n-best lists of ``path``, in file order."""
     policy = ErrorPolicy(path, errors)
     lists: list[NBestList] = []
-    for s in read_conllu(path, errors):
+    for s in read_conllu(path, errors, encoding):
         missing = [k for k in _KEYS if s.metadata.get(k) is None]
         if missing:
             policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")
@@ -51,7 +51,7 @@ def read_nbest(path, errors: str = "raise") -> list[NBestList]:
             policy.bad(s.line, f"nbest_rank must be an integer and nbest_score a number, not "
                                f"{s.metadata['nbest_rank']!r} and {s.metadata['nbest_score']!r}")
             continue
-        candidate = replace(s, metadata={k: v for k, v in s.metadata.items() if k not in _KEYS})
+        candidate = replace(s, metadata=_without_header(s.metadata))
         current = lists[-1] if lists else None
         if rank == 1:
             lists.append(NBestList(s.metadata["sent_id"], [candidate], [score]))
@@ -65,11 +65,18 @@ def read_nbest(path, errors: str = "raise") -> list[NBestList]:
     return lists
 
 
-def write_nbest(path, nbest: Iterable[NBestList]) -> None:
-    """Write n-best lists (ranks 1.. in the order of ``candidates``), atomically."""
-    with atomic_open(path) as f:
-        for group in nbest:
-            for rank, (candidate, score) in enumerate(zip(group.candidates, group.scores.tolist()), 1):
-                header = {"sent_id": group.sent_id, "nbest_rank": str(rank), "nbest_score": repr(score)}
-                metadata = header | {k: v for k, v in candidate.metadata.items() if k not in _KEYS}
-                f.write(format_conllu(replace(candidate, metadata=metadata)))
+def write_nbest(path, nbest: Iterable[NBestList], encoding: str = DEFAULT_ENCODING) -> None:
+    """Write n-best lists (ranks 1.. in the order of ``candidates``) as CoNLL-U, atomically;
+    each candidate keeps its sentence's lines (see :mod:`~seqspectral.corpus.writer`)."""
+    write_conllu(path, (replace(candidate, metadata=_header(group, rank, score) | _without_header(candidate.metadata))
+                        for group in nbest
+                        for rank, (candidate, score) in enumerate(zip(group.candidates, group.scores.tolist()), 1)),
+                 encoding)
+
+
+def _without_header(metadata: dict) -> dict:
+    return {k: v for k, v in metadata.items() if k not in _KEYS}
+
+
+def _header(group: NBestList, rank: int, score: float) -> dict:
+    return {"sent_id": group.sent_id, "nbest_rank": str(rank), "nbest_score": repr(score)}

@@ -15,14 +15,37 @@ from .trees import DependencyTree
 from .vocabulary import Vocabulary
 
 FIELDS = ("form", "lemma", "upos", "xpos", "deprel")
+#: the head of a word not parsed yet (HEAD ``_`` in the file; written back as ``_``)
+NO_HEAD = -1
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a sentence's block held besides its words' modelled columns.
+
+    ``format``: the layout it was read from (``conllu``, ``conllx``, ``malttab``);
+    ``comments``: its comment lines as they were; ``others``: the lines that are no word
+    (multiword tokens ``3-4``, empty nodes ``5.1``) as ``(number of words before it, line)``;
+    ``rest``: for each word, the tab-joined columns no attribute holds (CoNLL-X PHEAD and
+    PDEPREL), None when there are none or all are ``_``.
+    """
+
+    format: str
+    comments: tuple[str, ...] = ()
+    others: tuple[tuple[int, str], ...] = ()
+    rest: tuple[str, ...] | None = None
 
 
 @dataclass(eq=False)
 class Sentence:
-    """The words of a sentence with their annotation columns; ``heads`` 1-based, 0 = root.
+    """The words of a sentence with their annotation columns; ``heads`` 1-based, 0 = root,
+    :data:`NO_HEAD` (-1) for a sentence not parsed yet.
 
-    ``feats``, ``deps`` and ``misc`` keep the raw CoNLL-U columns (None: all ``_``) so a
-    sentence is written back as it was read. ``line`` is where it starts in its file.
+    ``feats``, ``deps`` and ``misc`` keep the raw CoNLL-U columns (None: all ``_``);
+    ``source`` keeps the rest of the file's block (comments, multiword-token and
+    empty-node lines, columns no attribute holds) so that
+    :func:`~seqspectral.corpus.writer.write_treebank` writes the sentence back as it was
+    read, except what was changed. ``line`` is where it starts in its file.
     """
 
     forms: list[str]
@@ -36,6 +59,7 @@ class Sentence:
     deps: list[str] | None = None
     misc: list[str] | None = None
     line: int | None = None
+    source: Source | None = None
 
     def __post_init__(self):
         self.heads = np.asarray(self.heads, dtype=np.int32)

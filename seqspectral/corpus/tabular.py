@@ -22,13 +22,16 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import CorpusOptionError, ErrorPolicy, SeveralRootsWarning
-from .sentence import FIELDS, Sentence
+from .sentence import FIELDS, NO_HEAD, Sentence, Source
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, read_text_file
 from .trees import head_problem, invalid_trees
 from .vocabulary import Vocabulary
 
+
+#: the columns a Sentence holds (the others are kept in its Source)
+_MODELLED = {"id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc"}
 
 #: the id a layout gives a word whose id is its position (no id column)
 IMPLICIT = -1
@@ -66,22 +69,25 @@ class Block(NamedTuple):
     rows: list[list[str]]  # the columns of each word, named by the layout's ``index``
     lines: list[int]  # line of each word
     heads: list[int]
+    others: list[tuple[int, str]]  # lines that are no word: (words before it, line)
 
 
-def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAULT_ENCODING) -> Iterator[Block]:
-    """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``."""
+def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAULT_ENCODING,
+                heads_required: bool = True) -> Iterator[Block]:
+    """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``.
+    Without ``heads_required`` a HEAD of ``_`` is read as :data:`NO_HEAD`."""
     text = read_text_file(path, encoding)
     split = layout.split
     head_column = layout.index["head"]
-    comments, rows, lines, heads = [], [], [], []
+    comments, rows, lines, heads, others = [], [], [], [], []
     start = 0
     bad = False
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line or line.isspace():
             if (rows or comments) and not bad:
-                yield Block(start, comments, rows, lines, heads)
-            if rows or comments or bad:
-                comments, rows, lines, heads = [], [], [], []
+                yield Block(start, comments, rows, lines, heads, others)
+            if rows or comments or others or bad:
+                comments, rows, lines, heads, others = [], [], [], [], []
                 bad = False
             start = 0
             continue
@@ -98,14 +104,18 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
             continue
         try:
             word, row = split(line)
-            if word is None:  # multiword token or empty node
+            if word is None:  # multiword token or empty node: kept for the writer
+                others.append((len(rows), line))
                 continue
             if word != IMPLICIT and word != len(rows) + 1:
                 raise BadLine(f"word id {word} where {len(rows) + 1} was expected")
             try:
                 head = int(row[head_column])
             except ValueError:
-                raise BadLine(f"non-integer head {row[head_column]!r}") from None
+                if not heads_required and row[head_column] == "_":
+                    head = NO_HEAD
+                else:
+                    raise BadLine(f"non-integer head {row[head_column]!r}") from None
         except BadLine as e:
             policy.bad(lineno, str(e))
             bad = True
@@ -114,7 +124,7 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
         lines.append(lineno)
         heads.append(head)
     if (rows or comments) and not bad:
-        yield Block(start, comments, rows, lines, heads)
+        yield Block(start, comments, rows, lines, heads, others)
 
 
 def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy,
@@ -142,15 +152,29 @@ def _offsets(lengths) -> np.ndarray:
     return offsets
 
 
-def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
-    """Every well-formed sentence of ``path`` with all its columns and comments."""
+def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = DEFAULT_ENCODING,
+                   heads_required: bool = True) -> list[Sentence]:
+    """Every well-formed sentence of ``path`` with all its columns and comments. Without
+    ``heads_required`` a sentence whose HEADs are all ``_`` (not parsed yet) is read with
+    heads :data:`NO_HEAD`."""
     policy = ErrorPolicy(path, errors)
-    blocks = [b for b in iter_blocks(path, layout, policy, encoding) if b.rows]
+    blocks, unparsed = [], []
+    for b in iter_blocks(path, layout, policy, encoding, heads_required):
+        if not b.rows:
+            continue
+        if NO_HEAD not in b.heads:
+            blocks.append(b)
+        elif all(h == NO_HEAD for h in b.heads):
+            unparsed.append(b)
+        else:
+            policy.bad(b.lines[b.heads.index(NO_HEAD)], "HEAD _ in a sentence whose other words have heads")
     offsets = _offsets([len(b.rows) for b in blocks])
     heads = np.fromiter((h for b in blocks for h in b.heads), dtype=np.int64, count=int(offsets[-1]))
+    parsed = [(blocks[i], heads[offsets[i]:offsets[i + 1]])
+              for i in _tree_check([b.lines for b in blocks], heads, offsets, policy, layout)]
+    rest = sorted(i for name, i in layout.index.items() if name not in _MODELLED)
     sentences = []
-    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy, layout):
-        b = blocks[i]
+    for b, b_heads in sorted(parsed + [(b, np.full(len(b.rows), NO_HEAD)) for b in unparsed], key=lambda p: p[0].line):
         metadata = {}
         if layout.parse_comment is not None:
             for comment in b.comments:
@@ -163,17 +187,25 @@ def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = 
                 lemmas=[r[column["lemma"]] for r in rows],
                 upos=[r[column["upos"]] for r in rows],
                 xpos=[r[column["xpos"]] for r in rows],
-                heads=heads[offsets[i]:offsets[i + 1]],
+                heads=b_heads,
                 deprels=[r[column["deprel"]] for r in rows],
                 metadata=metadata,
                 feats=_optional(rows, column.get("feats")),
                 deps=_optional(rows, column.get("deps")),
                 misc=_optional(rows, column.get("misc")),
                 line=b.line,
+                source=_source(layout, b, rest),
             )
         )
     policy.finish()
     return sentences
+
+
+def _source(layout: Layout, block: Block, rest: list[int]) -> Source:
+    """The block's comments, non-word lines and unmodelled columns (see :class:`Source`)."""
+    columns = ["\t".join(r[i] for i in rest) for r in block.rows] if rest else []
+    unmodelled = tuple(columns) if any(c.strip("_\t") for c in columns) else None
+    return Source(layout.name, tuple(block.comments), tuple(block.others), unmodelled)
 
 
 def _optional(rows: list[list[str]], column: int | None) -> list[str] | None:

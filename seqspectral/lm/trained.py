@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..corpus import Vocabulary
+from ..corpus.reading import Reading
 from ..selection import SelectionResult
 from ..serialize import ModelFileError, load, nest, save, unnest
 from .unknown import UnknownEscape
@@ -32,9 +33,13 @@ class TrainedLM:
     training: dict = field(default_factory=dict)
 
     @property
-    def reading(self) -> dict:
+    def reading_(self) -> Reading | None:
         """How the training file was read (format, field, tagset, encoding), when recorded."""
-        return dict(self.training.get("reading", {}))
+        return Reading.from_json(self.training.get("reading"))
+
+    @reading_.setter
+    def reading_(self, reading: Reading | None) -> None:
+        self.training = {**self.training, "reading": None if reading is None else reading.to_json()}
 
     def log_probs(self, corpus) -> "np.ndarray":
         """The per-item scorer protocol: the natural-log probability of every sequence of

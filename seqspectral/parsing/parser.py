@@ -141,7 +141,7 @@ class DependencyParser(Estimator):
 
     def with_trees(self, sentences, heads) -> list:
         """Copies of ``sentences`` carrying ``heads`` and the labeler's DEPREL for them."""
-        out = [replace(s, heads=h, deps=None) for s, h in zip(sentences, heads)]
+        out = [replace(s, heads=h) for s, h in zip(sentences, heads)]
         if self.labeler_ is not None:
             for s, labels in zip(out, self.labeler_.predict(out)):
                 s.deprels = labels

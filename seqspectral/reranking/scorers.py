@@ -1,7 +1,7 @@
 """Real-valued reranking features from any model on the per-item scorer protocol.
 
 A :class:`CorpusScorer` turns candidate sentences into the encoded Corpus (with heads) a
-model reads — the column the model was trained on (its ``reading_["field"]`` when it
+model reads — the column the model was trained on (its ``reading_.field`` when it
 records one), in the model's own vocabulary when it has one — and returns one log-score per candidate from the model's ``log_probs`` (the
 :class:`~seqspectral.protocols.ItemScorer` protocol) or another such method, e.g. a tree
 model's ``topology_log_probs``. Tree models, POS-sequence language models and taggers all
@@ -20,9 +20,11 @@ class CorpusScorer:
         self.model = model
         self.name = name
         self.method = method
-        reading = getattr(model, "reading_", None) or getattr(model, "reading", None) or {}
-        self.field = field or reading.get("field") or "upos"
-        self.tagset = reading.get("tagset")
+        from seqspectral.corpus.reading import Reading
+
+        reading = getattr(model, "reading_", None) or Reading()
+        self.field = field or reading.field
+        self.tagset = reading.tagset
 
     def log_probs(self, sentences) -> np.ndarray:
         """One score per sentence (its own words and heads)."""

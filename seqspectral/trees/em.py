@@ -125,7 +125,7 @@ class EMTreeModel(Estimator):
         self._check_fitted()
         m = self.model_
         header = {"params": self.json_params(), "n_iter_run": self.n_iter_, "converged": self.converged_,
-                  "vocabulary": m.vocabulary.to_json(), "reading": getattr(self, "reading_", None),
+                  "vocabulary": m.vocabulary.to_json(),
                   "topology": self.topology_.to_state()[0]}
         arrays = {"pi": m.pi, "left": m.left, "right": m.right, "emission": m.emission,
                   "log_likelihoods": self.log_likelihoods_}
@@ -143,7 +143,6 @@ class EMTreeModel(Estimator):
         model.log_likelihoods_ = arrays["log_likelihoods"]
         model.n_iter_ = header["n_iter_run"]
         model.converged_ = header["converged"]
-        model.reading_ = header.get("reading")
         model.topology_ = ValenceModel.from_state(
             header["topology"], {k[len("topology/"):]: v for k, v in arrays.items() if k.startswith("topology/")})
         return model

@@ -348,7 +348,6 @@ class SpectralTreeModel(Estimator):
         header = {"params": params, "ridge_": self.ridge_, "shrinkage_": self.shrinkage_,
                   "floor_": self.floor_, "representation_info": self.representation_info_,
                   "n_events": self.n_events_, "vocabulary": self.vocabulary_.to_json(),
-                  "reading": getattr(self, "reading_", None),
                   "selection": None if self.selection_ is None else self.selection_.to_json()}
         arrays = {name.rstrip("_"): getattr(self, name) for name in self._ARRAYS}
         header["topology"], topo_arrays = self.topology_.to_state()
@@ -373,7 +372,6 @@ class SpectralTreeModel(Estimator):
         model.representation_info_ = header["representation_info"]
         model.n_events_ = header["n_events"]
         model.vocabulary_ = Vocabulary.from_json(header["vocabulary"])
-        model.reading_ = header.get("reading")
         model.selection_ = None if header["selection"] is None else SelectionResult.from_json(header["selection"])
         model.topology_ = ValenceModel.from_state(
             header["topology"], {k[len("topology/"):]: v for k, v in arrays.items() if k.startswith("topology/")})

@@ -1,0 +1,67 @@
+"""Are the columns a model reads there, and like those it was trained on?
+
+A model trained on sentences can keep a :class:`ColumnProfile` of the columns it reads
+(stored in its model-file header as ``input_profile``, like its ``reading``); before
+predicting, :meth:`ColumnProfile.problems` compares new sentences with it: a column that
+is mostly ``_`` where training had values (a file that was never tagged), or whose values
+were mostly never seen in training (another tag set).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+#: a share above this is a problem
+THRESHOLD = 0.5
+
+
+def _values(sentences, column: str) -> Counter:
+    """Counts of the column's values (FEATS: of its ``name=value`` items; ``_`` counted as such)."""
+    counts: Counter = Counter()
+    for s in sentences:
+        values = getattr(s, column) if column != "feats" else (s.feats or ["_"] * len(s))
+        if column == "feats":
+            counts.update(item for v in values for item in (v.split("|") if v != "_" else ["_"]))
+        else:
+            counts.update(values)
+    return counts
+
+
+@dataclass
+class ColumnProfile:
+    """The value counts of each column a model reads, as in its training sentences."""
+
+    counts: dict[str, dict[str, int]]
+
+    @classmethod
+    def of(cls, sentences, columns) -> ColumnProfile:
+        sentences = list(sentences)
+        return cls({c: dict(_values(sentences, c)) for c in columns})
+
+    def to_json(self) -> dict:
+        return {"counts": self.counts}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> ColumnProfile | None:
+        return None if data is None else cls({c: dict(v) for c, v in data["counts"].items()})
+
+    def problems(self, sentences) -> list[str]:
+        """One sentence per column of ``sentences`` that is mostly empty or mostly unseen."""
+        sentences = list(sentences)
+        out = []
+        for column, trained in self.counts.items():
+            counts = _values(sentences, column)
+            total, trained_total = sum(counts.values()), sum(trained.values())
+            if not total:
+                continue
+            empty, trained_empty = counts["_"] / total, trained.get("_", 0) / max(trained_total, 1)
+            if empty > THRESHOLD and trained_empty <= THRESHOLD:
+                out.append(f"{column.upper()} is _ for {empty:.0%} of the words (training data: {trained_empty:.0%})")
+                continue
+            unseen = Counter({v: n for v, n in counts.items() if v != "_" and v not in trained})
+            share = sum(unseen.values()) / max(total - counts["_"], 1)
+            if share > THRESHOLD:
+                examples = ", ".join(v for v, _ in unseen.most_common(3))
+                out.append(f"{share:.0%} of the {column.upper()} values were never seen in training (e.g. {examples})")
+        return out
