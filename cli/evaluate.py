@@ -1,38 +1,100 @@
-"""`seqspectral evaluate parse GOLD PRED`: attachment scores."""
+"""`seqspectral evaluate parse|tag GOLD PRED`: attachment scores (of a file of trees, or the
+1-best and oracle figures of an n-best file) and tagging accuracy."""
 
 from __future__ import annotations
 
 import json
 
-from ._common import leaf_parser
+from ._common import add_treebank_options, leaf_parser, read_treebank, treebank_reading
 
-HELP = "score predictions against gold annotation (evaluate parse: UAS, LAS, complete match)"
+HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
 
 
 def register(sub) -> None:
     p = sub.add_parser("evaluate", help=HELP)
     esub = p.add_subparsers(dest="evaluate_command", metavar="SUBCOMMAND")
     esub.required = True
-    e = leaf_parser(esub, "parse", help="UAS, LAS and complete match of predicted trees")
-    e.add_argument("gold", metavar="GOLD.conllu", help="gold treebank")
-    e.add_argument("pred", metavar="PRED.conllu", help="the same sentences with predicted HEAD and DEPREL")
-    e.add_argument("--no-punct", action="store_true", help="leave out words whose gold UPOS is PUNCT")
-    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e = leaf_parser(esub, "parse", help="UAS, LAS (overall and per gold relation), complete match of predicted "
+                                        "trees; of an n-best file, the 1-best and the oracle (best-in-list) figures")
+    e.add_argument("gold", metavar="GOLD", help="gold treebank (CoNLL-U, CoNLL-X or Malt-TAB; - for standard input)")
+    e.add_argument("pred", metavar="PRED", help="the same sentences with predicted HEAD and DEPREL, or their n-best "
+                                                "lists (parse run -k K), read one candidate at a time")
+    e.add_argument("--no-punct", action="store_true",
+                   help="leave out punctuation: gold UPOS PUNCT in CoNLL-U; in CoNLL-X and Malt-TAB, whose tags are "
+                        "not UD's, words made of punctuation characters only (the CoNLL-X eval.pl rule)")
+    e.add_argument("--json", action="store_true", help="print one JSON object (with per_relation)")
+    add_treebank_options(e)
     e.set_defaults(handler=run_parse)
+
+    t = leaf_parser(esub, "tag", help="tagging accuracy (per word, whole sentences, per gold tag)")
+    t.add_argument("gold", metavar="GOLD", help="gold sentences")
+    t.add_argument("pred", metavar="PRED", help="the same sentences with predicted tags (tag run)")
+    t.add_argument("--field", default="upos", choices=("upos", "xpos"), help="the tag column (default upos)")
+    t.add_argument("--json", action="store_true", help="print one JSON object (with per_tag)")
+    add_treebank_options(t)
+    t.set_defaults(handler=run_tag)
+
+
+def _is_nbest(path: str, encoding: str) -> bool:
+    """Whether ``path`` begins with an n-best candidate (a ``# nbest_rank`` comment before its first word)."""
+    if path == "-":
+        return False
+    with open(path, encoding=encoding, errors="replace") as f:
+        for line in f:
+            if line.startswith("# nbest_rank"):
+                return True
+            if line.strip() and not line.startswith("#"):
+                return False
+    return False
 
 
 def run_parse(args) -> int:
-    from seqspectral.corpus import read_conllu
-    from seqspectral.parsing import attachment_scores
+    from seqspectral.treebank_scores import attachment_scores, nbest_scores
 
-    scores = attachment_scores(read_conllu(args.gold), read_conllu(args.pred), punct=not args.no_punct,
-                               names=(args.gold, args.pred))
-    if args.json:
-        print(json.dumps({"uas": scores["uas"], "las": scores["las"], "complete": scores["complete"],
-                          "n_sentences": scores["n_sentences"], "n_words": scores["n_words"]}))
+    reading = treebank_reading(args)
+    gold = read_treebank(args.gold, args, reading=reading)
+    by = "upos" if reading.detected(args.gold).format == "conllu" else "form" if args.gold != "-" else "upos"
+    names = (args.gold, args.pred)
+    if _is_nbest(args.pred, reading.encoding):
+        result = nbest_scores(gold, args.pred, punct=not args.no_punct, by=by, encoding=reading.encoding, names=names)
     else:
+        result = attachment_scores(gold, read_treebank(args.pred, args, reading=reading), punct=not args.no_punct,
+                                   by=by, names=names)
+    if args.json:
+        print(json.dumps(result))
+    elif "oracle" in result:
+        print(f"{result['n_lists']} n-best lists, {result['mean_candidates']:.2f} candidates on average")
+        print(f"{'':18s}{'1-best':>8s}{'oracle':>8s}")
         for key in ("uas", "las", "complete", "complete_labeled"):
-            print(f"{key:18s}{scores[key]:.2f}")
-        print(f"{'n_sentences':18s}{scores['n_sentences']}")
-        print(f"{'n_words':18s}{scores['n_words']}")
+            print(f"{key:18s}{result['one_best'][key]:8.2f}{result['oracle'][key]:8.2f}")
+        print(f"{'n_words':18s}{result['one_best']['n_words']:8d}")
+    else:
+        _print_table(result)
+    return 0
+
+
+def _print_table(result: dict) -> None:
+    for key in ("uas", "las", "complete", "complete_labeled"):
+        print(f"{key:18s}{result[key]:.2f}")
+    print(f"{'n_sentences':18s}{result['n_sentences']}")
+    print(f"{'n_words':18s}{result['n_words']}")
+    print("LAS per gold relation (n, UAS, LAS):")
+    for rel, r in sorted(result["per_relation"].items(), key=lambda item: -item[1]["n"]):
+        print(f"  {rel:16s}{r['n']:7d}{r['uas']:8.2f}{r['las']:8.2f}")
+
+
+def run_tag(args) -> int:
+    from seqspectral.treebank_scores import tag_scores
+
+    reading = treebank_reading(args)
+    result = tag_scores(read_treebank(args.gold, args, heads_required=False, reading=reading),
+                        read_treebank(args.pred, args, heads_required=False, reading=reading), args.field,
+                        names=(args.gold, args.pred))
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for key in ("accuracy", "complete"):
+        print(f"{key:18s}{result[key]:.2f}")
+    print(f"{'n_sentences':18s}{result['n_sentences']}")
+    print(f"{'n_words':18s}{result['n_words']}")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import leaf_parser, positive_int
+from ._common import add_treebank_options, leaf_parser, output_encoding, positive_int, read_treebank, treebank_reading
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -47,6 +47,7 @@ def register(sub) -> None:
     t.add_argument("--dev-gold", default=None, metavar="DEV.conllu", help="the gold sentences of --dev")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the list order (default 0)")
     _scorer_options(t)
+    add_treebank_options(t)
     t.set_defaults(handler=run_train)
 
     a = leaf_parser(rsub, "apply", help="choose one candidate per n-best list", epilog=_CANDIDATES)
@@ -54,9 +55,11 @@ def register(sub) -> None:
     a.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U to rerank (the kind the reranker was "
                    "trained on)")
     a.add_argument("-o", "--output", required=True, metavar="BEST.conllu",
-                   help="1-best CoNLL-U: every input sentence, in order, exactly once (atomically); a list "
-                        "that cannot be reranked gives its rank-1 candidate and is reported")
+                   help="1-best CoNLL-U: every input sentence, in order, exactly once, as it was in the parser's "
+                        "input (atomically; - for standard output); a list that cannot be reranked gives its rank-1 "
+                        "candidate and is reported")
     _scorer_options(a)
+    add_treebank_options(a, output=True)
     a.set_defaults(handler=run_apply)
 
 
@@ -68,7 +71,6 @@ def _scorer_options(parser) -> None:
     parser.add_argument("--lm", action="append", default=[], metavar="MODEL",
                         help="a sequence language model (lm train) whose log-probability of the candidate's tags "
                              "is a feature; repeatable")
-    parser.add_argument("--quiet", action="store_true", help="no report on standard error")
 
 
 class _Kind:
@@ -121,14 +123,15 @@ def _report(problems, path: str, quiet: bool) -> None:
               f"(first: list {first + 1}: {reason})", file=sys.stderr)
 
 
-def _valid(kind: _Kind, nbest_path: str, gold_path: str, quiet: bool):
+def _valid(kind: _Kind, nbest_path: str, gold_path: str, args):
     """The lists of ``nbest_path`` that can be reranked and their gold sentences."""
-    from seqspectral.corpus import read_conllu, read_nbest
+    from seqspectral.corpus import read_nbest
     from seqspectral.reranking.lists import aligned_valid
 
-    lists, gold = read_nbest(nbest_path), read_conllu(gold_path)
+    reading = treebank_reading(args)
+    lists, gold = read_nbest(nbest_path, encoding=reading.encoding), read_treebank(gold_path, args, reading=reading)
     valid, problems = aligned_valid(lists, gold, kind.problem)
-    _report(problems, nbest_path, quiet)
+    _report(problems, nbest_path, args.quiet)
     return [lists[i] for i in valid], [gold[i] for i in valid]
 
 
@@ -142,10 +145,10 @@ def run_train(args) -> int:
         raise UsageError("--dev and --dev-gold go together")
     kind = _Kind(args.candidates)
     scorers = _scorers(args, kind.name)
-    lists, gold = _valid(kind, args.nbest, args.gold, args.quiet)
+    lists, gold = _valid(kind, args.nbest, args.gold, args)
     dev = None
     if args.dev:
-        dev_lists, dev_gold = _valid(kind, args.dev, args.dev_gold, args.quiet)
+        dev_lists, dev_gold = _valid(kind, args.dev, args.dev_gold, args)
         dev = (kind.features(dev_lists, scorers, args.templates), kind.losses(dev_lists, dev_gold, args.field))
     reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
         kind.features(lists, scorers, args.templates), kind.losses(lists, gold, args.field), dev=dev)
@@ -159,13 +162,14 @@ def run_train(args) -> int:
 
 def run_apply(args) -> int:
     from seqspectral import serialize
-    from seqspectral.corpus import read_nbest, write_conllu
+    from seqspectral.corpus import read_nbest, write_treebank
     from seqspectral.tagging.reranking import BASE
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")
-    lists = read_nbest(args.nbest)
+    reading = treebank_reading(args)
+    lists = read_nbest(args.nbest, encoding=reading.encoding)
     best, problems = kind.rerank(reranker, lists, _scorers(args, kind.name))
     _report(problems, args.nbest, args.quiet)
-    write_conllu(args.output, best)
+    write_treebank(args.output, best, output_encoding(args, reading))
     return 0

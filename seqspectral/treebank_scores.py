@@ -1,0 +1,171 @@
+"""Scores of predicted trees and tags against gold sentences, and of n-best files read as a
+stream (the 1-best and the oracle, best-in-list, figures).
+
+Punctuation (left out with ``punct=False``) is a word whose gold UPOS is ``PUNCT`` (UD), or,
+``by="form"`` (CoNLL-X and Malt-TAB, whose tag sets are not UD's), whose form is made of
+Unicode punctuation characters only, the rule of the CoNLL-X shared task's ``eval.pl``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import defaultdict
+
+import numpy as np
+
+PUNCT_RULES = ("upos", "form")
+
+
+class AlignmentError(ValueError):
+    """Gold and predicted files that do not hold the same sentences."""
+
+    user_facing = True
+
+
+def punctuation(sentence, by: str = "upos") -> np.ndarray:
+    """Which words of ``sentence`` are punctuation (see the module's docstring)."""
+    if by == "upos":
+        return np.array([u == "PUNCT" for u in sentence.upos], dtype=bool)
+    return np.array([all(unicodedata.category(c).startswith("P") for c in f) for f in sentence.forms], dtype=bool)
+
+
+class AttachmentCounts:
+    """Counts for UAS, LAS, complete (labelled) match and LAS per gold relation, added one
+    sentence at a time."""
+
+    def __init__(self, punct: bool = True, by: str = "upos"):
+        if by not in PUNCT_RULES:
+            raise ValueError(f"punctuation rule must be one of {', '.join(PUNCT_RULES)}, not {by!r}")
+        self.punct, self.by = punct, by
+        self.words = self.head_ok = self.label_ok = self.sentences = self.complete = self.complete_labeled = 0
+        self.relations: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # words, right head, right label
+
+    def scored(self, gold) -> np.ndarray:
+        return np.ones(len(gold), dtype=bool) if self.punct else ~punctuation(gold, self.by)
+
+    def right(self, gold, heads, deprels) -> tuple[np.ndarray, np.ndarray]:
+        """Per scored word of ``gold``: right head, right head and label."""
+        scored = self.scored(gold)
+        head = (np.asarray(gold.heads) == np.asarray(heads)) & scored
+        return head, head & np.array([a == b for a, b in zip(gold.deprels, deprels)], dtype=bool)
+
+    def add(self, gold, heads, deprels) -> None:
+        head, label = self.right(gold, heads, deprels)
+        scored = self.scored(gold)
+        n = int(scored.sum())
+        self.words += n
+        self.head_ok += int(head.sum())
+        self.label_ok += int(label.sum())
+        self.sentences += 1
+        self.complete += int(head.sum()) == n
+        self.complete_labeled += int(label.sum()) == n
+        for rel, s, h, lab in zip(gold.deprels, scored.tolist(), head.tolist(), label.tolist()):
+            if s:
+                counts = self.relations[rel]
+                counts[0] += 1
+                counts[1] += h
+                counts[2] += lab
+
+    def scores(self) -> dict:
+        """``uas``, ``las``, ``complete``, ``complete_labeled`` (percentages), ``n_sentences``,
+        ``n_words`` (scored) and ``per_relation`` (gold DEPREL: ``n``, ``uas``, ``las``)."""
+        pct = lambda a, b: 100.0 * a / b if b else 0.0  # noqa: E731
+        return {"uas": pct(self.head_ok, self.words), "las": pct(self.label_ok, self.words),
+                "complete": pct(self.complete, self.sentences),
+                "complete_labeled": pct(self.complete_labeled, self.sentences),
+                "n_sentences": self.sentences, "n_words": self.words,
+                "per_relation": {rel: {"n": n, "uas": pct(h, n), "las": pct(lab, n)}
+                                 for rel, (n, h, lab) in sorted(self.relations.items())}}
+
+
+def check_aligned(i: int, gold, forms, names: tuple[str, str], where: str = "") -> None:
+    if len(gold) != len(forms) or gold.forms != list(forms):
+        sent_id = gold.metadata.get("sent_id")
+        raise AlignmentError(
+            f"sentence {i + 1} ({names[0]} line {gold.line}{f' sent_id {sent_id}' if sent_id else ''}"
+            f"{', ' + names[1] + ' ' + where if where else ''}) differs: {len(gold)} words vs {len(forms)}"
+            + ("" if len(gold) != len(forms) else ", other word forms"))
+
+
+def attachment_scores(gold, pred, *, punct: bool = True, by: str = "upos",
+                      names: tuple[str, str] = ("gold", "predicted")) -> dict:
+    """:meth:`AttachmentCounts.scores` of the sentences ``pred`` against ``gold`` (same
+    sentences, same words, in the same order)."""
+    gold, pred = list(gold), list(pred)
+    if len(gold) != len(pred):
+        raise AlignmentError(f"{names[0]} has {len(gold)} sentences but {names[1]} has {len(pred)}")
+    counts = AttachmentCounts(punct, by)
+    for i, (g, p) in enumerate(zip(gold, pred)):
+        check_aligned(i, g, p.forms, names, f"line {p.line}")
+        counts.add(g, p.heads, p.deprels)
+    return counts.scores()
+
+
+def nbest_scores(gold, path, *, punct: bool = True, by: str = "upos", encoding: str = "utf-8",
+                 names: tuple[str, str] = ("gold", "n-best")) -> dict:
+    """``one_best`` and ``oracle`` (the candidate with most right heads, then labels, of each
+    list) attachment scores of the n-best file ``path`` against ``gold``, the file read one
+    candidate at a time; ``n_lists`` and ``mean_candidates``."""
+    from seqspectral.corpus.conllu_format import CONLLU, parse_comment
+    from seqspectral.corpus.errors import ErrorPolicy
+    from seqspectral.corpus.tabular import iter_blocks
+
+    gold = list(gold)
+    first, oracle = AttachmentCounts(punct, by), AttachmentCounts(punct, by)
+    column = CONLLU.index
+    best = None  # (right heads, right labels, heads, deprels) of the best candidate of the current list
+    i, n_candidates = -1, 0
+
+    def close():
+        if best is not None:
+            oracle.add(gold[i], best[2], best[3])
+
+    for block in iter_blocks(path, CONLLU, ErrorPolicy(path, "raise"), encoding):
+        meta = dict(pair for c in block.comments for pair in parse_comment(c))
+        if "nbest_rank" not in meta:
+            raise AlignmentError(f"{path}:{block.line}: a sentence without # nbest_rank: not an n-best file")
+        forms = [r[column["form"]] for r in block.rows]
+        heads, deprels = block.heads, [r[column["deprel"]] for r in block.rows]
+        if meta["nbest_rank"] == "1":
+            close()
+            i += 1
+            if i >= len(gold):
+                raise AlignmentError(f"{names[1]} has more lists than the {len(gold)} sentences of {names[0]}")
+            check_aligned(i, gold[i], forms, names, f"line {block.line}")
+            first.add(gold[i], heads, deprels)
+            best = None
+        elif i < 0 or forms != gold[i].forms:
+            raise AlignmentError(f"{path}:{block.line}: a candidate whose words are not those of its list's first")
+        head, label = oracle.right(gold[i], heads, deprels)
+        key = (int(head.sum()), int(label.sum()))
+        if best is None or key > best[:2]:
+            best = (*key, heads, deprels)
+        n_candidates += 1
+    close()
+    if i + 1 != len(gold):
+        raise AlignmentError(f"{names[0]} has {len(gold)} sentences but {names[1]} has {i + 1} lists")
+    return {"one_best": first.scores(), "oracle": oracle.scores(), "n_lists": i + 1,
+            "mean_candidates": n_candidates / max(i + 1, 1)}
+
+
+def tag_scores(gold, pred, field: str = "upos", names: tuple[str, str] = ("gold", "predicted")) -> dict:
+    """``accuracy`` and ``complete`` (percentages of words and of whole sentences with the
+    right ``field`` tag), ``n_sentences``, ``n_words`` and ``per_tag`` (gold tag: ``n``,
+    ``accuracy``)."""
+    gold, pred = list(gold), list(pred)
+    if len(gold) != len(pred):
+        raise AlignmentError(f"{names[0]} has {len(gold)} sentences but {names[1]} has {len(pred)}")
+    right = words = complete = 0
+    per_tag: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for i, (g, p) in enumerate(zip(gold, pred)):
+        check_aligned(i, g, p.forms, names, f"line {p.line}")
+        ok = [a == b for a, b in zip(g.column(field), p.column(field))]
+        right += sum(ok)
+        words += len(ok)
+        complete += all(ok)
+        for tag, hit in zip(g.column(field), ok):
+            per_tag[tag][0] += 1
+            per_tag[tag][1] += hit
+    pct = lambda a, b: 100.0 * a / b if b else 0.0  # noqa: E731
+    return {"accuracy": pct(right, words), "complete": pct(complete, len(gold)), "n_sentences": len(gold),
+            "n_words": words, "per_tag": {t: {"n": n, "accuracy": pct(h, n)} for t, (n, h) in sorted(per_tag.items())}}
