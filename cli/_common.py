@@ -34,19 +34,19 @@ def leaf_parser(sub, name: str, **kwargs):
     return parser
 
 
-def add_reading_options(parser, inherit: bool = False) -> None:
+def add_reading_options(parser, inherit: bool = False, field: str = "upos") -> None:
     """``--format --field --tagset --encoding --errors``; with ``inherit`` the first four
-    default to what the model's training file was read with."""
+    default to what the model's training file was read with; else ``--field`` to ``field``."""
     from seqspectral.corpus import FIELDS, FORMATS
     from seqspectral.corpus.tagsets import TAGSETS
 
     given = " (default: as the training file was read)" if inherit else ""
-    d = (lambda name: None) if inherit else DEFAULTS.get
+    d = (lambda name: None) if inherit else {**DEFAULTS, "field": field}.get
     parser.add_argument("--format", default=d("format"), choices=("auto", *FORMATS),
                         help="file format; auto: by the file's name, else by its first lines (what was "
                              f"detected is printed){given or ' (default: auto)'}")
     parser.add_argument("--field", default=d("field"), choices=FIELDS,
-                        help=f"treebank column read as the symbols{given or ' (default: upos)'}")
+                        help=f"treebank column read as the symbols{given or f' (default: {field})'}")
     parser.add_argument("--tagset", default=d("tagset"), choices=sorted(TAGSETS),
                         help=f"fold the tags: universal12 maps UD's 17 UPOS tags to 12{given}")
     parser.add_argument("--encoding", default=d("encoding"), metavar="NAME",
@@ -270,7 +270,7 @@ def wrote(path: str) -> str:
 
 def epoch_progress(args, measure: str, percent: bool = False):
     """A training callback printing one line per epoch: the train and (if any) dev ``measure``
-    of the record (keys ``train_<measure>``, ``dev_<measure>``), with the CPU seconds so far."""
+    of the record (keys ``train_<measure>``, ``dev_<measure>``), with the epoch's CPU seconds."""
     import time
 
     start = time.process_time()
@@ -281,8 +281,11 @@ def epoch_progress(args, measure: str, percent: bool = False):
         if args.quiet:
             return
         dev = f", dev{label} {record['dev_' + measure]:.2f}{unit}" if "dev_" + measure in record else ""
+        nonlocal start
+        now = time.process_time()
         print(f"epoch {record['epoch']}/{args.epochs}: train{label} {record['train_' + measure]:.2f}{unit}{dev} "
-              f"({time.process_time() - start:.1f} CPU s)", file=sys.stderr)
+              f"({now - start:.1f} CPU s)", file=sys.stderr)
+        start = now
 
     return progress
 

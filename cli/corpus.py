@@ -15,8 +15,9 @@ def register(sub) -> None:
     csub.required = True
     stats = leaf_parser(csub, "stats", help="sequences, tokens, vocabulary size, lengths (treebanks: non-projective "
                                             "sentences, several root attachments)")
-    stats.add_argument("file", metavar="FILE",
-                       help="a corpus file, - for standard input, or the Brown corpus (brown.zip or an NLTK data directory)")
+    stats.add_argument("files", nargs="+", metavar="FILE",
+                       help="corpus files, - for standard input, or the Brown corpus (brown.zip or an NLTK data "
+                            "directory); several files: one line (JSON object) each")
     add_reading_options(stats)
     stats.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     stats.set_defaults(handler=run_stats)
@@ -25,11 +26,14 @@ def register(sub) -> None:
 def run_stats(args) -> int:
     from seqspectral.corpus import describe
 
-    corpus, n_skipped, fmt = read_input(args.file, reading_of(args))
-    result = {"file": args.file, "format": fmt, **describe(corpus), "n_skipped": n_skipped}
-    if args.json:
-        print(json.dumps(result))
-    else:
+    for i, path in enumerate(args.files):
+        corpus, n_skipped, fmt = read_input(path, reading_of(args))
+        result = {"file": path, "format": fmt, **describe(corpus), "n_skipped": n_skipped}
+        if args.json:
+            print(json.dumps(result))
+            continue
+        if i:
+            print()
         for key, value in result.items():
             print(f"{key:16s} {value}")
     return 0

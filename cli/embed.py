@@ -10,6 +10,7 @@ file) is NLTK's Brown corpus found through ``NLTK_DATA``.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -37,12 +38,13 @@ def register(sub) -> None:
     p.add_argument("--digits", action="store_true", help="write every digit 0")
     p.add_argument("--binary", action="store_true", help="word2vec binary format instead of text")
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
-    add_reading_options(p)
-    p.set_defaults(field="form")  # words, not tags, unless asked
+    add_reading_options(p, field="form")  # words, not tags, unless asked
     add_sharding_options(p)
     p.add_argument("--random-state", type=int, default=0, metavar="S")
     p.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     p.add_argument("-n", "--top", type=positive_int, default=10, metavar="N", help="neighbours: how many (default 10)")
+    p.add_argument("--json", action="store_true",
+                   help="neighbours: print one JSON object (query: [[word, cosine], ...]; missing: [...])")
     p.set_defaults(handler=run)
 
 
@@ -136,15 +138,18 @@ def run_neighbours(args) -> int:
     index = {w: i for i, w in enumerate(words)}
     norms = np.linalg.norm(vectors, axis=1)
     unit = vectors / np.where(norms > 0, norms, 1)[:, None]
-    missing = 0
+    missing, found = [], {}
     for query in queries:
         i = index.get(query, index.get(query.lower()))
         if i is None:
             print(f"seqspectral: {query!r} is not in {path}", file=sys.stderr)
-            missing += 1
+            missing.append(query)
             continue
         sims = unit @ unit[i]
         sims[i] = -np.inf
-        top = np.argsort(-sims)[:args.top]
-        print(f"{words[i]}: " + " ".join(f"{words[j]} ({sims[j]:.3f})" for j in top))
+        found[words[i]] = [(words[j], float(sims[j])) for j in np.argsort(-sims)[:args.top]]
+        if not args.json:
+            print(f"{words[i]}: " + " ".join(f"{w} ({s:.3f})" for w, s in found[words[i]]))
+    if args.json:
+        print(json.dumps({"neighbours": found, "missing": missing}, ensure_ascii=False))
     return 2 if missing else 0

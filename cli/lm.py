@@ -63,7 +63,11 @@ def register(sub) -> None:
     s.add_argument("--allow-unknown", action="store_true", help="score a file whose tokens are nearly all unknown")
     s.set_defaults(handler=run_score)
 
-    e = leaf_parser(lsub, "eval", help="perplexity, WER and (with --solution) PAutomaC score")
+    e = leaf_parser(lsub, "eval", help="perplexity, WER and (with --solution) PAutomaC score",
+                    epilog="perplexity: exp of the mean negative natural-log probability of the events (every token "
+                           "and one stop per sequence); wer: word error rate, the share of events that are not the "
+                           "model's most likely next event after the same prefix; pautomac_score: the PAutomaC "
+                           "competition's perplexity of the model's sequence probabilities weighted by the true ones")
     e.add_argument("model", metavar="MODEL", help="model file written by lm train")
     e.add_argument("test", metavar="TEST", help="test sequences (- for standard input)")
     e.add_argument("--solution", default=None, metavar="SOL", help="PAutomaC solution file (true probabilities)")
@@ -214,7 +218,7 @@ def _load_and_open(args):
 
     from ._common import Input
 
-    lm, _ = load_lm(args.model)
+    lm = load_lm(args.model)
     return lm, Input(args.test, reading_of(args, lm.reading_), vocabulary=lm.vocabulary)
 
 
@@ -287,11 +291,11 @@ def _fmt(value) -> str:
 def run_info(args) -> int:
     from seqspectral.lm import load_lm
 
-    lm, header = load_lm(args.model)
+    lm = load_lm(args.model)
     symbols = lm.vocabulary.symbols[2:]
     summary = lm.summary()
     info = {
-        "kind": header["kind"],
+        "kind": lm.kind,
         "method": lm.method,
         "chosen": _chosen(summary),
         "warnings": summary["warnings"],

@@ -16,6 +16,7 @@ import importlib
 import os
 import signal
 import sys
+import warnings
 
 # One BLAS thread unless the user says otherwise: the command's matrices are small to
 # medium, and on 2 busy cores a multi-threaded OpenBLAS made an 85x85 SVD 60x slower
@@ -105,7 +106,9 @@ def _run(argv: list[str]) -> int:
         if notice:
             print(notice, file=sys.stderr)
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():  # a library warning is one line, as the command's own are
+            warnings.showwarning = _show_warning
+            return int(args.handler(args) or 0)
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the boundary that turns errors into statuses
@@ -123,6 +126,11 @@ def _run(argv: list[str]) -> int:
             return 2
         print(f"seqspectral: internal error: {type(e).__name__}: {_one_line(e)}", file=sys.stderr)
         return 1
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"seqspectral: warning: {_one_line(message) if isinstance(message, Exception) else message}",
+          file=sys.stderr)
 
 
 #: exit status after SIGINT or SIGTERM

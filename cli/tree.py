@@ -18,7 +18,10 @@ def register(sub) -> None:
     tsub = p.add_subparsers(dest="tree_command", metavar="SUBCOMMAND")
     tsub.required = True
 
-    t = leaf_parser(tsub, "train", help="train a tree model on a treebank and save it")
+    t = leaf_parser(tsub, "train", help="train a tree model on a treebank and save it",
+                    epilog="embedding_coverage (with --embeddings): the share of the model's vocabulary that has a "
+                           "vector in the embeddings file (the others share its <unk> vector, or the mean of the "
+                           "found ones)")
     t.add_argument("train", metavar="TRAIN", nargs="+",
                    help="training treebank(s) (CoNLL-U, CoNLL-X, Malt-TAB; - for standard input); several files "
                         "are counted one after the other, or in shards with --workers / --scheduler")
@@ -57,7 +60,11 @@ def register(sub) -> None:
     t.add_argument("--quiet", action="store_true", help="no summary")
     t.set_defaults(handler=run_train)
 
-    s = leaf_parser(tsub, "score", help="natural-log p(words | tree) of every tree, one per line, in order")
+    s = leaf_parser(tsub, "score", help="natural-log p(words | tree) of every tree, one per line, in order",
+                    epilog="n_floored: words whose spectral conditional probability was negative or tiny and was "
+                           "raised to the floor; n_reset: tree nodes whose belief state came out non-positive or not "
+                           "finite and was reset to the start state (both are the spectral estimate's known "
+                           "failure modes; many mean too little data for the chosen dimension)")
     s.add_argument("model", metavar="TREE", help="model file written by tree train")
     s.add_argument("test", metavar="FILE", help="trees to score (an n-best file: candidate by candidate)")
     s.add_argument("-o", "--output", default=None, metavar="OUT", help="file to write (atomically); default stdout")
@@ -171,7 +178,7 @@ def _model(args, reading: dict, vocabulary):
 
         representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
     elif representation is None:
-        representation = "identity" if len(vocabulary) <= 40 else "svd"
+        representation = "auto"
     given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage")
              if getattr(args, name) is not None}
     return SpectralTreeModel(args.dim, representation=representation, selection=args.selection,

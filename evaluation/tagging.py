@@ -324,7 +324,7 @@ def language_models(work: Work, train) -> dict:
         key = f"lm-{name.replace(' ', '_')}"
         path = work.dir / f"{key}.npz"
         if path.exists() and key in work.times:
-            out[name] = load_lm(path)[0]
+            out[name] = load_lm(path)
             continue
         sequences = data() if callable(data) else data
         log(f"training LM {name} ({len(sequences):,} sequences)")

@@ -26,6 +26,15 @@ import numpy as np
 from .metrics import sequence_log_probs
 
 
+def in_vocabulary(corpus, vocabulary):
+    """``corpus`` encoded in ``vocabulary`` (a model's): re-encoded when it was read with
+    another one (its symbols the model lacks become UNK), so ids always mean the model's words."""
+    if vocabulary is None or corpus.vocabulary is None or corpus.vocabulary is vocabulary or \
+            corpus.vocabulary == vocabulary:
+        return corpus
+    return corpus.with_vocabulary(vocabulary)
+
+
 class EventLogProbs(NamedTuple):
     """Per-event log-probabilities, predictions and the floored-weight counts."""
 

@@ -112,7 +112,8 @@ def grid_search(grid: Mapping[str, Sequence], score: Callable[..., float], on: s
         if best is None or s > best[1]:
             best = (candidate, s)
     if best is None:
-        raise SelectionError(f"no candidate could be fitted: {[row.get('error') for row in table]}")
+        reasons = dict.fromkeys(row["error"] for row in table)  # each reason once, in order
+        raise SelectionError(f"no candidate of {len(table)} could be fitted: {'; '.join(reasons)}")
     return SelectionResult(on, best[0], table, edges(grid, best[0]))
 
 

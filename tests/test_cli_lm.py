@@ -84,7 +84,7 @@ def test_train_score_eval_round_trip(capsys, tmp_path, method):
 def test_score_is_the_library_score_chunk_by_chunk(capsys, monkeypatch, ngram_model):
     import seqspectral.cli.lm as cli_lm
 
-    model, _ = load_lm(ngram_model)
+    model = load_lm(ngram_model)
     from seqspectral.corpus import read_corpus
 
     expected = model.model.sequence_log_probs(read_corpus(DEV, vocabulary=model.vocabulary)) / np.log(10)
@@ -101,7 +101,7 @@ def test_score_streams_pautomac_block_by_block(capsys, monkeypatch, tmp_path):
 
     model = tmp_path / "m.npz"
     lm(capsys, "train", TOY[".train"], "-o", model, "--method", "spectral-substring", "--basis-length", "1", "--quiet")
-    trained = load_lm(model)[0]
+    trained = load_lm(model)
     expected = trained.model.sequence_log_probs(read_corpus(TOY[".test"], vocabulary=trained.vocabulary)) / np.log(10)
     monkeypatch.setattr(pautomac, "BLOCK_BYTES", 100)  # a few lines per block
     monkeypatch.setattr(cli_lm, "SCORE_CHUNK", 3)
@@ -123,7 +123,7 @@ def test_train_says_what_it_chose_and_info_says_the_same(capsys, tmp_path):
     assert summary["method"] == "spectral-substring" and summary["selected_on"] == "dev"
     assert summary["n_sequences"] == 300 and summary["n_symbols"] == 17 and isinstance(summary["warnings"], list)
     info = json.loads(lm(capsys, "info", model, "--json")[0])
-    assert info["summary"] == load_lm(model)[0].summary()
+    assert info["summary"] == load_lm(model).summary()
     assert {k: v for k, v in summary.items() if k in info["summary"]} == info["summary"]
     text, _ = lm(capsys, "train", TRAIN, "-o", model, "--method", "spectral-substring", "--basis-length", "1",
                  "--dev", DEV)
@@ -167,7 +167,7 @@ def test_unknown_symbols_are_counted_warned_and_refused(capsys, tmp_path):
         assert "3 token(s) (50.0%)" in err and "warning" in err  # above the warning threshold
         result = json.loads(lm(capsys, "eval", model, test, "--json")[0])
         assert result["n_unknown"] == 3 and result["n_tokens"] == 6
-        eps = load_lm(model)[0].model.unknown_probability
+        eps = load_lm(model).model.unknown_probability
         assert 0 < eps < 0.1
         # "z z": two unknown tokens at ε each, then the stop of the empty known history
         assert values[2] == pytest.approx(values[1] + 2 * np.log10(eps), rel=1e-9)
@@ -186,7 +186,7 @@ def test_reserved_names_are_ordinary_symbols(capsys, tmp_path):
     test.write_text("a </s>\n</s> <unk> b\n")
     model = tmp_path / "m.npz"
     lm(capsys, "train", train, "-o", model, "--method", "ngram", "--order", "2", "--quiet")
-    trained = load_lm(model)[0]
+    trained = load_lm(model)
     assert trained.vocabulary.id("</s>") >= 2 and trained.vocabulary.id("<unk>") >= 2
     out, err = lm(capsys, "score", model, test, "--log")
     assert len(out.split()) == 2 and "unseen" not in err
@@ -215,7 +215,7 @@ def test_conll2007_style_latin1_several_roots_ten_columns(capsys, tmp_path):
     out, err = lm(capsys, "train", train, "-o", model, "--method", "spectral-substring", "--basis-length", "1",
                   "--field", "form", "--encoding", "latin-1", "--dev", dev)
     assert "read as conllx" in err and "Traceback" not in err
-    assert "Año" in load_lm(model)[0].vocabulary.symbols
+    assert "Año" in load_lm(model).vocabulary.symbols
     result = json.loads(lm(capsys, "eval", model, dev, "--json")[0])  # encoding and format inherited
     assert result["n_sequences"] == 4 and result["n_tokens"] == 13 and result["n_unknown"] == 0
     assert main(["corpus", "stats", str(train), "--encoding", "latin-1", "--json"]) == 0

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from seqspectral.cli.main import main
-from seqspectral.corpus import read_conllu, read_nbest, write_conllu
+from seqspectral.corpus import read_conllu, read_conllx, read_nbest, write_conllu
 
 
 @pytest.fixture(scope="module")
@@ -134,15 +134,14 @@ def test_latin1_conllx_treebank_with_several_roots(corpora_dir, tmp_path, capsys
     assert serialize.load(model).single_root_ is False  # the training trees have several roots
     assert main(["parse", "run", str(model), str(test), "-o", str(out), "--encoding", "latin-1", "--quiet",
                  "--format", "conllx"]) == 0
-    with pytest.warns(UserWarning, match="several root"):  # written as parsed: several roots
-        parsed = read_conllu(out)
+    parsed = read_conllx(out, encoding="latin-1")  # written as it came in: Latin-1 CoNLL-X
     assert [s.forms[0] for s in parsed] == [s.forms[0] + "ñ" for s in sentences[250:]]
     assert any(int((s.heads == 0).sum()) > 1 for s in parsed)
     nbest = tmp_path / "nbest.conllu"
     assert main(["parse", "run", str(model), str(test), "-o", str(nbest), "-k", "4", "--encoding", "latin-1",
                  "--quiet"]) == 0  # second-order k-best
-    with pytest.warns(UserWarning, match="several root"):
-        lists = read_nbest(nbest)
+    with pytest.warns(UserWarning, match="several root"):  # n-best lists are CoNLL-U, in the input's encoding
+        lists = read_nbest(nbest, encoding="latin-1")
     assert len(lists) == len(parsed) and all(1 <= len(x) <= 4 for x in lists)
     for x, s in zip(lists, parsed):
         np.testing.assert_array_equal(x.candidates[0].heads, s.heads)

@@ -6,7 +6,7 @@ import pytest
 
 from seqspectral import serialize
 from seqspectral.cli.main import main
-from seqspectral.corpus import read_conllu, read_nbest
+from seqspectral.corpus import read_conllu, read_conllx, read_nbest
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +86,10 @@ def test_a_latin1_conllx_treebank_without_heads_is_read_like_the_parser_reads_it
     model = tmp_path / "tagger.npz"
     assert main(["tag", "train", str(path), "--format", "conllx", "--encoding", "latin-1", "--epochs", "2",
                  "--hash-bits", "14", "-o", str(model), "--quiet"]) == 0
-    out = tmp_path / "tagged.conllu"
-    assert main(["tag", "run", str(model), str(path), "--encoding", "latin-1", "-o", str(out), "--quiet"]) == 0
-    tagged = read_conllu(out)
+    out = tmp_path / "tagged.conllx"
+    # no --encoding: the tagger remembers its training file's; the output is Latin-1 CoNLL-X, HEAD still _
+    assert main(["tag", "run", str(model), str(path), "-o", str(out), "--quiet"]) == 0
+    tagged = read_conllx(out, encoding="latin-1", heads_required=False)
     assert [s.forms[0][-1] for s in tagged] == ["ñ"] * len(sentences)
     assert [len(s) for s in tagged] == [len(s) for s in sentences]
+    assert all(line.split("\t")[6] == "_" for line in out.read_bytes().decode("latin-1").splitlines() if line)

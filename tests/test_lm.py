@@ -74,8 +74,8 @@ def test_save_load_round_trip(tmp_path, mixed):
     inner = Interpolated(base, NGramLM(order=2, k=0.2).fit(train), 0.6) if mixed else base
     lm = TrainedLM(UnknownEscape(inner, 0.02), "em", {"n_states": 3}, V, SelectionResult("dev", {"n_states": 3}))
     save_lm(tmp_path / "m.npz", lm, {"file": "x"})
-    loaded, header = load_lm(tmp_path / "m.npz")
-    assert header["kind"] == "trained_lm" and loaded.method == "em" and loaded.vocabulary == V
+    loaded = load_lm(tmp_path / "m.npz")
+    assert isinstance(loaded, TrainedLM) and loaded.method == "em" and loaded.vocabulary == V
     assert loaded.training["file"] == "x" and loaded.selection == lm.selection
     # nested models keep their arrays as arrays under prefixed names, never as JSON lists
     with np.load(tmp_path / "m.npz") as npz:
@@ -90,6 +90,6 @@ def test_ngram_model_file_round_trip(tmp_path):
     train, test = _corpus(rng), _corpus(rng, 10)
     lm = TrainedLM(UnknownEscape(NGramLM(order=3, k=0.1).fit(train), 0.01), "ngram", {"order": 3, "k": 0.1}, V)
     save_lm(tmp_path / "n.npz", lm)
-    loaded, header = load_lm(tmp_path / "n.npz")
-    assert header["kind"] == "trained_lm" and loaded.selection is None
+    loaded = load_lm(tmp_path / "n.npz")
+    assert isinstance(loaded, TrainedLM) and loaded.selection is None
     np.testing.assert_array_equal(loaded.model.event_log_probs(test)[0], lm.model.event_log_probs(test)[0])

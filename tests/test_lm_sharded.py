@@ -95,8 +95,8 @@ def test_lm_train_counts_several_files_on_workers(tmp_path, planted_files, capsy
     out = tmp_path / "m.npz"
     assert main(["lm", "train", str(train), str(dev), "-o", str(out), "--method", "spectral-substring",
                  "--states", "3", "--basis-length", "2", "--workers", "2", "--shard-mb", "0.01", "--quiet"]) == 0
-    lm, header = load_lm(out)
-    assert header["training"]["n_sequences"] == 3400
-    assert header["training"]["file"] == [str(train), str(dev)]
+    lm = load_lm(out)
+    assert lm.training["n_sequences"] == 3400
+    assert lm.training["file"] == [str(train), str(dev)]
     assert main(["lm", "train", str(train), "-o", str(out), "--method", "em", "--workers", "2", "--quiet"]) == 2
     assert "cannot be counted in shards" in capsys.readouterr().err

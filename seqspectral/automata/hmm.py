@@ -18,7 +18,7 @@ import numpy as np
 
 from ..corpus.sequences import Corpus
 from ..corpus.vocabulary import Vocabulary
-from ..protocols import EventLogProbs, SequenceLanguageModel
+from ..protocols import EventLogProbs, SequenceLanguageModel, in_vocabulary
 from . import _hmm_kernels
 
 EOS = Vocabulary.EOS_ID
@@ -112,6 +112,7 @@ class HMM(SequenceLanguageModel):
         return self._run(corpus, True)
 
     def _run(self, corpus, distributions: bool):
+        corpus = in_vocabulary(corpus, self.vocabulary)
         self._check_ids(corpus.symbols)
         events = self.event_ids
         column = np.full(self.n_symbols, -1, dtype=np.int32)

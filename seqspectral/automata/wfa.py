@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus.vocabulary import Vocabulary
-from ..protocols import EventLogProbs, SequenceLanguageModel
+from ..protocols import EventLogProbs, SequenceLanguageModel, in_vocabulary
 from . import _kernels
 
 STATISTICS = ("string", "prefix", "substring")
@@ -179,6 +179,7 @@ class WeightedAutomaton(SequenceLanguageModel):
         return self._run(corpus, True)
 
     def _run(self, corpus, distributions: bool):
+        corpus = in_vocabulary(corpus, self.vocabulary)
         self._check_ids(corpus.symbols)
         matrix, events, column = self._event_arrays()
         out = np.empty((corpus.n_tokens + len(corpus) if distributions else 0, len(events)))

@@ -97,9 +97,10 @@ def save_lm(path, lm: TrainedLM, extra: dict | None = None) -> None:
     save(path, lm)
 
 
-def load_lm(path) -> tuple[TrainedLM, dict]:
-    """Read a language-model file: (the model, its header as JSON: kind and training description)."""
+def load_lm(path) -> TrainedLM:
+    """The language model of a file written by :func:`save_lm` (``lm train``); what its
+    header records is on the model: ``training`` (data, reading), ``selection``, ``params``."""
     lm = load(path)
     if not isinstance(lm, TrainedLM):
         raise ModelFileError(f"{path}: a {lm.kind!r} model file, not a language model of `seqspectral lm`")
-    return lm, {"kind": lm.kind, "training": lm.training}
+    return lm

@@ -1,6 +1,7 @@
 """The word representation U (n_symbols x k) that projects the tree moments (Dhillon et al.
 2012, Sec. 3.2): its k columns are the k hidden dimensions of the spectral model.
 
+* ``"auto"`` (the default) — ``"identity"`` for a vocabulary of at most ``AUTO_IDENTITY_MAX`` ids, else ``"svd"``;
 * ``"identity"`` — one column per symbol seen in training (k = the number of tags; only
   for small tag sets);
 * ``"svd"`` — the k leading left singular vectors of the child-parent bigram matrix
@@ -40,11 +41,17 @@ class RepresentationError(ValueError):
     user_facing = True
 
 
+#: ``"auto"``: the identity representation for vocabularies (reserved ids included) up to this size
+AUTO_IDENTITY_MAX = 40
+
+
 def representation_matrix(representation, stats, vocabulary, dim: int | None) -> tuple[np.ndarray, dict]:
     """(U, info) for ``representation`` over the symbols of ``stats`` (a TreeStatistics);
     ``info`` records what was built (kind, k, embedding coverage)."""
     seen = np.flatnonzero(stats.unigram > 0)
     bigram = (stats.left + stats.right).tocsr().astype(np.float64)
+    if isinstance(representation, str) and representation == "auto":
+        representation = "identity" if len(vocabulary) <= AUTO_IDENTITY_MAX else "svd"
     if isinstance(representation, str) and representation == "identity":
         if len(seen) > MAX_IDENTITY:
             raise RepresentationError(f"the identity representation needs one dimension per symbol and there are "

@@ -164,10 +164,10 @@ class Operators(NamedTuple):
 
 def _representation(v) -> str | None:
     if isinstance(v, str):
-        return one_of("identity", "svd")(v)
+        return one_of("auto", "identity", "svd")(v)
     if isinstance(v, tuple) and len(v) == 2:
         return None
-    return "'identity', 'svd' or a (words, vectors) pair"
+    return "'auto', 'identity', 'svd' or a (words, vectors) pair"
 
 
 class SpectralTreeModel(Estimator):
@@ -175,7 +175,7 @@ class SpectralTreeModel(Estimator):
 
     ``dim`` — k, the number of hidden dimensions (default: the number of symbols for the
     identity representation, else 16); ``representation`` — U (see
-    :mod:`.representation`); ``ridge`` — the Tikhonov weight of the moments' inverses,
+    :mod:`.representation`; ``"auto"``, the default: identity for a small alphabet, else svd); ``ridge`` — the Tikhonov weight of the moments' inverses,
     relative to their largest singular value (module docstring; 0: pseudo-inverses);
     ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
     ``floor`` — the floor of step 5, a fraction of the word's training frequency. Each of
@@ -202,7 +202,7 @@ class SpectralTreeModel(Estimator):
                          "shrinkage": either(one_of("auto"), real(0)),
                          "selection": one_of("likelihood", "ranking"), "random_state": seed}
 
-    def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, ridge=0.03,
+    def __init__(self, dim: int | None = None, *, representation="auto", floor=0.03, ridge=0.03,
                  shrinkage=3.0, selection="likelihood", random_state=0):
         self.dim = dim
         self.representation = representation
