@@ -80,8 +80,10 @@ def run_train(args) -> int:
     parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
     serialize.save(args.output, parser)
     if not args.quiet:
-        print(f"seqspectral: {len(train)} sentences, {time.process_time() - start:.1f} CPU s; wrote {args.output}",
-              file=sys.stderr)
+        chosen = f", kept epoch {parser.selection_.chosen['epochs']} (best dev UAS)" \
+            if getattr(parser, "selection_", None) is not None else ""
+        print(f"seqspectral: {len(train)} sentences{chosen}, {time.process_time() - start:.1f} CPU s; wrote "
+              f"{args.output}", file=sys.stderr)
     return 0
 
 

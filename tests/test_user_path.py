@@ -1,0 +1,139 @@
+"""Issue 29 items 8 and 10: the API traps and the smaller command-line items."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from seqspectral import serialize
+from seqspectral.cli.main import main
+from seqspectral.corpus import Reading, read_conllu, read_corpus
+
+
+def test_a_model_maps_a_foreign_vocabulary_itself(corpora_dir):
+    """Dev data read without the training vocabulary scores as with it (ids re-encoded)."""
+    from seqspectral.automata import SpectralWA
+
+    train = read_corpus(corpora_dir / "ewt-sample.conllu")
+    dev_path = corpora_dir / "ewt-sample-dev.conllu"
+    own, shared = read_corpus(dev_path), read_corpus(dev_path, vocabulary=train.vocabulary)
+    assert own.vocabulary != train.vocabulary and not np.array_equal(own.symbols, shared.symbols)
+    model = SpectralWA(n_states=6).fit(train)
+    np.testing.assert_array_equal(model.event_log_probs(own).log_prob, model.event_log_probs(shared).log_prob)
+    hmm = model.model_  # the fitted automaton itself, too
+    np.testing.assert_array_equal(hmm.event_log_probs(own).log_prob, hmm.event_log_probs(shared).log_prob)
+
+
+def test_spectral_tree_model_default_is_the_command_line_s(corpora_dir, tmp_path):
+    from seqspectral.trees import SpectralTreeModel
+
+    upos = read_corpus(corpora_dir / "ewt-sample.conllu")
+    model = SpectralTreeModel().fit(upos)
+    assert model.representation_info_["kind"] == "identity"
+    assert main(["tree", "train", str(corpora_dir / "ewt-sample.conllu"), "-o", str(tmp_path / "t.npz"),
+                 "--quiet"]) == 0
+    cli = serialize.load(tmp_path / "t.npz")
+    np.testing.assert_allclose(cli.log_probs(upos), model.log_probs(upos))
+    assert cli.reading_ == Reading(format="conllu", field="upos")
+    forms = read_corpus(corpora_dir / "ewt-sample.conllu", field="form")
+    assert SpectralTreeModel(8).fit(forms).representation_info_["kind"] == "svd"
+
+
+def test_load_lm_returns_the_model(tmp_path, corpora_dir):
+    from seqspectral.lm import TrainedLM, load_lm
+
+    path = tmp_path / "lm.npz"
+    assert main(["lm", "train", str(corpora_dir / "ewt-sample.conllu"), "-o", str(path), "--method", "ngram",
+                 "--quiet"]) == 0
+    lm = load_lm(path)
+    assert isinstance(lm, TrainedLM) and lm.reading_ == Reading(format="conllu")
+
+
+def test_old_model_files_without_a_reading_still_load(tmp_path, corpora_dir):
+    """A header with the reading as the old CLI dict (or none) loads; unknown keys are ignored."""
+    from seqspectral.trees import SpectralTreeModel
+
+    model = SpectralTreeModel().fit(read_corpus(corpora_dir / "ewt-sample.conllu"))
+    header, arrays = serialize.state(model)
+    assert "reading" not in header
+    assert not hasattr(serialize.from_state(header, arrays), "reading_")
+    old = {**header, "reading": {"format": "conllx", "field": "xpos", "tagset": None, "encoding": "latin-1",
+                                 "errors": "raise"}}
+    assert serialize.from_state(old, arrays).reading_ == Reading("conllx", "xpos", None, "latin-1")
+
+
+def test_embed_help_gives_the_field_it_uses(capsys):
+    with pytest.raises(SystemExit):
+        main(["embed", "--help"])
+    assert "(default: form)" in " ".join(capsys.readouterr().out.split())
+
+
+def test_detected_format_note_does_not_claim_an_option(tmp_path, capsys):
+    path = tmp_path / "a"
+    path.write_text("1\tHi\thi\tUH\tUH\t_\t0\tROOT\t_\t_\n\n")
+    assert main(["corpus", "stats", str(path)]) == 0
+    err = capsys.readouterr().err
+    assert "read as conllx" in err and "says otherwise" not in err and "if it is not, give --format" in err
+
+
+def test_library_warnings_are_one_line_without_source_paths(monkeypatch, capsys, tmp_path):
+    from seqspectral.cli import corpus as corpus_cli
+
+    def noisy(args):
+        warnings.warn("something the user should know", RuntimeWarning)
+        return 0
+
+    monkeypatch.setattr(corpus_cli, "run_stats", noisy)
+    path = tmp_path / "a.txt"
+    path.write_text("a b\n")
+    main(["corpus", "stats", str(path)])
+    err = capsys.readouterr().err
+    assert "seqspectral: warning: something the user should know" in err and ".py:" not in err
+
+
+def test_help_explains_the_figures(capsys):
+    for command, words in ((["lm", "eval"], ("perplexity:", "wer:")), (["tree", "score"], ("n_floored:", "n_reset:")),
+                           (["tree", "train"], ("embedding_coverage",))):
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        out = capsys.readouterr().out
+        assert all(w in out for w in words), command
+
+
+def test_states_error_said_once(corpora_dir, capsys):
+    assert main(["lm", "train", str(corpora_dir / "ewt-sample.conllu"), "-o", "/tmp/never.npz", "--method", "tensor",
+                 "--states", "500", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("TensorHMM needs n_states") == 1 and "of 6 could be fitted" in err
+
+
+def test_parser_epoch_log_per_epoch_cpu(corpora_dir, tmp_path, capsys):
+    assert main(["parse", "train", str(corpora_dir / "ewt-sample-dev.conllu"), "-o", str(tmp_path / "p.npz"),
+                 "--epochs", "2", "--hash-bits", "12", "--tags", "upos",
+                 "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]) == 0
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("epoch")]
+    assert len(lines) == 2 and all("CPU s" in line for line in lines)
+    kept = serialize.load(tmp_path / "p.npz").selection_.chosen["epochs"]
+    assert f"kept epoch {kept} (best dev UAS)" in err
+
+
+def test_embed_neighbours_json(tmp_path, capsys):
+    emb = tmp_path / "e.txt"
+    emb.write_text("3 2\ncat 1 0\ndog 0.9 0.1\ncar 0 1\n")
+    assert main(["embed", "neighbours", str(emb), "cat", "-n", "2", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [w for w, _ in result["neighbours"]["cat"]] == ["dog", "car"]
+    assert result["neighbours"]["cat"][0][1] == pytest.approx(0.9 / np.hypot(0.9, 0.1))
+    assert result["missing"] == []
+
+
+def test_corpus_stats_takes_several_files(corpora_dir, capsys):
+    files = [str(corpora_dir / "ewt-sample.conllu"), str(corpora_dir / "ewt-sample-dev.conllu")]
+    assert main(["corpus", "stats", *files, "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["file"] for r in rows] == files
+    assert [r["n_sequences"] for r in rows] == [len(read_conllu(f)) for f in files]
