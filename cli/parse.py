@@ -105,6 +105,6 @@ def run_parse(args) -> int:
         sentences = tagger.tag(sentences)
     profile = getattr(parser, "input_profile_", None) or ColumnProfile({c: {} for c in input_columns(parser)})
     for problem in profile.problems(sentences) if not args.quiet else ():
-        warn(f"{args.input}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the "
+        warn(f"{'<stdin>' if args.input == '-' else args.input}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the "
              f"input (--tagger)")
     return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)
