@@ -104,7 +104,8 @@ def run_parse(args) -> int:
     for tagger in taggers:
         sentences = tagger.tag(sentences)
     profile = getattr(parser, "input_profile_", None) or ColumnProfile({c: {} for c in input_columns(parser)})
+    name = "<stdin>" if args.input == "-" else args.input
     for problem in profile.problems(sentences) if not args.quiet else ():
-        warn(f"{'<stdin>' if args.input == '-' else args.input}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the "
-             f"input (--tagger)")
+        warn(f"{name}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the input "
+             f"(--tagger)")
     return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)
