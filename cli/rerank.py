@@ -59,7 +59,7 @@ def register(sub) -> None:
                         "input (atomically; - for standard output); a list that cannot be reranked gives its rank-1 "
                         "candidate and is reported")
     _scorer_options(a)
-    add_treebank_options(a, output=True)
+    add_treebank_options(a, inherit=True, output=True)
     a.set_defaults(handler=run_apply)
 
 
@@ -152,6 +152,7 @@ def run_train(args) -> int:
         dev = (kind.features(dev_lists, scorers, args.templates), kind.losses(dev_lists, dev_gold, args.field))
     reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
         kind.features(lists, scorers, args.templates), kind.losses(lists, gold, args.field), dev=dev)
+    reranker.reading_ = treebank_reading(args)  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     if not args.quiet:
         chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if hasattr(reranker, "selection_") else ""
@@ -167,7 +168,7 @@ def run_apply(args) -> int:
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")
-    reading = treebank_reading(args)
+    reading = treebank_reading(args, reranker)
     lists = read_nbest(args.nbest, encoding=reading.encoding)
     best, problems = kind.rerank(reranker, lists, _scorers(args, kind.name))
     _report(problems, args.nbest, args.quiet)

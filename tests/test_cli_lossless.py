@@ -109,6 +109,23 @@ def test_latin1_conllx_comes_out_as_latin1_conllx(models, tmp_path):
     assert utf8.read_text(encoding="utf-8") == parsed.read_bytes().decode("latin-1")
 
 
+def test_rerank_remembers_the_encoding_of_its_lists(models, tmp_path):
+    out, parser, _ = models
+    text = ("1\tSeñor\tseñor\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n"
+            "2\tcome\tcomer\tVERB\tVBZ\t_\t0\troot\t_\t_\n"
+            "3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n\n") * 3
+    gold = tmp_path / "gold.conll"
+    gold.write_bytes(text.encode("latin-1"))
+    nbest, reranker, best = tmp_path / "n.conllu", tmp_path / "r.npz", tmp_path / "b.conllu"
+    assert main(["parse", "run", str(parser), str(gold), "-k", "3", "-o", str(nbest), "--encoding", "latin-1",
+                 "--quiet"]) == 0
+    assert main(["rerank", "train", str(nbest), "--gold", str(gold), "-o", str(reranker), "--encoding", "latin-1",
+                 "--epochs", "1", "--quiet"]) == 0
+    assert serialize.load(reranker).reading_.encoding == "iso8859-1"
+    assert main(["rerank", "apply", str(reranker), str(nbest), "-o", str(best), "--quiet"]) == 0  # no --encoding
+    assert "Señor" in best.read_bytes().decode("latin-1")
+
+
 def test_a_model_remembers_its_training_encoding(models, tmp_path, corpora_dir):
     out, _, _ = models
     sentences = corpora_dir / "ewt-sample-dev.conllu"
