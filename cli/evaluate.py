@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._common import add_treebank_options, leaf_parser, read_treebank, treebank_reading
+from ._common import _local_file, add_treebank_options, leaf_parser, read_treebank, treebank_reading
 
 HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
 
@@ -37,8 +37,6 @@ def register(sub) -> None:
 
 def _is_nbest(path: str, encoding: str) -> bool:
     """Whether ``path`` begins with an n-best candidate (a ``# nbest_rank`` comment before its first word)."""
-    if path == "-":
-        return False
     with open(path, encoding=encoding, errors="replace") as f:
         for line in f:
             if line.startswith("# nbest_rank"):
@@ -53,13 +51,15 @@ def run_parse(args) -> int:
 
     reading = treebank_reading(args)
     gold = read_treebank(args.gold, args, reading=reading)
-    by = "upos" if reading.detected(args.gold).format == "conllu" else "form" if args.gold != "-" else "upos"
+    source = gold[0].source
+    by = "upos" if source is None or source.format == "conllu" else "form"  # UD's PUNCT, else eval.pl's rule
     names = (args.gold, args.pred)
-    if _is_nbest(args.pred, reading.encoding):
-        result = nbest_scores(gold, args.pred, punct=not args.no_punct, by=by, encoding=reading.encoding, names=names)
-    else:
-        result = attachment_scores(gold, read_treebank(args.pred, args, reading=reading), punct=not args.no_punct,
-                                   by=by, names=names)
+    with _local_file(args.pred) as pred:
+        if _is_nbest(pred, reading.encoding):
+            result = nbest_scores(gold, pred, punct=not args.no_punct, by=by, encoding=reading.encoding, names=names)
+        else:
+            result = attachment_scores(gold, read_treebank(pred, args, reading=reading), punct=not args.no_punct,
+                                       by=by, names=names)
     if args.json:
         print(json.dumps(result))
     elif "oracle" in result:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from ._common import add_treebank_options, leaf_parser, output_encoding, positive_int, read_treebank, treebank_reading
+from ._common import (_local_file, add_treebank_options, leaf_parser, output_encoding, positive_int, read_treebank,
+                      treebank_reading)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -53,7 +54,7 @@ def register(sub) -> None:
     a = leaf_parser(rsub, "apply", help="choose one candidate per n-best list", epilog=_CANDIDATES)
     a.add_argument("reranker", metavar="RERANKER", help="reranker file written by rerank train")
     a.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U to rerank (the kind the reranker was "
-                   "trained on)")
+                   "trained on; - for standard input)")
     a.add_argument("-o", "--output", required=True, metavar="BEST.conllu",
                    help="1-best CoNLL-U: every input sentence, in order, exactly once, as it was in the parser's "
                         "input (atomically; - for standard output); a list that cannot be reranked gives its rank-1 "
@@ -169,7 +170,8 @@ def run_apply(args) -> int:
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")
     reading = treebank_reading(args, reranker)
-    lists = read_nbest(args.nbest, encoding=reading.encoding)
+    with _local_file(args.nbest) as path:
+        lists = read_nbest(path, encoding=reading.encoding)
     best, problems = kind.rerank(reranker, lists, _scorers(args, kind.name))
     _report(problems, args.nbest, args.quiet)
     write_treebank(args.output, best, output_encoding(args, reading))
