@@ -257,3 +257,26 @@ def test_evaluate_tag(tmp_path, capsys, corpora_dir):
     r = json.loads(capsys.readouterr().out)
     assert r["n_words"] == n and r["accuracy"] == pytest.approx(100.0 * (n - nouns) / n)
     assert r["per_tag"]["NOUN"]["accuracy"] == 0.0 and r["per_tag"]["VERB"]["accuracy"] == 100.0
+
+
+def test_standard_input_and_output_everywhere(models, tmp_path, capsys, monkeypatch, corpora_dir):
+    import io
+
+    from seqspectral.lm import load_lm
+
+    out, parser, _ = models
+    gold = corpora_dir / "ewt-sample-dev.conllu"
+    nbest = tmp_path / "n.conllu"
+    assert main(["parse", "run", str(parser), str(gold), "-k", "2", "-o", str(nbest), "--quiet"]) == 0
+    assert main(["evaluate", "parse", str(gold), str(nbest), "--json"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(nbest.read_bytes())))
+    assert main(["evaluate", "parse", str(gold), "-", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_file
+    # a model file to standard output (not a terminal here), then loaded
+    buffer = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(buffer))
+    assert main(["lm", "train", str(gold), "-o", "-", "--method", "ngram", "--quiet"]) == 0
+    path = tmp_path / "lm.npz"
+    path.write_bytes(buffer.getvalue())
+    assert load_lm(path).method == "ngram"
