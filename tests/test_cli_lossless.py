@@ -109,6 +109,22 @@ def test_latin1_conllx_comes_out_as_latin1_conllx(models, tmp_path):
     assert utf8.read_text(encoding="utf-8") == parsed.read_bytes().decode("latin-1")
 
 
+def test_conllx_through_nbest_and_rerank_comes_out_as_conllx(models, tmp_path):
+    out, parser, _ = models
+    text = ("# a CoNLL-X comment\n1\tSeñor\tseñor\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n"
+            "2\tcome\tcomer\tVERB\tVBZ\t_\t0\troot\t_\t_\n3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n\n") * 2
+    gold = tmp_path / "gold.conll"
+    gold.write_bytes(text.encode("latin-1"))
+    nbest, reranker, best = tmp_path / "n.conllu", tmp_path / "r.npz", tmp_path / "b.conll"
+    assert main(["parse", "run", str(parser), str(gold), "-k", "3", "-o", str(nbest), "--encoding", "latin-1",
+                 "--format", "conllx", "--quiet"]) == 0
+    assert "# nbest_format = conllx" in nbest.read_bytes().decode("latin-1")
+    assert main(["rerank", "train", str(nbest), "--gold", str(gold), "-o", str(reranker), "--encoding", "latin-1",
+                 "--epochs", "1", "--quiet"]) == 0
+    assert main(["rerank", "apply", str(reranker), str(nbest), "-o", str(best), "--quiet"]) == 0
+    _same_except(text, best.read_bytes().decode("latin-1"), {6, 7})
+
+
 def test_rerank_remembers_the_encoding_of_its_lists(models, tmp_path):
     out, parser, _ = models
     text = ("1\tSeñor\tseñor\tPROPN\tNNP\t_\t2\tnsubj\t_\t_\n"

@@ -1,6 +1,8 @@
 """N-best lists as CoNLL-U (DESIGN.md): each candidate is a full sentence block carrying
 ``# sent_id``, ``# nbest_rank = r`` (1 = the parser's best) and ``# nbest_score = s``;
-the candidates of one sentence are consecutive, ranks 1, 2, ... in order.
+the candidates of one sentence are consecutive, ranks 1, 2, ... in order. A candidate whose
+sentence was read from CoNLL-X also carries ``# nbest_format = conllx`` (its comments are
+the CoNLL-X file's, as they were).
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .conllu_format import read_conllu
+from .conllu_format import parse_comment, read_conllu
 from .errors import ErrorPolicy
-from .sentence import Sentence
+from .sentence import Sentence, Source
 from .textfile import DEFAULT_ENCODING
 from .writer import write_conllu
 
 _KEYS = ("sent_id", "nbest_rank", "nbest_score")
+#: written for a candidate read from CoNLL-X, so that the 1-best written from the list is CoNLL-X again
+_FORMAT = "nbest_format"
 
 
 @dataclass
@@ -51,7 +55,7 @@ def read_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) ->
             policy.bad(s.line, f"nbest_rank must be an integer and nbest_score a number, not "
                                f"{s.metadata['nbest_rank']!r} and {s.metadata['nbest_score']!r}")
             continue
-        candidate = replace(s, metadata=_without_header(s.metadata))
+        candidate = _candidate(s)
         current = lists[-1] if lists else None
         if rank == 1:
             lists.append(NBestList(s.metadata["sent_id"], [candidate], [score]))
@@ -68,15 +72,28 @@ def read_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) ->
 def write_nbest(path, nbest: Iterable[NBestList], encoding: str = DEFAULT_ENCODING) -> None:
     """Write n-best lists (ranks 1.. in the order of ``candidates``) as CoNLL-U, atomically;
     each candidate keeps its sentence's lines (see :mod:`~seqspectral.corpus.writer`)."""
-    write_conllu(path, (replace(candidate, metadata=_header(group, rank, score) | _without_header(candidate.metadata))
+    write_conllu(path, (replace(candidate, metadata=_header(group, rank, score, candidate)
+                                | _without_header(candidate.metadata))
                         for group in nbest
                         for rank, (candidate, score) in enumerate(zip(group.candidates, group.scores.tolist()), 1)),
                  encoding)
 
 
 def _without_header(metadata: dict) -> dict:
-    return {k: v for k, v in metadata.items() if k not in _KEYS}
+    return {k: v for k, v in metadata.items() if k not in _KEYS and k != _FORMAT}
 
 
-def _header(group: NBestList, rank: int, score: float) -> dict:
-    return {"sent_id": group.sent_id, "nbest_rank": str(rank), "nbest_score": repr(score)}
+def _header(group: NBestList, rank: int, score: float, candidate: Sentence) -> dict:
+    header = {"sent_id": group.sent_id, "nbest_rank": str(rank), "nbest_score": repr(score)}
+    if candidate.source is not None and candidate.source.format == "conllx":
+        header[_FORMAT] = "conllx"
+    return header
+
+
+def _candidate(s: Sentence) -> Sentence:
+    """A candidate as read: its n-best header taken off (from a CoNLL-X sentence, the
+    sentence's source is CoNLL-X again, with the comments it had)."""
+    if s.metadata.get(_FORMAT) != "conllx" or s.source is None:
+        return replace(s, metadata=_without_header(s.metadata))
+    own = tuple(c for c in s.source.comments if not any(k in _KEYS or k == _FORMAT for k, _ in parse_comment(c)))
+    return replace(s, metadata={}, source=Source("conllx", own))

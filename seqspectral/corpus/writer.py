@@ -9,8 +9,10 @@ those and nothing else. Comments come back verbatim unless the sentence's ``meta
 changed them: a changed value is rewritten as ``# key = value`` in its place, a removed
 key drops its line, a new key is added after the others.
 
-Sentences read from CoNLL-X are written as CoNLL-X (PHEAD and PDEPREL kept); every other
-sentence (read from CoNLL-U or Malt-TAB, or built in code) as CoNLL-U.
+Sentences read from CoNLL-X are written as CoNLL-X (PHEAD and PDEPREL kept, the comment
+lines as they were: CoNLL-X has no metadata, so ``metadata`` is written only when such a
+sentence is written as CoNLL-U, after its comments); every other sentence (read from
+CoNLL-U or Malt-TAB, or built in code) as CoNLL-U.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def format_sentence(sentence: Sentence, format: str | None = None) -> str:
     source = sentence.source
     if format is None:
         format = "conllx" if source is not None and source.format == "conllx" else "conllu"
-    out = _comments(sentence)
+    out = _comments(sentence, format)
     others = source.others if source is not None and format == source.format else ()
     rest = source.rest if source is not None and source.format == format else None
     n = len(sentence)
@@ -86,17 +88,16 @@ def _comment(key: str, value: str | None) -> str:
     return f"# {key}" if value is None else f"# {key} = {value}"
 
 
-def _comments(sentence: Sentence) -> list[str]:
+def _comments(sentence: Sentence, format: str) -> list[str]:
     """The comment lines: the source's as they were where ``metadata`` still says the same."""
     from .conllu_format import parse_comment
 
     metadata, source = sentence.metadata, sentence.source
+    if source is not None and source.format != "conllu":  # comments that hold no metadata, as they were
+        return list(source.comments) + ([_comment(k, v) for k, v in metadata.items()] if format == "conllu" else [])
     out: list[str] = []
     done: set[str] = set()
     for raw in source.comments if source is not None else ():
-        if source.format != "conllu":  # comments that hold no metadata
-            out.append(raw)
-            continue
         pairs = parse_comment(raw)
         if all(k in metadata and k not in done and metadata[k] == v for k, v in pairs):
             out.append(raw)
