@@ -137,3 +137,18 @@ def test_corpus_stats_takes_several_files(corpora_dir, capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["file"] for r in rows] == files
     assert [r["n_sequences"] for r in rows] == [len(read_conllu(f)) for f in files]
+
+
+@pytest.mark.parametrize("weight, warned", [(0.5, True), (0.0, True), (1.0, False)])
+def test_mixture_k_at_the_smallest_end_is_warned_unless_unmixed(corpora_dir, weight, warned):
+    from dataclasses import replace
+
+    from seqspectral.lm import train_lm
+    from seqspectral.selection import SelectionResult
+
+    lm = train_lm(read_corpus(corpora_dir / "ewt-sample-dev.conllu"), "unigram")
+    table = [{"mixture_k": k, "model_weight": weight, "score": -float(k)} for k in (0.001, 0.01, 0.1)]
+    lm = replace(lm, selection=SelectionResult("dev", {"mixture_k": 0.001, "model_weight": weight}, table,
+                                               ["mixture_k"]))
+    said = [w for w in lm.summary()["warnings"] if "mixed-in n-gram chose 0.001, the smallest" in w]
+    assert bool(said) == warned

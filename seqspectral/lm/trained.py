@@ -11,8 +11,9 @@ from ..selection import SelectionResult
 from ..serialize import ModelFileError, load, nest, save, unnest
 from .unknown import UnknownEscape
 
-#: smoothing-like choices: the smallest value being best needs no wider grid
-_SMOOTHING = ("floor", "k", "mixture_k")
+#: smoothing-like choices: the smallest value being best needs no wider grid (the mixed-in
+#: n-gram's k is not one: with the mixture weight, its smallest value can be a compromise)
+_SMOOTHING = ("floor", "k")
 _SWEPT_NAMES = {"n_states": "number of states", "regularization": "regularisation", "k": "smoothing k",
                 "mixture_k": "smoothing k of the mixed-in n-gram"}
 
