@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ._common import _local_file, add_treebank_options, leaf_parser, read_treebank, treebank_reading
+from ._common import _local_file, add_treebank_options, leaf_parser, note, read_treebank, treebank_reading
 
 HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
 
@@ -51,6 +51,8 @@ def run_parse(args) -> int:
 
     reading = treebank_reading(args)
     gold = read_treebank(args.gold, args, reading=reading)
+    if not args.quiet and all(d == "_" for s in gold for d in s.deprels):
+        note(f"{args.gold} has no DEPREL: LAS is UAS")
     source = gold[0].source
     by = "upos" if source is None or source.format == "conllu" else "form"  # UD's PUNCT, else eval.pl's rule
     names = (args.gold, args.pred)
