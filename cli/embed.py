@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, add_sharding_options, positive_int, reading_of, shards_of
+from ._common import _local_file, add_reading_options, add_sharding_options, positive_int, reading_of, shards_of
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -121,7 +121,8 @@ def _read(path: str, args):
     reading = reading_of(args)
     if path == "brown" and reading["format"] in ("auto", "brown") and not Path(path).exists():
         return read_brown(None, field=reading["field"], tagset=reading["tagset"])
-    return read_corpus(path, **reading)
+    with _local_file(path) as local:
+        return read_corpus(local, **reading)
 
 
 def run_neighbours(args) -> int:

@@ -130,7 +130,9 @@ def _valid(kind: _Kind, nbest_path: str, gold_path: str, args):
     from seqspectral.reranking.lists import aligned_valid
 
     reading = treebank_reading(args)
-    lists, gold = read_nbest(nbest_path, encoding=reading.encoding), read_treebank(gold_path, args, reading=reading)
+    with _local_file(nbest_path) as path:
+        lists = read_nbest(path, encoding=reading.encoding)
+    gold = read_treebank(gold_path, args, reading=reading)
     valid, problems = aligned_valid(lists, gold, kind.problem)
     _report(problems, nbest_path, args.quiet)
     return [lists[i] for i in valid], [gold[i] for i in valid]
