@@ -20,7 +20,7 @@ it scores the better candidate higher (ties count half); and the reranker's weig
 
 Writes ``evaluation/results/reranking.md``. Run from the repository root::
 
-    python evaluation/reranking.py --workdir /tmp/parsing-eval
+    python -m evaluation reranking --workdir /tmp/parsing-eval
 """
 
 from __future__ import annotations
@@ -32,23 +32,17 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "evaluation" / "results" / "reranking.md"
+from .common import REPO, RESULTS, describe, log, write_results
+from .parsing import K, Work, add_limit_option, jackknifed, read_ewt
+
+OUT = RESULTS / "reranking.md"
+
 EPOCHS = 20
 #: candidates per training list for the rerankers whose features include a word-observation
 #: tree model (scoring costs k^3 per arc; k = 10 loses nothing measurable on the baseline)
 WORD_MODEL_TRAIN_K = 10
 #: the UPOS tree model with its hyper-parameters chosen by ranking on held-out train (issue 12)
 RANKED = "UPOS, U = I, chosen by ranking (k = 17)"
-
-sys.path.insert(0, str(REPO / "evaluation"))
-from _machine import describe  # noqa: E402
-from _results import write_results  # noqa: E402
-from parsing import K, Work, add_limit_option, jackknifed, read_ewt  # noqa: E402
-
-
-def log(message: str) -> None:
-    print(f"[reranking {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 class Split:

@@ -14,7 +14,6 @@ benchmarks.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -124,9 +123,3 @@ def evaluate_lm(lm: TrainedLM, corpus: Corpus, solution: np.ndarray | None = Non
         "n_weights": int(events.n_weights),
     }
 
-
-def timed(fn, *args, **kwargs):
-    """(result, wall seconds) of ``fn(*args, **kwargs)``."""
-    t0 = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - t0
