@@ -151,7 +151,7 @@ def run_train(args) -> int:
         kind.features(lists, scorers, args.templates), kind.losses(lists, gold, args.field), dev=dev)
     serialize.save(args.output, reranker)
     if not args.quiet:
-        chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if hasattr(reranker, "selection_") else ""
+        chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if reranker.selection_ is not None else ""
         print(f"seqspectral: trained on {len(lists)} lists of {kind.name}, features {', '.join(reranker.dense_names_)}"
               f"{chosen}; wrote {args.output}", file=sys.stderr)
     return 0

@@ -133,8 +133,7 @@ c = Corpus.from_ids([[2, 3, 2], [3]])
 hankel_statistics(c, HankelBasis.all_strings([2, 3], 2), "substring")
 hankel = time.process_time()
 t = Corpus(c.symbols, c.offsets, heads=np.array([0, 1, 1, 0], np.int32))
-s = tree_statistics(t, 4)
-s.trigram_projected(np.ones((4, 2)))
+tree_statistics(t, 4)
 trees = time.process_time()
 print(imported - start, hankel - imported, trees - hankel)
 """
@@ -167,7 +166,8 @@ def bench_trees(repeats):
 
         U = np.random.default_rng(0).normal(size=(stats.n_symbols, 50))
         proj = min(_timed(lambda: stats.project(U)) for _ in range(repeats))
-        rows.append((field, len(corpus), corpus.n_tokens, stats.n_symbols, len(stats.trigram[0]), best, proj))
+        rows.append((field, len(corpus), corpus.n_tokens, stats.n_symbols, stats.left.nnz + stats.right.nnz, best,
+                     proj))
     return rows
 
 
@@ -381,9 +381,9 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
         f"| warm cache (load) | {cached[0]:.2f} | {cached[1]:.2f} | {cached[2]:.2f} |",
         "",
         "Tree statistics of all of UD English-EWT train (warm, best of "
-        f"{args.repeats}; projection = every table by a random n×50 U, trigram to 50×50×50).",
+        f"{args.repeats}; projection = every table by a random n×50 U).",
         "",
-        "| field | sentences | words | symbols | distinct trigrams | tree_statistics (s) | project (s) |",
+        "| field | sentences | words | symbols | distinct arcs | tree_statistics (s) | project (s) |",
         "|---|---|---|---|---|---|---|",
     ]
     lines += [f"| {f} | {s:,} | {w:,} | {n:,} | {t:,} | {a:.3f} | {b:.3f} |" for f, s, w, n, t, a, b in trees]
@@ -391,7 +391,7 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
         "",
         "The projection of the word-level tables is dominated by dense products U.T @ (M @ U) with a 19,676-long "
         "inner dimension, which multi-threaded OpenBLAS runs pathologically slowly on a loaded 2-core machine "
-        "(0.9 s each; 0.005 s with OPENBLAS_NUM_THREADS=1); the trigram part (`project_triples`) takes ~0.2 s.",
+        "(0.9 s each; 0.005 s with OPENBLAS_NUM_THREADS=1).",
     ]
     lines += [
         "",

@@ -46,7 +46,7 @@ def main(argv=None) -> None:
         cells = []
         for method in ("em", "em-tensor"):
             t0 = time.process_time()
-            lm = train_lm(train, method, n_iter=args.n_iter)
+            lm = train_lm(train, method, max_iter=args.n_iter)
             seconds = time.process_time() - t0
             score = evaluate_lm(lm, test, solution)["pautomac_score"]
             summary = lm.summary()

@@ -70,7 +70,7 @@ METHODS = ("spectral", "spectral-prefix", "spectral-substring", "convex", "tenso
 
 def fit_method(method, train, random_state):
     """``method`` fitted on ``train``, every "auto" value chosen on a held-out part of it."""
-    return make_estimator(method, "auto", random_state=random_state, n_iter=EM_ITER).fit(train)
+    return make_estimator(method, "auto", random_state=random_state, max_iter=EM_ITER).fit(train)
 
 
 def _held_out(model):

@@ -97,7 +97,8 @@ def measure(kind: str, path: str, mode: str, shard_bytes: int) -> dict:
 
     from seqspectral.corpus import read_corpus
     from seqspectral.counting import HankelBasis, hankel_statistics
-    from seqspectral.counting.sharded import sharded_hankel_statistics, sharded_view_counts
+    from seqspectral.counting.sharded import sharded_hankel_statistics
+    from seqspectral.embeddings.sharded import sharded_view_counts
     from seqspectral.counting.shards import read_shard, shard_files
     from seqspectral.embeddings import CCAEmbeddings
 

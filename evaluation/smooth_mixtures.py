@@ -121,7 +121,7 @@ def ours(loss, triples, n_bins=BINS, n_init=3, **kw):
     def fit(X, k, seed, validation=None):
         model = SmoothProductMixture(k, n_bins=n_bins, triples=triples, loss=loss, n_init=n_init,
                                      random_state=seed, **kw)
-        return model.fit(X, validation=validation)
+        return model.fit(X, dev=validation)
     return fit
 
 

@@ -149,7 +149,7 @@ def main(argv=None) -> None:
     log("warming the Numba kernels")
     warm = planted_model(2, 5).sample(branching_topologies(200, random_state=0))
     SpectralTreeModel(2).fit(warm).log_probs(warm)
-    EMTreeModel(2, n_iter=2).fit(warm)
+    EMTreeModel(2, max_iter=2).fit(warm)
 
     log("1. consistency")
     table1 = consistency(sizes, read_corpus(TRAIN, field="upos"))
@@ -176,10 +176,10 @@ def main(argv=None) -> None:
             f"{model.ridge_}, {model.shrinkage_}, {model.floor_})")
     spectral_upos, spectral_plain, spectral_ranking = (spectral_rows[i][1] for i in (0, 2, 3))
     t0 = time.process_time()
-    em_upos = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
+    em_upos = EMTreeModel(17, max_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
     em_seconds = time.process_time() - t0
     t0 = time.process_time()
-    em_spectral_start = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="spectral").fit(train["upos"])
+    em_spectral_start = EMTreeModel(17, max_iter=em_cap, tol=1e-4, init="spectral").fit(train["upos"])
     em_start_seconds = time.process_time() - t0
     ll_em = em_upos.score(dev["upos"])
     ll_em_start = em_spectral_start.score(dev["upos"])

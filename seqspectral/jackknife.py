@@ -22,8 +22,9 @@ def jackknife(estimator, items, n_folds: int, apply) -> list:
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
-    if hasattr(estimator, "selection_"):
-        params.update(estimator.selection_.chosen)
+    selection = getattr(estimator, "selection_", None)  # None: unfitted (NotFittedError) or nothing chosen
+    if selection is not None:
+        params.update(selection.chosen)
     out = [None] * len(items)
     for f in range(n_folds):
         inside = np.flatnonzero(folds == f)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.corpus import Corpus, Vocabulary
 from seqspectral.linalg.whitening import whitening
 
@@ -184,10 +184,6 @@ class CCAEmbeddings(Estimator):
         return U.astype(np.float64), d.astype(np.float64), Vt.astype(np.float64)
 
     # -- use -----------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "word_vectors_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     @property
     def words_(self) -> list[str]:
         """The words with a vector, ``<unk>`` first (the boundary ``</s>`` is not a word)."""

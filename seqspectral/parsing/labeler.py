@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, seed
+from seqspectral.base import Estimator, integer, seed
 
 from . import _label_kernels
 from .atoms import encode, flat_heads
@@ -28,10 +28,6 @@ class DependencyLabeler(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def fit(self, sentences):
         """Learn DEPREL from the gold trees of ``sentences``."""

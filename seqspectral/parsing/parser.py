@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
+from seqspectral.base import Estimator, integer, one_of, real, seed
 from seqspectral.selection import SelectionResult, grid_search
 
 from . import _training_kernels
@@ -70,10 +70,6 @@ class DependencyParser(Estimator):
         self.update = update
         self.labels = labels
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     # -- training --------------------------------------------------------------------------
     def fit(self, sentences, dev=None, on_epoch=None):
@@ -176,7 +172,7 @@ class DependencyParser(Estimator):
 
         self._check_fitted()
         header = {"params": self.json_params(), "history": self.history_, "single_root": self.single_root_}
-        if hasattr(self, "selection_"):
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = sparse_state("arc", self.weights_)
         if self.labeler_ is not None:

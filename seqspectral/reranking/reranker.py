@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, seed
+from seqspectral.base import Estimator, integer, seed
 from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
 from seqspectral.selection import SelectionResult, grid_search
 
@@ -38,10 +38,6 @@ class Reranker(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "sparse_weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def fit(self, features: CandidateFeatures, loss, dev: tuple[CandidateFeatures, np.ndarray] | None = None):
         """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads). With ``dev``
@@ -113,7 +109,7 @@ class Reranker(Estimator):
         self._check_fitted()
         header = {"params": self.json_params(), "dense_names": self.dense_names_, "templates": self.templates_,
                   "history": self.history_}
-        if hasattr(self, "selection_"):
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
                   "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, seed
+from seqspectral.base import Estimator, integer, one_of, seed
 from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
 from seqspectral.selection import SelectionResult, grid_search
 
@@ -38,10 +38,6 @@ class PerceptronTagger(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     # -- features and gold tags ------------------------------------------------------------
     def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
@@ -150,7 +146,7 @@ class PerceptronTagger(Estimator):
     def to_state(self):
         self._check_fitted()
         header = {"params": self.json_params(), "tags": self.tags_, "history": self.history_}
-        if hasattr(self, "selection_"):
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
 
