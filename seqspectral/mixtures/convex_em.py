@@ -97,6 +97,8 @@ class ConvexEM(BayesNetEstimator):
         program.problem.solve(solver=getattr(cp, self.solver), **options)
         self.solve_time_ = time.perf_counter() - start
         self.solver_status_ = program.problem.status
+        self.n_iter_ = program.problem.solver_stats.num_iters  # of the solver, capped by max_iter
+        self.converged_ = self.solver_status_ == "optimal"
         if program.problem.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"ConvexEM: the solver {self.solver} stopped with status {program.problem.status!r}")
         metrics = program.problem.size_metrics
@@ -118,7 +120,7 @@ class ConvexEM(BayesNetEstimator):
         self.model_, self.rounded_objective_ = fit_tables(s, s.complete(X, H), self.beta)
         self.hidden_, self.objective_ = H, self.rounded_objective_
         if self.polish:
-            self.model_, self.objective_, self.hidden_, _ = hard_em(s, X, H, self.beta, max_iter=100)
+            self.model_, self.objective_, self.hidden_, _, _ = hard_em(s, X, H, self.beta, max_iter=100)
         return self
 
 
