@@ -77,7 +77,7 @@ class _Kind:
     def __init__(self, name: str):
         self.name = name
         if name == "tags":
-            from seqspectral.tagging import reranking as module
+            from seqspectral.reranking import tags as module
 
             self.problem, self.rerank = module.list_problem, module.rerank_tags
         else:
@@ -151,7 +151,7 @@ def run_train(args) -> int:
         kind.features(lists, scorers, args.templates), kind.losses(lists, gold, args.field), dev=dev)
     serialize.save(args.output, reranker)
     if not args.quiet:
-        chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if hasattr(reranker, "selection_") else ""
+        chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if reranker.selection_ is not None else ""
         print(f"seqspectral: trained on {len(lists)} lists of {kind.name}, features {', '.join(reranker.dense_names_)}"
               f"{chosen}; wrote {args.output}", file=sys.stderr)
     return 0
@@ -160,7 +160,7 @@ def run_train(args) -> int:
 def run_apply(args) -> int:
     from seqspectral import serialize
     from seqspectral.corpus import read_nbest, write_conllu
-    from seqspectral.tagging.reranking import BASE
+    from seqspectral.reranking.tags import BASE
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")

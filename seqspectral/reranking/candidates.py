@@ -1,7 +1,8 @@
 """The reranker's input: feature vectors of the candidates of many n-best lists.
 
 Candidates of list ``i`` are rows ``groups[i]:groups[i + 1]``. Each row has binary hashed
-features (weight slots, CSR: ``indptr``, ``indices``; a slot repeated counts twice) and
+features (weight slots in [0, 2**31), CSR: ``indptr``, ``indices``; a slot repeated counts
+twice; a slot every candidate of a list has may be left out, :meth:`without_common`) and
 real-valued features (``dense``, one named column each: the base model's score, tree or
 language-model log-probabilities); ``templates`` names the set of hashed features (a
 reranker applies only to candidates described as it was trained). What the candidates are — parses, tag sequences — is
@@ -27,7 +28,7 @@ class CandidateFeatures:
     def __post_init__(self):
         self.groups = np.ascontiguousarray(self.groups, dtype=np.int64)
         self.indptr = np.ascontiguousarray(self.indptr, dtype=np.int64)
-        self.indices = np.ascontiguousarray(self.indices, dtype=np.int64)
+        self.indices = np.ascontiguousarray(self.indices, dtype=np.int32)
         self.dense = np.ascontiguousarray(self.dense, dtype=np.float64).reshape(self.n_candidates, -1)
         if self.dense.shape[1] != len(self.dense_names):
             raise ValueError(f"{self.dense.shape[1]} dense columns but {len(self.dense_names)} names")
@@ -41,20 +42,56 @@ class CandidateFeatures:
     def __len__(self) -> int:
         return len(self.groups) - 1
 
+    def rows(self, lists) -> np.ndarray:
+        """The candidate rows of ``lists`` (list indices), in that order."""
+        lists = np.asarray(lists, dtype=np.int64)
+        sizes = self.groups[lists + 1] - self.groups[lists]
+        return np.repeat(self.groups[lists], sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes,
+                                                                                         sizes))
+
+    def subset(self, lists) -> "CandidateFeatures":
+        """The features of ``lists`` (list indices), in that order."""
+        lists = np.asarray(lists, dtype=np.int64)
+        groups = np.zeros(len(lists) + 1, dtype=np.int64)
+        np.cumsum(self.groups[lists + 1] - self.groups[lists], out=groups[1:])
+        return self._taken(self.rows(lists), groups)
+
     def first(self, k: int) -> "CandidateFeatures":
         """The features of the first ``k`` candidates of every list."""
-        sizes = np.minimum(np.diff(self.groups), k)
         rank = np.arange(self.n_candidates) - np.repeat(self.groups[:-1], np.diff(self.groups))
-        keep = np.flatnonzero(rank < k)
+        groups = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(np.minimum(np.diff(self.groups), k), out=groups[1:])
+        return self._taken(np.flatnonzero(rank < k), groups)
+
+    def _taken(self, keep: np.ndarray, groups: np.ndarray) -> "CandidateFeatures":
         lengths = np.diff(self.indptr)[keep]
         indptr = np.zeros(len(keep) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         starts = np.repeat(self.indptr[keep], lengths)
         within = np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths)
-        groups = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=groups[1:])
         return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep],
                                  list(self.dense_names), self.templates)
+
+    def without_common(self) -> "CandidateFeatures":
+        """The same ranking problem with, in every list, the hashed features that every
+        candidate of the list has (as a multiset) left out: they add the same to every
+        candidate's score and cancel in every perceptron update, and n-best candidates
+        share most of their features."""
+        from ._kernels import without_common
+
+        indptr, indices = without_common(self.groups, self.indptr, self.indices)
+        return CandidateFeatures(self.groups, indptr, indices, self.dense, list(self.dense_names), self.templates)
+
+    @classmethod
+    def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
+        """The lists of ``parts`` one after the other (the same feature names)."""
+        first = parts[0]
+        groups = np.concatenate([[0]] + [p.groups[1:] + sum(q.n_candidates for q in parts[:i])
+                                         for i, p in enumerate(parts)])
+        indptr = np.concatenate([[0]] + [p.indptr[1:] + sum(len(q.indices) for q in parts[:i])
+                                         for i, p in enumerate(parts)])
+        return cls(groups, indptr, np.concatenate([p.indices for p in parts]),
+                   np.concatenate([p.dense for p in parts]), list(first.dense_names), first.templates)
 
     def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
         """These features plus more real-valued columns."""

@@ -6,16 +6,16 @@ sequence language model of ``seqspectral lm`` read through
 :class:`~seqspectral.reranking.CorpusScorer` gives the log-probability of the candidate's
 tag sequence (the column it was trained on, its tagset, its vocabulary). It has no hashed
 features. Its loss is its number of wrong tags. The reranker itself
-(:class:`~seqspectral.reranking.Reranker`) is the one that reranks parses: it sees only
-:class:`~seqspectral.reranking.CandidateFeatures`.
+(:class:`~seqspectral.reranking.Reranker`) is the one that reranks parses (:mod:`.parses`):
+it sees only :class:`~seqspectral.reranking.CandidateFeatures`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.reranking import CandidateFeatures
-from seqspectral.reranking.lists import rerank_lists
+from .candidates import CandidateFeatures
+from .lists import rerank_lists
 
 #: the base score's name among the real-valued features: what marks a reranker of tag lists
 BASE = "tagger"
