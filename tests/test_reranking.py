@@ -236,3 +236,41 @@ def test_first_k_candidates_of_every_list():
             np.testing.assert_array_equal(short.indices[short.indptr[row]:short.indptr[row + 1]],
                                           features.indices[features.indptr[old]:features.indptr[old + 1]])
             np.testing.assert_array_equal(short.dense[row], features.dense[old])
+
+
+def test_features_every_candidate_shares_are_left_out_without_changing_the_reranker():
+    features, loss = planted_lists(60, 4)
+    rng = np.random.default_rng(4)
+    # every candidate of a list also gets its list's own shared slots (one of them twice)
+    rows = []
+    for g in range(len(features)):
+        shared = rng.integers(0, 1 << 20, size=5).tolist()
+        shared.append(shared[0])
+        for c in range(features.groups[g], features.groups[g + 1]):
+            rows.append(features.indices[features.indptr[c]:features.indptr[c + 1]].tolist() + shared)
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    full = CandidateFeatures(features.groups, indptr, np.concatenate(rows), features.dense, features.dense_names)
+    compact = full.without_common()
+    assert len(compact.indices) <= len(features.indices)
+    for c in range(full.n_candidates):  # what is left of a row is the row minus the list's common multiset
+        g = np.searchsorted(full.groups, c, side="right") - 1
+        common = Counter(full.indices[full.indptr[full.groups[g]]:full.indptr[full.groups[g] + 1]].tolist())
+        for d in range(full.groups[g] + 1, full.groups[g + 1]):
+            common &= Counter(full.indices[full.indptr[d]:full.indptr[d + 1]].tolist())
+        row = Counter(full.indices[full.indptr[c]:full.indptr[c + 1]].tolist())
+        assert Counter(compact.indices[compact.indptr[c]:compact.indptr[c + 1]].tolist()) == row - common
+    a = Reranker(epochs=3, hash_bits=12).fit(full, loss)
+    b = Reranker(epochs=3, hash_bits=12).fit(compact, loss)
+    assert a.selection_.chosen == b.selection_.chosen
+    np.testing.assert_array_equal(a.choose(full), b.choose(compact))
+
+
+def test_subsets_and_concatenation_of_lists():
+    features, _ = planted_lists(6, 5)
+    parts = [features.subset([0, 1]), features.subset([2, 3, 4, 5])]
+    joined = CandidateFeatures.concatenate(parts)
+    for name in ("groups", "indptr", "indices", "dense"):
+        np.testing.assert_array_equal(getattr(joined, name), getattr(features, name))
+    picked = features.subset([4, 1])
+    np.testing.assert_array_equal(picked.dense, features.dense[np.r_[32:40, 8:16]])
+    np.testing.assert_array_equal(features.rows([4, 1]), np.r_[32:40, 8:16])

@@ -4,14 +4,16 @@ Candidates of list ``i`` are rows ``groups[i]:groups[i + 1]``. Each row has bina
 features (weight slots in [0, 2**31), CSR: ``indptr``, ``indices``; a slot repeated counts
 twice; a slot every candidate of a list has may be left out, :meth:`without_common`) and
 real-valued features (``dense``, one named column each: the base model's score, tree or
-language-model log-probabilities); ``templates`` names the set of hashed features (a
-reranker applies only to candidates described as it was trained). What the candidates are — parses, tag sequences — is
+language-model log-probabilities); ``templates`` names the set of hashed features,
+``ranks`` what the candidates are (``parses``, ``tags``) and ``sources`` the model file
+(path, content hash) behind every real-valued column that comes from one: a reranker
+applies only to candidates described as it was trained. What the candidates are — parses, tag sequences — is
 the business of the code that builds this; the reranker sees only these arrays.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -24,6 +26,8 @@ class CandidateFeatures:
     dense: np.ndarray
     dense_names: list[str]
     templates: str = ""
+    ranks: str = ""
+    sources: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.groups = np.ascontiguousarray(self.groups, dtype=np.int64)
@@ -69,8 +73,8 @@ class CandidateFeatures:
         np.cumsum(lengths, out=indptr[1:])
         starts = np.repeat(self.indptr[keep], lengths)
         within = np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths)
-        return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep],
-                                 list(self.dense_names), self.templates)
+        return replace(self, groups=groups, indptr=indptr, indices=self.indices[starts + within],
+                       dense=self.dense[keep])
 
     def without_common(self) -> "CandidateFeatures":
         """The same ranking problem with, in every list, the hashed features that every
@@ -80,23 +84,23 @@ class CandidateFeatures:
         from ._kernels import without_common
 
         indptr, indices = without_common(self.groups, self.indptr, self.indices)
-        return CandidateFeatures(self.groups, indptr, indices, self.dense, list(self.dense_names), self.templates)
+        return replace(self, indptr=indptr, indices=indices)
 
     @classmethod
     def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
         """The lists of ``parts`` one after the other (the same feature names)."""
-        first = parts[0]
-        groups = np.concatenate([[0]] + [p.groups[1:] + sum(q.n_candidates for q in parts[:i])
-                                         for i, p in enumerate(parts)])
-        indptr = np.concatenate([[0]] + [p.indptr[1:] + sum(len(q.indices) for q in parts[:i])
-                                         for i, p in enumerate(parts)])
-        return cls(groups, indptr, np.concatenate([p.indices for p in parts]),
-                   np.concatenate([p.dense for p in parts]), list(first.dense_names), first.templates)
+        candidates = np.cumsum([0] + [p.n_candidates for p in parts])
+        slots = np.cumsum([0] + [len(p.indices) for p in parts])
+        groups = np.concatenate([[0]] + [p.groups[1:] + candidates[i] for i, p in enumerate(parts)])
+        indptr = np.concatenate([[0]] + [p.indptr[1:] + slots[i] for i, p in enumerate(parts)])
+        return replace(parts[0], groups=groups, indptr=indptr, indices=np.concatenate([p.indices for p in parts]),
+                       dense=np.concatenate([p.dense for p in parts]))
 
-    def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
-        """These features plus more real-valued columns."""
+    def with_dense(self, names: list[str], columns: list[np.ndarray], sources: dict | None = None
+                   ) -> "CandidateFeatures":
+        """These features plus more real-valued columns (``sources``: name -> where it came from)."""
         if not columns:
             return self
         dense = np.column_stack([self.dense, *[np.asarray(c, dtype=np.float64) for c in columns]])
-        return CandidateFeatures(self.groups, self.indptr, self.indices, dense, self.dense_names + list(names),
-                                 self.templates)
+        return replace(self, dense=dense, dense_names=self.dense_names + list(names),
+                       sources={**self.sources, **(sources or {})})

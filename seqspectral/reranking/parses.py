@@ -56,8 +56,9 @@ def parse_features(candidates, scorers=(), templates: str = "context") -> Candid
     if templates == "context":
         word = np.ascontiguousarray(table.atoms[:, COLUMNS.index("word")])
         indptr, indices = _joined(indptr, indices, *_kernels.context_features(word, pos, *args))
-    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates)
-    return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers])
+    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates, "parses")
+    return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers],
+                               {s.name: s.source for s in scorers if s.source})
 
 
 def _joined(indptr_a, indices_a, indptr_b, indices_b) -> tuple[np.ndarray, np.ndarray]:

@@ -75,6 +75,8 @@ class Reranker(Estimator):
             raise ValueError("the candidates have no real-valued feature: the first must be the base model's score")
         self.dense_names_ = list(features.dense_names)
         self.templates_ = features.templates
+        self.ranks_ = features.ranks
+        self.sources_ = dict(features.sources)
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         sizes = np.ones(len(features)) if sizes is None else np.asarray(sizes, dtype=np.float64)
         if dev is not None:
@@ -133,12 +135,20 @@ class Reranker(Estimator):
         return train_epochs(epochs, run_epoch, average, held_out, start=average(), on_epoch=on_epoch)
 
     def _standardised(self, features: CandidateFeatures) -> np.ndarray:
+        if self.ranks_ and features.ranks and features.ranks != self.ranks_:
+            raise FeatureMismatchError(f"the reranker ranks {self.ranks_}, these candidates are {features.ranks}")
         if features.templates != self.templates_:
             raise FeatureMismatchError(f"the reranker was trained on hashed features {self.templates_!r}, these "
                                        f"candidates have {features.templates!r}")
         if list(features.dense_names) != self.dense_names_:
             raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}, "
                                        f"these candidates have {list(features.dense_names)}")
+        for name, source in self.sources_.items():
+            given = features.sources.get(name)
+            if given is not None and given.get("sha256") != source.get("sha256"):
+                raise FeatureMismatchError(
+                    f"feature {name} comes from {given.get('path')} (sha256 {str(given.get('sha256'))[:12]}), "
+                    f"the reranker was trained with {source.get('path')} (sha256 {str(source.get('sha256'))[:12]})")
         return np.ascontiguousarray((features.dense - self.dense_mean_) / self.dense_scale_)
 
     def scores(self, features: CandidateFeatures) -> np.ndarray:
@@ -169,7 +179,8 @@ class Reranker(Estimator):
     def to_state(self):
         self._check_fitted()
         header = {"params": self.json_params(), "dense_names": self.dense_names_, "templates": self.templates_,
-                  "history": self.history_, "held_out": self.held_out_}
+                  "ranks": self.ranks_, "sources": self.sources_, "history": self.history_,
+                  "held_out": self.held_out_}
         if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
@@ -182,6 +193,9 @@ class Reranker(Estimator):
         model = cls(**{"anchor": 1.0, **header["params"]})
         model.dense_names_ = list(header["dense_names"])
         model.templates_ = header.get("templates", "baseline" if "parser" in model.dense_names_ else "")
+        # files before the reranker recorded what it ranks: the base score's name says
+        model.ranks_ = header.get("ranks", "tags" if model.dense_names_[:1] == ["tagger"] else "parses")
+        model.sources_ = dict(header.get("sources", {}))
         model.history_ = header["history"]
         model.held_out_ = header.get("held_out")
         model.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None

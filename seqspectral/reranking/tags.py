@@ -39,9 +39,10 @@ def tag_features(lists, scorers=()) -> CandidateFeatures:
     groups = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(nbest) for nbest in lists], out=groups[1:])
     tagger = np.concatenate([nbest.scores for nbest in lists]) if lists else np.zeros(0)
-    features = CandidateFeatures(groups, np.zeros(len(candidates) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                                 tagger[:, None], [BASE])
-    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers])
+    features = CandidateFeatures(groups, np.zeros(len(candidates) + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                                 tagger[:, None], [BASE], ranks="tags")
+    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers],
+                               {s.name: s.source for s in scorers if s.source})
 
 
 def tag_losses(lists, gold, field: str) -> np.ndarray:
