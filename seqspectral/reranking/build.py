@@ -138,6 +138,7 @@ class Stages:
         path = directory / MANIFEST
         self.manifest = json.loads(path.read_text()) if path.is_file() else {}
         self.manifest.setdefault("stages", {})
+        self.extra_cpu = 0.0  # CPU seconds of worker processes during the current stage
 
     def path(self, name: str) -> Path:
         return self.directory / name
@@ -156,10 +157,10 @@ class Stages:
             self.progress.done(name, 0.0, 0.0, kept=True)
             return load()
         self.progress.start(name)
-        wall, cpu = time.perf_counter(), _cpu()
+        wall, cpu, self.extra_cpu = time.perf_counter(), _cpu(), 0.0
         result = compute()
         save(result)
-        self.record(name, key, files, time.perf_counter() - wall, _cpu() - cpu)
+        self.record(name, key, files, time.perf_counter() - wall, _cpu() - cpu + self.extra_cpu)
         return result
 
     def write(self) -> None:
@@ -198,13 +199,13 @@ def _fold_blocks(n: int, folds: int) -> list[tuple[int, int]]:
     return [(int(np.flatnonzero(of == f)[0]), int(np.flatnonzero(of == f)[-1]) + 1) for f in range(folds)]
 
 
-def _tag_fold(params: dict, fields: list[str], train: list, held: list) -> list[dict]:
+def _tag_fold(params: dict, fields: list[str], train: list, held: list) -> tuple[list[dict], float]:
+    """The ``fields`` of ``held`` predicted by taggers trained on ``train``, and the CPU seconds spent."""
     from seqspectral.tagging import PerceptronTagger
 
-    columns = {}
-    for field in fields:
-        columns[field] = PerceptronTagger(**params[field]).fit(train).predict(held)
-    return [{f: columns[f][i] for f in fields} for i in range(len(held))]
+    start = time.process_time()
+    columns = {field: PerceptronTagger(**params[field]).fit(train).predict(held) for field in fields}
+    return [{f: columns[f][i] for f in fields} for i in range(len(held))], time.process_time() - start
 
 
 def _parse_fold(params: dict, train: list, held: list, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -310,8 +311,10 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
 
         def jackknife_tags():
             jobs = [(params, fields, train[:a] + train[b:], train[a:b]) for a, b in blocks]
-            tags = [t for part in _map(_tag_fold, jobs, workers) for t in part]
-            return [_with_tags(s, t) for s, t in zip(train, tags)]
+            parts = list(_map(_tag_fold, jobs, workers))
+            if workers > 1:  # the workers' CPU, which this process's clock does not see
+                stages.extra_cpu += sum(cpu for _, cpu in parts)
+            return [_with_tags(s, t) for s, t in zip(train, (t for part, _ in parts for t in part))]
 
         from seqspectral.corpus import read_conllu, write_conllu
 
@@ -387,12 +390,16 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
         from seqspectral.reranking import Reranker, head_losses
 
         train_f = jackknifed_features(fold_trees, fold_models, o)
-        dev_pair = None
+        held = None
         if dev:
-            dev_pair = (candidate_features(dev_trees, tree_models.get("tree"), o), head_losses(dev_trees, dev))
-        return Reranker(o.reranker_epochs).fit(train_f, head_losses(train_trees, train), dev=dev_pair)
+            held = (candidate_features(dev_trees, tree_models.get("tree"), o), head_losses(dev_trees, dev),
+                    dev_trees.lengths)
+        return Reranker(o.reranker_epochs).fit(train_f, head_losses(train_trees, train), dev=held,
+                                               sizes=train_trees.lengths)
 
-    reranker_key = _key(lists_key, o.templates, o.spectral, o.reranker_epochs,
+    from seqspectral.reranking import Reranker
+
+    reranker_key = _key(lists_key, o.templates, o.spectral, Reranker(o.reranker_epochs).get_params(),
                         tree_key if o.field else None, _key(parser_key, o.k, "dev") if dev else None)
     reranker = stages.run("reranker", reranker_key, ["reranker.npz"], reranker_fit,
                           lambda m: serialize.save(stages.path("reranker.npz"), m),
@@ -402,6 +409,7 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
         report["reranked_dev"] = attachment_scores(dev, parser.with_trees(dev, dev_trees.chosen(choice)))
     if getattr(reranker, "selection_", None):
         report["reranker_chosen"] = reranker.selection_.chosen
+    report["reranker_held_out"] = getattr(reranker, "held_out_", None)
     report["reranker_features"] = list(reranker.dense_names_)
     stages.manifest["options"] = asdict(o)
     stages.manifest["tag_fields"] = fields

@@ -54,6 +54,8 @@ class DirectionScorers:
 class _Side:
     """One column of :class:`DirectionScorers` (the scorer interface of :mod:`.parses`)."""
 
+    source = None  # no model file of its own: the tree model's
+
     def __init__(self, parent: DirectionScorers, column: int, name: str):
         self.parent, self.column, self.name = parent, column, name
 
