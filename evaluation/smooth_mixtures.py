@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT / "evaluation"))
 from _machine import describe  # noqa: E402
 
 from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.mixtures.smooth_histograms import all_triples  # noqa: E402
-from seqspectral.mixtures.smooth_product import SmoothProductMixture  # noqa: E402
+from seqspectral.mixtures.smooth.histograms import all_triples  # noqa: E402
+from seqspectral.mixtures.smooth.product import SmoothProductMixture  # noqa: E402
 
 RESULTS = ROOT / "evaluation" / "results"
 F, N, BINS = 10, 10, 15

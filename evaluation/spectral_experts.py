@@ -58,11 +58,11 @@ sys.path.insert(0, str(ROOT / "evaluation"))
 
 from _machine import describe  # noqa: E402
 
-from seqspectral.mixtures.experts_alignment import align_components, parameter_error  # noqa: E402
-from seqspectral.mixtures.experts_em import MixtureOfLinearRegressionsEM  # noqa: E402
-from seqspectral.mixtures.experts_synthetic import (  # noqa: E402
+from seqspectral.mixtures.experts.alignment import align_components, parameter_error  # noqa: E402
+from seqspectral.mixtures.experts.em import MixtureOfLinearRegressionsEM  # noqa: E402
+from seqspectral.mixtures.datasets.experts import (  # noqa: E402
     FEATURE_MAPS, HISTOGRAM_MAP, polynomial_features, random_instance, sample_inputs, sample_responses)
-from seqspectral.mixtures.spectral_experts import SpectralExperts  # noqa: E402
+from seqspectral.mixtures.experts.spectral import SpectralExperts  # noqa: E402
 
 RESULTS = ROOT / "evaluation" / "results"
 SETTINGS = ((1, 4, 2), (2, 5, 2), (2, 5, 3), (2, 6, 2))

@@ -9,15 +9,15 @@ import pytest
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures._fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
-from seqspectral.mixtures.experts_alignment import align_components, parameter_error
-from seqspectral.mixtures.experts_em import MixtureOfLinearRegressionsEM
-from seqspectral.mixtures.experts_mixture import InputError
-from seqspectral.mixtures.experts_synthetic import (FEATURE_MAPS, HISTOGRAM_MAP, independent_monomials,
+from seqspectral.mixtures.experts.fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
+from seqspectral.mixtures.experts.alignment import align_components, parameter_error
+from seqspectral.mixtures.experts.em import MixtureOfLinearRegressionsEM
+from seqspectral.mixtures.experts.mixture import InputError
+from seqspectral.mixtures.datasets.experts import (FEATURE_MAPS, HISTOGRAM_MAP, independent_monomials,
                                                     polynomial_features, sample_inputs, sample_responses)
-from seqspectral.mixtures.regression_cvxpy import solve_low_rank_regression_cvxpy
-from seqspectral.mixtures.regression_monomials import SymmetricIndex, regression_statistics
-from seqspectral.mixtures.spectral_experts import SpectralExperts, experts_from_moments, mixture_moments
+from seqspectral.mixtures.experts.cvxpy_regression import solve_low_rank_regression_cvxpy
+from seqspectral.mixtures.experts.monomials import SymmetricIndex, regression_statistics
+from seqspectral.mixtures.experts.spectral import SpectralExperts, experts_from_moments, mixture_moments
 
 
 def planted(n, coef, weights, noise_variance, seed, *, bias=False):

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import either, integer, one_of, real, seed
-from ._experts_kernels import em_pass
-from .experts_mixture import InputError, LinearExpertsMixture, check_data
-from .spectral_experts import SpectralExperts
+from ...base import either, integer, one_of, real, seed
+from ._kernels import em_pass
+from .mixture import InputError, LinearExpertsMixture, check_data
+from .spectral import SpectralExperts
 
 #: the relative size of the random perturbation of the uniform starting weights
 WEIGHT_PERTURBATION = 0.1
