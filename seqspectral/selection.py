@@ -176,7 +176,7 @@ _MAX_SWEEP_CELLS = 50_000_000
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):
-    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train``.
+    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train`` (a corpus or an array's rows).
 
     An empty ``dev`` is an error, never a silent fall-back.
     """
@@ -186,5 +186,10 @@ def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_F
         return train, dev, "dev"
     if len(train) < 10:
         return train, train, "train (too small to hold out)"
-    fit_part, held = train.split(fraction, random_state=random_state)
+    if hasattr(train, "split"):
+        fit_part, held = train.split(fraction, random_state=random_state)
+    else:  # the rows of an array, by a seeded permutation
+        order = np.random.default_rng(random_state).permutation(len(train))
+        n_held = max(1, int(round(fraction * len(train))))
+        fit_part, held = train[order[n_held:]], train[order[:n_held]]
     return fit_part, held, f"held-out {fraction:.0%} of train"
