@@ -229,6 +229,15 @@ class CCAEmbeddings(Estimator):
         return header, arrays
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+
+        n = vocabulary_size(header["vocabulary"])
+        rows = 2 * size(header["params"]["window"], "window", 1, 1000) * n
+        return Schema({"word_vectors": Member("f", (n, "dim")), "singular_values": Member("f", ("dim",)),
+                       "context_projection": Member("f", (rows, "dim"))})
+
+    @classmethod
     def from_state(cls, header, arrays):
         params = {k: v for k, v in header["params"].items() if k in cls._get_param_names()}
         if not isinstance(params.get("random_state", 0), (int, type(None))):

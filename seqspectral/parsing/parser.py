@@ -26,7 +26,7 @@ from . import _training_kernels
 from ._arc_kernels import FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
-from .weights import AveragedWeights, dense_from_state, sparse_state
+from .weights import AveragedWeights, dense_from_state, sparse_schema, sparse_state
 
 
 class DependencyParser(Estimator):
@@ -183,6 +183,16 @@ class DependencyParser(Estimator):
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
             arrays.update(inner)
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral import serialize
+
+        params = header["params"]
+        if params.get("order", 1) not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
+        schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
+        return schema.merged(serialize.nested_schema("labeler", header["labeler"])) if "labeler" in header else schema
 
     @classmethod
     def from_state(cls, header, arrays):
