@@ -108,9 +108,9 @@ def _scorers(args, kind: str) -> list:
     scorers = []
     for i, path in enumerate(args.tree_model, 1):
         prefix = "tree" if i == 1 else f"tree{i}"
-        scorers += tree_model_scorers(serialize.load(path), prefix, topology=not args.no_topology)
+        scorers += tree_model_scorers(serialize.load(path, serialize.TREE_MODEL_KINDS), prefix, topology=not args.no_topology)
     for i, path in enumerate(args.lm, 1):
-        scorers.append(CorpusScorer(serialize.load(path), "lm:log_prob" if i == 1 else f"lm{i}:log_prob"))
+        scorers.append(CorpusScorer(serialize.load(path, serialize.LANGUAGE_MODEL_KINDS), "lm:log_prob" if i == 1 else f"lm{i}:log_prob"))
     return scorers
 
 

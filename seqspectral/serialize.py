@@ -65,6 +65,9 @@ KINDS = {
     "reranker": "seqspectral.reranking.reranker:Reranker",
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
 }
+#: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
+TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")
+LANGUAGE_MODEL_KINDS = ("trained_lm", "weighted_automaton", "hmm", "ngram", "interpolated", "unknown_escape")
 
 
 class ModelFileError(ValueError):
