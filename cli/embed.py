@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, add_sharding_options, positive_int, reading_of, shards_of
+from ._common import add_reading_options, add_sharding_options, positive_int, read_input, reading_of, shards_of
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -37,6 +37,7 @@ def register(sub) -> None:
     p.add_argument("--digits", action="store_true", help="write every digit 0")
     p.add_argument("--binary", action="store_true", help="word2vec binary format instead of text")
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
+    p.set_defaults(outputs=("output", "model"))
     add_reading_options(p)
     p.set_defaults(field="form")  # words, not tags, unless asked
     add_sharding_options(p)
@@ -113,13 +114,12 @@ def _estimator(args):
 
 
 def _read(path: str, args):
-    from seqspectral.corpus import read_corpus
     from seqspectral.corpus.nltk_corpora import read_brown
 
     reading = reading_of(args)
     if path == "brown" and reading["format"] in ("auto", "brown") and not Path(path).exists():
         return read_brown(None, field=reading["field"], tagset=reading["tagset"])
-    return read_corpus(path, **reading)
+    return read_input(path, reading, quiet=args.quiet)[0]
 
 
 def run_neighbours(args) -> int:
