@@ -183,8 +183,7 @@ def _save_and_report(args, lm, reading: dict, fmt: str, n_skipped: int, read_sec
 
     save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
                                                                               "format": fmt},
-                              "n_skipped": n_skipped, "read_seconds": round(read_seconds, 3),
-                              "fit_seconds": round(fit_seconds, 3)})
+                              "n_skipped": n_skipped})  # no timings: equal runs give equal files
     summary = {**lm.summary(), "n_sequences": lm.training["n_sequences"], "n_tokens": lm.training["n_tokens"],
                "n_symbols": len(lm.vocabulary) - 2, "read_seconds": round(read_seconds, 2),
                "fit_seconds": round(fit_seconds, 2), "output": args.output}

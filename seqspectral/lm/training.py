@@ -37,15 +37,16 @@ class LanguageModelError(ValueError):
 
 def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = None, basis_length: int | None = None,
              random_state=0, verbose: bool = False, order: int = 3, n_iter: int | None = None,
-             mix_order: int | None = 2, more=None) -> TrainedLM:
+             mix_order: int | None = 2, more=None, split=None) -> TrainedLM:
     """Fit ``method`` on ``train``, every choice made by held-out log-likelihood (module docstring).
 
     ``order`` is the n-gram order of ``method="ngram"``, ``n_iter`` caps EM iterations,
     ``mix_order`` the order of the n-gram mixed into every learner (None: no mixing).
-    ``more``: a function ``(basis, statistic, n-gram orders)`` → the
-    :class:`~.sharded.LMCounts` of the training data beyond ``train``, its Hankel statistics
-    counted on that basis (None for the n-gram methods); the held-out part and the basis
-    come from ``train``.
+    ``more``: a function ``(estimator, n-gram orders)`` → the :class:`~.sharded.LMCounts`
+    of the training data beyond ``train``, its Hankel statistics counted on the basis the
+    estimator would choose on all of the fit part (None for the n-gram methods); ``split``:
+    the (fit part, held-out part, description) of ``train`` when the caller chose them
+    (:mod:`.sharded`: drawn from the whole input, as :func:`held_out_split` draws them).
     """
     if method not in METHODS:
         raise LanguageModelError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -57,9 +58,7 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     try:
         estimator = make_estimator(method, n_states, basis_length=basis_length, random_state=random_state,
                                    n_iter=n_iter, order=order, progress=verbose)
-        fit_part, held, on = held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
-        if more is not None:
-            on = on.replace("of train", "of the first shard")
+        fit_part, held, on = split or held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
         ngram = isinstance(estimator, NGramLM)
         mixing = bool(mix_order) and not ngram
         orders = [estimator.order] if ngram else [mix_order] if mixing else []
@@ -93,13 +92,13 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
 
 
 def _counted_elsewhere(estimator, fit_part, more, method: str, orders):
-    """The statistics of the training data beyond ``train``, on the basis ``estimator`` chooses on ``fit_part``."""
+    """The statistics of the training data beyond ``train`` (``more``'s, module docstring)."""
     if isinstance(estimator, NGramLM):
-        return more(None, None, orders)
+        return more(None, orders)
     if not getattr(estimator, "_adds_statistics", False):
         raise LanguageModelError(f"{method} is fitted on the sequences themselves: its training data cannot be "
                                  f"counted in shards (the spectral methods, convex and the n-grams can)")
-    return more(estimator.choose_basis(fit_part), estimator.statistic, orders)
+    return more(estimator, orders)
 
 
 def _merged(*results):
