@@ -4,6 +4,7 @@ standard input as ``-``."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,32 @@ def positive_int(text: str, expected: str = "a positive integer") -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
+
+
+def at_most(high: int, expected: str = "a positive integer"):
+    """An argparse type: an integer from 1 to ``high`` — options whose size sets memory or
+    time are bounded, so that a typo is a usage error naming the option, not hours of work
+    or gigabytes of memory."""
+
+    def check(text: str) -> int:
+        import argparse
+
+        value = positive_int(text, expected)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"expected {expected} of at most {high}, got {text!r}")
+        return value
+
+    check.__name__ = "bounded integer"
+    return check
+
+
+#: the bounds of the options whose size sets memory or time
+MAX_K = 1000  # -k: candidates per sentence
+MAX_WINDOW = 100  # embed --window: context words each side
+MAX_BASIS_LENGTH = 32  # lm --basis-length
+MAX_DIM = 4096  # --dim of embeddings and tree models
+MAX_PARSE_WORDS = 1000  # words of a sentence the O(n^3) parsers take
+WORKERS_PER_CPU = 4
 
 
 def text_encoding(name: str) -> str:
@@ -218,6 +245,9 @@ def shards_of(paths, args, reading: dict):
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("give --workers or --scheduler, not both")
+    cpus = os.cpu_count() or 1
+    if args.workers is not None and args.workers > WORKERS_PER_CPU * cpus:
+        raise UsageError(f"--workers {args.workers}: at most {WORKERS_PER_CPU * cpus} on this machine of {cpus} CPUs")
     if STDIN in paths:
         raise UsageError("sharded counting reads files where they lie: give file names, not -")
     for path in paths:
@@ -297,6 +327,11 @@ def read_treebank(path: str, args, heads_required: bool = True) -> list:
             warn(str(w.message))
     if not sentences:
         raise UsageError(f"{path}: no sentences")
+    limit = getattr(args, "max_words", None)
+    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
+    if limit is not None and len(sentences[longest]) > limit:
+        raise UsageError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
+                         f"at most {limit} (its time grows with the cube of the length)")
     return sentences
 
 

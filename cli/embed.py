@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, add_sharding_options, positive_int, read_input, reading_of, shards_of
+from ._common import (MAX_DIM, MAX_WINDOW, add_reading_options, add_sharding_options, at_most, positive_int,
+                      read_input, reading_of, shards_of)
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -26,8 +27,9 @@ def register(sub) -> None:
                                    "('seqspectral embed neighbours EMB.txt WORD...').")
     p.add_argument("inputs", nargs="+", metavar="CORPUS", help="corpus files (or: neighbours EMB.txt WORD...)")
     p.add_argument("-o", "--output", metavar="EMB.txt", help="word2vec file to write")
-    p.add_argument("--dim", type=positive_int, default=50, metavar="K", help="dimension (default 50)")
-    p.add_argument("--window", type=positive_int, default=2, metavar="W", help="context words each side (default 2)")
+    p.add_argument("--dim", type=at_most(MAX_DIM), default=50, metavar="K", help="dimension (default 50)")
+    p.add_argument("--window", type=at_most(MAX_WINDOW), default=2, metavar="W",
+                   help="context words each side (default 2)")
     p.add_argument("--min-count", type=positive_int, default=2, metavar="N",
                    help="rarer words share the <unk> vector (default 2)")
     p.add_argument("--max-vocab", type=positive_int, default=None, metavar="V", help="keep the V most frequent words")

@@ -6,8 +6,8 @@ import json
 import sys
 import time
 
-from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int,
-                      read_input, reading_of, shards_of)
+from ._common import (INHERITED, MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
+                      positive_int, read_input, reading_of, shards_of)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -25,7 +25,7 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="TREE", help="model file to write (.npz, atomically)")
     t.add_argument("--method", default="spectral", choices=("spectral", "em"),
                    help="spectral: method of moments (default); em: EM (upward-downward message passing)")
-    t.add_argument("--dim", type=positive_int, default=None, metavar="K",
+    t.add_argument("--dim", type=at_most(MAX_DIM), default=None, metavar="K",
                    help="hidden dimensions / states (default: the number of symbols with --representation "
                         "identity, else 16)")
     t.add_argument("--representation", default=None, choices=("identity", "svd"),
