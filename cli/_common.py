@@ -335,6 +335,18 @@ def read_treebank(path: str, args, heads_required: bool = True) -> list:
     return sentences
 
 
+def read_nbest_lists(path: str) -> list:
+    """The n-best lists of ``path``; none is bad input, as for every command's input."""
+    from seqspectral.corpus import read_nbest
+
+    from .main import UsageError
+
+    lists = read_nbest(path)
+    if not lists:
+        raise UsageError(f"{path}: no n-best lists")
+    return lists
+
+
 def epoch_progress(args, measure: str, percent: bool = False):
     """A training callback printing one line per epoch: the train and (if any) dev ``measure``
     of the record (keys ``train_<measure>``, ``dev_<measure>``), with the CPU seconds so far."""

@@ -96,11 +96,14 @@ def _run_sharded(args) -> int:
 
 
 def _write(est, args) -> int:
-    est.write_word2vec(args.output, binary=args.binary)
-    if args.model:
-        from seqspectral import serialize
+    from seqspectral.io import output_group
 
-        serialize.save(args.model, est)
+    with output_group():  # both files or neither
+        est.write_word2vec(args.output, binary=args.binary)
+        if args.model:
+            from seqspectral import serialize
+
+            serialize.save(args.model, est)
     if not args.quiet:
         print(f"{args.output}: {len(est.words_):,} words × {est.word_vectors_.shape[1]} "
               f"from {est.n_tokens_:,} tokens ({args.method} CCA, window {args.window})", file=sys.stderr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import leaf_parser, positive_int
+from ._common import leaf_parser, positive_int, read_nbest_lists
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -123,11 +123,18 @@ def _report(problems, path: str, quiet: bool) -> None:
 
 def _valid(kind: _Kind, nbest_path: str, gold_path: str, quiet: bool):
     """The lists of ``nbest_path`` that can be reranked and their gold sentences."""
-    from seqspectral.corpus import read_conllu, read_nbest
+    from seqspectral.corpus import read_conllu
     from seqspectral.reranking.lists import aligned_valid
 
-    lists, gold = read_nbest(nbest_path), read_conllu(gold_path)
-    valid, problems = aligned_valid(lists, gold, kind.problem)
+    from seqspectral.parsing.evaluation import AlignmentError
+
+    from .main import UsageError
+
+    lists, gold = read_nbest_lists(nbest_path), read_conllu(gold_path)
+    try:
+        valid, problems = aligned_valid(lists, gold, kind.problem)
+    except AlignmentError as e:  # named by the two files
+        raise UsageError(f"{nbest_path} against {gold_path}: {e}") from None
     _report(problems, nbest_path, quiet)
     return [lists[i] for i in valid], [gold[i] for i in valid]
 
@@ -159,12 +166,12 @@ def run_train(args) -> int:
 
 def run_apply(args) -> int:
     from seqspectral import serialize
-    from seqspectral.corpus import read_nbest, write_conllu
+    from seqspectral.corpus import write_conllu
     from seqspectral.tagging.reranking import BASE
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")
-    lists = read_nbest(args.nbest)
+    lists = read_nbest_lists(args.nbest)
     best, problems = kind.rerank(reranker, lists, _scorers(args, kind.name))
     _report(problems, args.nbest, args.quiet)
     write_conllu(args.output, best)

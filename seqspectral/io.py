@@ -107,7 +107,10 @@ def _atomic_open(path: Path, mode: str, encoding: str | None):
         with f:
             os.chmod(tmp, _mode_for(path))
             yield f
-        os.replace(tmp, path)
+        if _groups:
+            _groups[-1].append((tmp, path))
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with deferred_interrupts():
             if f is not None:
@@ -118,6 +121,33 @@ def _atomic_open(path: Path, mode: str, encoding: str | None):
                 except FileNotFoundError:
                     pass
         raise
+
+
+_groups: list[list] = []  # the open output groups: (temporary, target) pairs awaiting their rename
+
+
+@contextmanager
+def output_group():
+    """The files :func:`atomic_open` writes inside the block replace their targets together
+    when it ends without error, and none of them otherwise: a command with several outputs
+    leaves all of them or none (one failing output, e.g. a full device, undoes the others)."""
+    pending: list = []
+    _groups.append(pending)
+    try:
+        yield
+    except BaseException:
+        with deferred_interrupts():
+            for tmp, _ in pending:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+        raise
+    finally:
+        _groups.remove(pending)
+    with deferred_interrupts():
+        for tmp, path in pending:
+            os.replace(tmp, path)
 
 
 def _mode_for(path: Path) -> int:
