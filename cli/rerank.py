@@ -121,6 +121,19 @@ def _report(problems, path: str, quiet: bool) -> None:
               f"(first: list {first + 1}: {reason})", file=sys.stderr)
 
 
+def _check_list_kind(name: str, lists, path: str) -> None:
+    """Refuse lists of the other kind: tag lists differ in their tags, parse lists in their heads."""
+    from .main import UsageError
+
+    varied = [nbest.candidates for nbest in lists if len(nbest) > 1]
+    if not varied:
+        return
+    if name == "tags" and all(len({(tuple(c.upos), tuple(c.xpos)) for c in cs}) == 1 for cs in varied):
+        raise UsageError(f"{path}: parse lists (the candidates differ only in their trees); the reranker reranks tags")
+    if name == "parses" and all(len({tuple(c.heads.tolist()) for c in cs}) == 1 for cs in varied):
+        raise UsageError(f"{path}: tag lists (the candidates differ only in their tags); the reranker reranks parses")
+
+
 def _valid(kind: _Kind, nbest_path: str, gold_path: str, quiet: bool):
     """The lists of ``nbest_path`` that can be reranked and their gold sentences."""
     from seqspectral.corpus import read_conllu
@@ -131,6 +144,7 @@ def _valid(kind: _Kind, nbest_path: str, gold_path: str, quiet: bool):
     from .main import UsageError
 
     lists, gold = read_nbest_lists(nbest_path), read_conllu(gold_path)
+    _check_list_kind(kind.name, lists, nbest_path)
     try:
         valid, problems = aligned_valid(lists, gold, kind.problem)
     except AlignmentError as e:  # named by the two files
@@ -172,6 +186,7 @@ def run_apply(args) -> int:
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = _Kind("tags" if reranker.dense_names_[:1] == [BASE] else "parses")
     lists = read_nbest_lists(args.nbest)
+    _check_list_kind(kind.name, lists, args.nbest)
     best, problems = kind.rerank(reranker, lists, _scorers(args, kind.name))
     _report(problems, args.nbest, args.quiet)
     write_conllu(args.output, best)

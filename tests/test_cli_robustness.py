@@ -153,3 +153,21 @@ def test_em_on_valid_data_is_not_refused(tmp_path, capsys):
     """The refit adds the held-out part, whose symbols the fit part may lack."""
     run(capsys, "lm", "train", TRAIN, "--method", "em", "--states", "4", "--random-state", "7", "-o",
         tmp_path / "m.npz", "--quiet", status=0)
+
+
+def test_a_reranker_given_lists_of_the_other_kind_is_exit_2(tmp_path, capsys, tagger):
+    small = tmp_path / "small.conllu"
+    small.write_text("\n\n".join(TRAIN.read_text().split("\n\n")[:30]) + "\n\n")
+    parser, lm = tmp_path / "p.npz", tmp_path / "lm.npz"
+    run(capsys, "parse", "train", small, "--epochs", "1", "--hash-bits", "10", "-o", parser, "--quiet", status=0)
+    run(capsys, "lm", "train", small, "--method", "ngram", "-o", lm, "--quiet", status=0)
+    tags, parses = tmp_path / "tags.nbest", tmp_path / "parses.nbest"
+    run(capsys, "tag", "run", tagger, small, "-k", "3", "-o", tags, "--quiet", status=0)
+    run(capsys, "parse", "run", parser, small, "-k", "3", "-o", parses, "--quiet", status=0)
+    reranker = tmp_path / "r.npz"
+    run(capsys, "rerank", "train", tags, "--gold", small, "--candidates", "tags", "--lm", lm, "--epochs", "1",
+        "-o", reranker, "--quiet", status=0)
+    err = run(capsys, "rerank", "apply", reranker, parses, "--lm", lm, "-o", tmp_path / "o", status=2)
+    assert "parses.nbest: parse lists" in err
+    err = run(capsys, "rerank", "train", tags, "--gold", small, "--epochs", "1", "-o", tmp_path / "o", status=2)
+    assert "tags.nbest: tag lists" in err
