@@ -90,7 +90,7 @@ class SelectionResult:
 
 
 def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable,
-                     fraction: float = HELD_OUT_FRACTION) -> SelectionResult:
+                     fraction: float = HELD_OUT_FRACTION, split=None) -> SelectionResult:
     """The one select–refit path of every ``"auto"``; returns the :class:`SelectionResult`.
 
     The held-out data is ``dev`` when given, else a seeded ``fraction`` of ``train``
@@ -99,8 +99,10 @@ def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable
     through :func:`grid_search`, then adopts the chosen one and returns the result. When
     the choice was made on a part of ``train``, ``refit(train, held)`` fits the chosen values
     on all of it (``held``: the part the chosen model has not seen, for statistics that add).
+    ``split``: the (fit part, held-out part, description) when the caller drew them (sharded
+    training draws them from the whole input by the same rule).
     """
-    fit_part, held, on = held_out_split(train, dev, random_state, fraction)
+    fit_part, held, on = split or held_out_split(train, dev, random_state, fraction)
     result = choose(fit_part, held, on)
     if dev is None and held is not train:
         refit(train, held)

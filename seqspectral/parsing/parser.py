@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, real, seed
-from seqspectral.perceptron import (AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
+from seqspectral.perceptron import (sparse_schema, AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
                                     train_epochs)
 from seqspectral.selection import SelectionResult
 
@@ -174,6 +174,16 @@ class DependencyParser(Estimator):
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
             arrays.update(inner)
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral import serialize
+
+        params = header["params"]
+        if params.get("order", 1) not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
+        schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
+        return schema.merged(serialize.nested_schema("labeler", header["labeler"])) if "labeler" in header else schema
 
     @classmethod
     def from_state(cls, header, arrays):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
-from seqspectral.perceptron import AveragedWeights, HeldOut, dense_from_state, sparse_state, train_epochs
+from seqspectral.perceptron import sparse_schema, AveragedWeights, HeldOut, dense_from_state, sparse_state, train_epochs
 from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
 
 from . import _kernels
@@ -182,6 +182,17 @@ class Reranker(Estimator):
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
                   "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        names = header["dense_names"]
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise ValueError("dense_names is not a list of strings")
+        n = len(names)
+        return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
+                       **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}})
 
     @classmethod
     def from_state(cls, header, arrays):
