@@ -44,7 +44,11 @@ class ColumnProfile:
 
     @classmethod
     def from_json(cls, data: dict | None) -> ColumnProfile | None:
-        return None if data is None else cls({c: dict(v) for c, v in data["counts"].items()})
+        if data is None:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("counts"), dict):
+            raise ValueError("an input profile is a JSON object with counts")
+        return cls({str(c): {str(v): int(n) for v, n in dict(counts).items()} for c, counts in data["counts"].items()})
 
     def problems(self, sentences) -> list[str]:
         """One sentence per column of ``sentences`` that is mostly empty or mostly unseen."""

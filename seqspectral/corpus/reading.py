@@ -50,6 +50,8 @@ class Reading:
         a file written by another version still loads."""
         if data is None:
             return None
+        if not isinstance(data, dict):
+            raise ValueError(f"a reading is a JSON object, not {type(data).__name__}")
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names and v is not None})
 
