@@ -29,13 +29,12 @@ class DirectionScorers:
         its words' conditional log-probabilities by side (columns :data:`SIDES`)."""
         if self._cache is not None and self._cache[0] == id(trees):
             return self._cache[1]
-        from seqspectral.corpus import Corpus, corpus_from_sentences
+        from seqspectral.corpus import Corpus, Reading, corpus_from_sentences
         from seqspectral.trees.spectral import conditional_log_probs
 
         model = self.model
-        reading = getattr(model, "reading_", None) or {}
-        words = corpus_from_sentences(trees.sentences, field=reading.get("field", "upos"),
-                                      tagset=reading.get("tagset"))
+        reading = getattr(model, "reading_", None) or Reading()
+        words = corpus_from_sentences(trees.sentences, field=reading.field, tagset=reading.tagset)
         corpus = Corpus(trees.tile(words.symbols, words.offsets), trees.tree_offsets, words.vocabulary, trees.heads)
         if corpus.vocabulary != model.vocabulary_:
             corpus = corpus.with_vocabulary(model.vocabulary_)
