@@ -6,8 +6,8 @@ import json
 import sys
 import time
 
-from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int,
-                      read_input, reading_of, shards_of)
+from ._common import (INHERITED, MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
+                      positive_int, read_input, reading_of, shards_of)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -84,7 +84,7 @@ def _check_trees(corpus, path: str, fmt: str) -> None:
 
 
 def _states(text: str):
-    return text if text == "auto" else positive_int(text)
+    return text if text == "auto" else at_most(MAX_DIM)(text)
 
 
 def _real_or_auto(text: str):

@@ -1,6 +1,6 @@
 """Guo & Schuurmans (NIPS 2007), Table 1: supervised training, Viterbi EM and convex EM side by side.
 
-For every data set of `seqspectral.mixtures.convex_em_data`, every training size t and every
+For every data set of `seqspectral.mixtures.datasets.bayesnets`, every training size t and every
 repetition r (the data drawn with seed r; `--n-test` test examples, fewer where the data set
 has fewer): `SupervisedBayesNet` (the hidden values revealed), `ViterbiEM` (10 random
 restarts, best by the joint objective) and `ConvexEM` (SCS) fit the same regularised
@@ -29,9 +29,9 @@ import numpy as np
 from .common import RESULTS, describe
 
 from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.mixtures.bayesnet_learners import SupervisedBayesNet, ViterbiEM  # noqa: E402
-from seqspectral.mixtures.convex_em import ConvexEM  # noqa: E402
-from seqspectral.mixtures.convex_em_data import DATASETS  # noqa: E402
+from seqspectral.mixtures.bayesnet.learners import SupervisedBayesNet, ViterbiEM  # noqa: E402
+from seqspectral.mixtures.bayesnet.convex_em import ConvexEM  # noqa: E402
+from seqspectral.mixtures.datasets.bayesnets import DATASETS  # noqa: E402
 
 OUT = RESULTS / "convex_em.md"
 #: the paper's Table 1, test log-loss at t = 100: supervised / Viterbi EM / convex EM
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
                 else "the tables with hidden parents relaxed, the hidden variables' own tables fitted after rounding")
              + "; relaxed set {diag M = 1, M ≥ 0, kM − 11ᵀ ⪰ 0}; rounding: k-means on the scaled top k − 1 "
              "eigenvectors of HMH and 20 randomised (Frieze–Jerrum) roundings, the one of lowest joint objective kept. "
-             "Data sets: see `seqspectral/mixtures/convex_em_data.py` (synthetic networks of our own, every table row "
+             "Data sets: see `seqspectral/mixtures/datasets/bayesnets.py` (synthetic networks of our own, every table row "
              "drawn from the uniform Dirichlet(1), fixed by a seed: the paper's networks are not at hand, so only the "
              "gaps, not the log-losses, compare with the paper).", "",
              "## Test log-loss against the paper (t = 100)", "", *paper_comparison(results), "",

@@ -42,8 +42,8 @@ from scipy.special import logsumexp
 from .common import RESULTS, describe
 
 from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.mixtures.smooth_histograms import all_triples  # noqa: E402
-from seqspectral.mixtures.smooth_product import SmoothProductMixture  # noqa: E402
+from seqspectral.mixtures.smooth.histograms import all_triples  # noqa: E402
+from seqspectral.mixtures.smooth.product import SmoothProductMixture  # noqa: E402
 
 F, N, BINS = 10, 10, 15
 DEMO_TRIPLES = all_triples(N)[::5]  # 24 of the 120, as demo.m keeps

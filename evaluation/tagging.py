@@ -338,7 +338,7 @@ def oracle_lm_diagnostic(train, test_lists, test) -> dict:
     from seqspectral.corpus import Corpus
     from seqspectral.lm import train_lm
     from seqspectral.reranking import CorpusScorer
-    from seqspectral.tagging import tag_features, tag_losses
+    from seqspectral.reranking.tags import tag_features, tag_losses
 
     lm = train_lm(Corpus.from_symbols([s.upos for s in train] + [s.upos for s in test]), "ngram")
     features = tag_features(test_lists, [CorpusScorer(lm, "lm:oracle")])
@@ -355,7 +355,7 @@ def reranking(lms: dict, dev_lists, dev, test_lists, test) -> list[dict]:
     from seqspectral.reranking import Reranker
     from seqspectral.selection import grid_search
     from seqspectral.reranking import CorpusScorer
-    from seqspectral.tagging import rerank_tags, tag_features, tag_losses
+    from seqspectral.reranking.tags import rerank_tags, tag_features, tag_losses
 
     dev_loss, test_loss = tag_losses(dev_lists, dev, "upos"), tag_losses(test_lists, test, "upos")
     configurations = [("tagger score only", ())] + [(f"+ {m} LM", (m,)) for m in lms] + \

@@ -22,9 +22,8 @@ def jackknife(estimator, items, n_folds: int, apply) -> list:
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
-    selection = getattr(estimator, "selection_", None)  # None: unfitted (NotFittedError) or nothing chosen
-    if selection is not None:
-        params.update(selection.chosen)
+    if getattr(estimator, "selection_", None) is not None:
+        params.update(estimator.selection_.chosen)
     out = [None] * len(items)
     for f in range(n_folds):
         inside = np.flatnonzero(folds == f)

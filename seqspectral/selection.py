@@ -90,7 +90,7 @@ class SelectionResult:
 
 
 def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable,
-                     fraction: float = HELD_OUT_FRACTION) -> SelectionResult:
+                     fraction: float = HELD_OUT_FRACTION, split=None) -> SelectionResult:
     """The one select–refit path of every ``"auto"``; returns the :class:`SelectionResult`.
 
     The held-out data is ``dev`` when given, else a seeded ``fraction`` of ``train``
@@ -99,8 +99,10 @@ def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable
     through :func:`grid_search`, then adopts the chosen one and returns the result. When
     the choice was made on a part of ``train``, ``refit(train, held)`` fits the chosen values
     on all of it (``held``: the part the chosen model has not seen, for statistics that add).
+    ``split``: the (fit part, held-out part, description) when the caller drew them (sharded
+    training draws them from the whole input by the same rule).
     """
-    fit_part, held, on = held_out_split(train, dev, random_state, fraction)
+    fit_part, held, on = split or held_out_split(train, dev, random_state, fraction)
     result = choose(fit_part, held, on)
     if dev is None and held is not train:
         refit(train, held)
@@ -176,7 +178,7 @@ _MAX_SWEEP_CELLS = 50_000_000
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):
-    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train``.
+    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train`` (a corpus or an array's rows).
 
     An empty ``dev`` is an error, never a silent fall-back.
     """
@@ -186,5 +188,10 @@ def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_F
         return train, dev, "dev"
     if len(train) < 10:
         return train, train, "train (too small to hold out)"
-    fit_part, held = train.split(fraction, random_state=random_state)
+    if hasattr(train, "split"):
+        fit_part, held = train.split(fraction, random_state=random_state)
+    else:  # the rows of an array, by a seeded permutation
+        order = np.random.default_rng(random_state).permutation(len(train))
+        n_held = max(1, int(round(fraction * len(train))))
+        fit_part, held = train[order[n_held:]], train[order[:n_held]]
     return fit_part, held, f"held-out {fraction:.0%} of train"

@@ -8,11 +8,11 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures.smooth_coupled_cp import fit_coupled_cp, model_histograms, random_start
-from seqspectral.mixtures.smooth_histograms import (EqualWidthBins, MissingDataError, all_triples, balanced_triples,
+from seqspectral.mixtures.smooth.coupled_cp import fit_coupled_cp, model_histograms, random_start
+from seqspectral.mixtures.smooth.histograms import (EqualWidthBins, MissingDataError, all_triples, balanced_triples,
                                                     triple_histograms)
-from seqspectral.mixtures.smooth_product import SmoothProductMixture
-from seqspectral.mixtures.smooth_sinc import SincDensities
+from seqspectral.mixtures.smooth.product import SmoothProductMixture
+from seqspectral.mixtures.smooth.sinc import SincDensities
 
 
 # -- sinc / CDF recovery (Section 3) ---------------------------------------------------------

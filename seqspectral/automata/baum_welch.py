@@ -93,7 +93,8 @@ class BaumWelchHMM(SelectingLearner):
         return fit_k
 
     def _refit(self, corpus, added):
-        self._runs[self.n_states_] = self._best_run(corpus, [self.model_])
+        start = _covering(self._runs[self.n_states_][0], corpus)
+        self._runs[self.n_states_] = self._best_run(corpus, [start])
         return self._runs[self.n_states_][0]
 
     def fit_from(self, corpus, model: HMM) -> "BaumWelchHMM":
@@ -165,6 +166,19 @@ def _normalise_rows(counts: np.ndarray, previous: np.ndarray) -> np.ndarray:
     """Rows of ``counts`` normalised; a row with no expected count keeps its previous value."""
     sums = counts.sum(1, keepdims=True)
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), previous)
+
+
+def _covering(model: HMM, corpus, weight: float = 1e-3) -> HMM:
+    """``model`` with ``weight`` of every state's emissions moved to ``corpus``'s symbol and
+    stop frequencies: EM on ``corpus`` can start from it even when ``corpus`` holds symbols
+    the model never emits (the refit adds the held-out part, whose symbols the fit part may lack)."""
+    emit = model.extended_emissions()
+    freq = np.bincount(corpus.symbols, minlength=emit.shape[1]).astype(np.float64)[:emit.shape[1]]
+    freq[EOS] = len(corpus)
+    emit = (1.0 - weight) * emit + weight * freq[None, :] / freq.sum()
+    stop = emit[:, EOS].copy()
+    emit[:, EOS] = 0.0
+    return HMM(model.initial, model.transitions, emit, stop, model.vocabulary, model.floor)
 
 
 def _random_start(corpus, n_states: int, n_symbols: int, rng) -> HMM:

@@ -225,6 +225,15 @@ class CCAEmbeddings(Estimator):
         return header, arrays
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+
+        n = vocabulary_size(header["vocabulary"])
+        rows = 2 * size(header["params"]["window"], "window", 1, 1000) * n
+        return Schema({"word_vectors": Member("f", (n, "dim")), "singular_values": Member("f", ("dim",)),
+                       "context_projection": Member("f", (rows, "dim"))})
+
+    @classmethod
     def from_state(cls, header, arrays):
         params = dict(header["params"])
         if "dim" in params:  # written before the estimators shared one vocabulary

@@ -217,6 +217,20 @@ class NGramLM(Estimator, SequenceLanguageModel):
                         "context_counts": self.context_counts_, "context_best": self.context_best_}
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, size
+
+        n_ids = size(header["n_ids"], "n_ids", 2)
+        order = size(header["params"]["order"], "order", 1, 20)
+        if n_ids ** order >= 1 << 62:
+            raise ValueError(f"{n_ids} symbol ids to the power {order} do not fit the 64-bit n-gram keys")
+        size(header["unigram_best"], "unigram_best", 0, n_ids - 1)
+        counts = {name: Member("iu", (length,), values=(0, None)) for name, length in
+                  (("keys", "n_keys"), ("counts", "n_keys"), ("context_keys", "n_contexts"),
+                   ("context_counts", "n_contexts"))}
+        return Schema({**counts, "context_best": Member("iu", ("n_contexts",), values=(0, "n_ids"))}, {"n_ids": n_ids})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "NGramLM":
         model = cls(**header["params"])
         model.keys_, model.counts_ = arrays["keys"].astype(np.int64), arrays["counts"].astype(np.int64)

@@ -36,15 +36,16 @@ class LanguageModelError(ValueError):
 
 def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = None, basis_length: int | None = None,
              random_state=0, verbose: bool = False, order: int = 3, max_iter: int | None = None,
-             mix_order: int | None = 2, more=None) -> TrainedLM:
+             mix_order: int | None = 2, more=None, split=None) -> TrainedLM:
     """Fit ``method`` on ``train``, every choice made by held-out log-likelihood (module docstring).
 
     ``order`` is the n-gram order of ``method="ngram"``, ``max_iter`` caps EM iterations,
     ``mix_order`` the order of the n-gram mixed into every learner (None: no mixing).
-    ``more``: a function ``(basis, statistic, n-gram orders)`` → the
-    :class:`~.sharded.LMCounts` of the training data beyond ``train``, its Hankel statistics
-    counted on that basis (None for the n-gram methods); the held-out part and the basis
-    come from ``train``.
+    ``more``: a function ``(estimator, n-gram orders)`` → the :class:`~.sharded.LMCounts`
+    of the training data beyond ``train``, its Hankel statistics counted on the basis the
+    estimator would choose on all of the fit part (None for the n-gram methods); ``split``:
+    the (fit part, held-out part, description) of ``train`` when the caller chose them
+    (:mod:`.sharded`: drawn from the whole input, as :func:`held_out_split` draws them).
     """
     if method not in METHODS:
         raise LanguageModelError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -62,8 +63,6 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         fitted = {"extra": None, "lower": None}
 
         def choose(fit_part, held, on):
-            if more is not None:
-                on = on.replace("of train", "of the first shard")
             extra = fitted["extra"] = None if more is None else _counted_elsewhere(estimator, fit_part, more, method,
                                                                                    orders)
             estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}),
@@ -82,7 +81,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
             estimator.refit(train, held)
             fitted["lower"] = fitted["lower"] and fitted["lower"].refit(train, held)
 
-        selection = select_and_refit(train, None if dev is None else dev.drop_unknown(), random_state, choose, refit)
+        selection = select_and_refit(train, None if dev is None else dev.drop_unknown(), random_state, choose, refit,
+                                     split=split)
         extra, lower = fitted["extra"], fitted["lower"]
     except (CandidateFailed, SelectionError) as e:
         raise LanguageModelError(f"{method}: {e}") from None
@@ -99,13 +99,13 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
 
 
 def _counted_elsewhere(estimator, fit_part, more, method: str, orders):
-    """The statistics of the training data beyond ``train``, on the basis ``estimator`` chooses on ``fit_part``."""
+    """The statistics of the training data beyond ``train`` (``more``'s, module docstring)."""
     if isinstance(estimator, NGramLM):
-        return more(None, None, orders)
+        return more(None, orders)
     if not getattr(estimator, "_adds_statistics", False):
         raise LanguageModelError(f"{method} is fitted on the sequences themselves: its training data cannot be "
                                  f"counted in shards (the spectral methods, convex and the n-grams can)")
-    return more(estimator.choose_basis(fit_part), estimator.statistic, orders)
+    return more(estimator, orders)
 
 
 def _merged(*results):

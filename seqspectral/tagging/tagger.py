@@ -14,8 +14,9 @@ from dataclasses import replace
 import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, seed
-from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
-from seqspectral.selection import SelectionResult, grid_search
+from seqspectral.perceptron import (sparse_schema, AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
+                                    train_epochs)
+from seqspectral.selection import SelectionResult
 
 from . import _kernels
 from .words import encode
@@ -63,33 +64,29 @@ class PerceptronTagger(Estimator):
         T = len(self.tags_)
         slots, offsets = self._slots(sentences)
         gold = self._gold(sentences)
-        dev_data = (self._slots(dev), self._gold(dev)) if dev else None
         rng = np.random.default_rng(self.random_state)
         emission = AveragedWeights((1 << self.hash_bits) * T)
         transition = AveragedWeights((T + 1) * (T + 1))
-        self.history_, best = [], None
-        for epoch in range(1, self.epochs + 1):
+
+        def run_epoch(epoch):
             order = rng.permutation(len(sentences)).astype(np.int64)
             step, correct = _kernels.perceptron_epoch(
                 slots, offsets, gold, order, emission.current, emission.totals,
                 transition.current.reshape(T + 1, T + 1), transition.totals.reshape(T + 1, T + 1), emission.step)
             emission.step = transition.step = step
-            self.weights_ = emission.average()
-            self.transitions_ = transition.average().astype(np.float64).reshape(T + 1, T + 1)
-            record = {"epoch": epoch, "train_accuracy": 100.0 * correct / max(len(gold), 1)}
-            if dev_data is not None:
-                (dev_slots, dev_offsets), dev_gold = dev_data
-                record["dev_accuracy"] = _accuracy(self._decode(dev_slots, dev_offsets)[0], dev_gold)
-                if best is None or record["dev_accuracy"] > best[0]:
-                    best = (record["dev_accuracy"], self.weights_, self.transitions_)
-            self.history_.append(record)
-            if on_epoch is not None:
-                on_epoch(record)
-        if dev_data is not None:
-            by_epoch = {r["epoch"]: r["dev_accuracy"] for r in self.history_}
-            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs],
-                                          on="dev accuracy")
-            _, self.weights_, self.transitions_ = best
+            return {"train_accuracy": 100.0 * correct / max(len(gold), 1)}
+
+        def average():
+            return emission.average(), transition.average().astype(np.float64).reshape(T + 1, T + 1)
+
+        held_out = None
+        if dev:
+            (dev_slots, dev_offsets), dev_gold = self._slots(dev), self._gold(dev)
+            held_out = HeldOut("dev_accuracy", lambda model: _accuracy(
+                _kernels.tag_corpus(dev_slots, dev_offsets, *model)[0], dev_gold), on="dev accuracy")
+        run = train_epochs(self.epochs, run_epoch, average, held_out, on_epoch=on_epoch)
+        self.history_, (self.weights_, self.transitions_) = run.history, run.model
+        self.selection_ = epoch_selection(run)
         return self
 
     # -- tagging ---------------------------------------------------------------------------
@@ -151,6 +148,16 @@ class PerceptronTagger(Estimator):
         return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        tags = header["tags"]
+        if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
+            raise ValueError("the tags are not a non-empty list of strings")
+        bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
+        return Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
+
+    @classmethod
     def from_state(cls, header, arrays):
         tagger = cls(**header["params"])
         tagger.tags_ = list(header["tags"])
@@ -160,8 +167,7 @@ class PerceptronTagger(Estimator):
         if tagger.transitions_.shape != (T + 1, T + 1):
             raise ValueError(f"transitions have shape {tagger.transitions_.shape} for {T} tags")
         tagger.history_ = header["history"]
-        if "selection" in header:
-            tagger.selection_ = SelectionResult.from_json(header["selection"])
+        tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return tagger
 
 

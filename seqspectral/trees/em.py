@@ -171,6 +171,15 @@ class EMTreeModel(Estimator):
         return header, arrays
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+
+        n, m = vocabulary_size(header["vocabulary"]), size(header["params"]["n_states"], "n_states", 1, 100_000)
+        return Schema({"pi": Member("f", (m,)), "left": Member("f", (m, m)), "right": Member("f", (m, m)),
+                       "emission": Member("f", (n, m)), "log_likelihoods": Member("f", (None,), finite=False),
+                       **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]) -> "EMTreeModel":
         from seqspectral.selection import SelectionResult
 

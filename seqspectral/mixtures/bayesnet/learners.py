@@ -1,6 +1,6 @@
 """The baselines of Guo & Schuurmans (NIPS 2007, Table 1): supervised training and Viterbi EM.
 
-Both train the regularised log-linear tables of :mod:`seqspectral.mixtures.bayesnet_cpt`
+Both train the regularised log-linear tables of :mod:`seqspectral.mixtures.bayesnet.tables`
 (the same β as the convex relaxation): :class:`SupervisedBayesNet` sees the hidden values
 (the complete data), :class:`ViterbiEM` alternates the most probable hidden values under the
 current tables (E-step, exact by enumeration) with the tables of the completed data (M-step)
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, integer, real, seed
-from seqspectral.mixtures.bayesnet import BayesNetStructure, StructureError
-from seqspectral.mixtures.bayesnet_cpt import fit_tables
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, StructureError
+from seqspectral.mixtures.bayesnet.tables import fit_tables
 
 
 def _structure(v) -> str | None:

@@ -1,12 +1,12 @@
 """Convex EM: Viterbi EM's joint objective relaxed over equivalence matrices (Guo & Schuurmans 2007).
 
 ``ConvexEM(structure).fit(X)``: build the convex program of
-:mod:`seqspectral.mixtures.convex_em_sdp` (one relaxed equivalence matrix M per hidden
+:mod:`seqspectral.mixtures.bayesnet.relaxation` (one relaxed equivalence matrix M per hidden
 variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy and the
 solver asked for (SCS by default, named explicitly: on Synth2 at t = 60 Clarabel reached the
 same optimum, 192.125, and the same rounding in 87 s against SCS's 1.5 s), round every M to
 hidden values, then fit the tables to the completed data
-(the M-step of :mod:`seqspectral.mixtures.bayesnet_cpt`, the same β).
+(the M-step of :mod:`seqspectral.mixtures.bayesnet.tables`, the same β).
 
 Rounding (the paper's recovery, §5, and ours after it). The top k − 1 eigenvectors of HMH
 (H = I − 11ᵀ/t), scaled by the square roots of their eigenvalues, are the coordinates of the
@@ -36,9 +36,10 @@ import time
 import numpy as np
 
 from seqspectral.base import integer, one_of, real, seed
-from seqspectral.mixtures.bayesnet_cpt import fit_tables
-from seqspectral.mixtures.bayesnet_learners import BayesNetEstimator, _structure, hard_em
-from seqspectral.mixtures.convex_em_sdp import equivalence_program
+from seqspectral.mixtures._research import require
+from seqspectral.mixtures.bayesnet.tables import fit_tables
+from seqspectral.mixtures.bayesnet.learners import BayesNetEstimator, _structure, hard_em
+from seqspectral.mixtures.bayesnet.relaxation import equivalence_program
 
 
 class ConvexEM(BayesNetEstimator):
@@ -49,7 +50,7 @@ class ConvexEM(BayesNetEstimator):
     log-linear table), ``solver`` (a cvxpy conic solver), ``tol`` (its absolute and relative
     tolerance), ``max_iter`` (its iteration limit), ``hidden_tables`` (also relax the hidden
     variables' own tables, whose parents must then be observed; off by default, see
-    :mod:`seqspectral.mixtures.convex_em_sdp`), ``n_roundings`` (randomised roundings tried
+    :mod:`seqspectral.mixtures.bayesnet.relaxation`), ``n_roundings`` (randomised roundings tried
     besides k-means), ``polish`` (Viterbi EM from the rounded assignment), ``random_state``
     (k-means and the randomised roundings).
 
@@ -84,10 +85,7 @@ class ConvexEM(BayesNetEstimator):
         self.random_state = random_state
 
     def fit(self, X):
-        try:
-            import cvxpy as cp
-        except ImportError as err:  # pragma: no cover - cvxpy is in the dev extra
-            raise ImportError("ConvexEM solves a semidefinite program with cvxpy: pip install cvxpy") from err
+        cp = require("cvxpy", "ConvexEM (a semidefinite program)")
         X = self._checked_input(X)
         s = self.structure
         start = time.perf_counter()
