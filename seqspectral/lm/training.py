@@ -20,7 +20,7 @@ import numpy as np
 
 from ..corpus import Corpus, Vocabulary
 from ..metrics import event_report
-from ..selection import CandidateFailed, SelectionError, select_and_refit
+from ..selection import CandidateFailed, SelectionError, floor_sweep, select_and_refit
 from .methods import METHODS, make_estimator
 from .mixture import Interpolated, select_weight
 from .ngram import NGramLM
@@ -65,16 +65,21 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         def choose(fit_part, held, on):
             extra = fitted["extra"] = None if more is None else _counted_elsewhere(estimator, fit_part, more, method,
                                                                                    orders)
-            estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}),
+            partner = None
+            if mixing:  # fitted first: every mixture weight is scored in the learner's floor sweep
+                lower = fitted["lower"] = NGramLM(mix_order, random_state=random_state).fit(
+                    fit_part, dev=held, n_ids=n_ids, extra=None if extra is None else extra.ngrams[mix_order])
+                partner = {"partner_log_prob": lower.event_log_probs(held).log_prob}
+            estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else partner or {}),
                           **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
             # the estimator chose on what it was given as dev: say what that was
             selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
             if mixing:
-                lower = fitted["lower"] = NGramLM(mix_order, random_state=random_state).fit(
-                    fit_part, dev=held, n_ids=n_ids, extra=None if extra is None else extra.ngrams[mix_order])
-                weight = select_weight(estimator.event_log_probs(held).log_prob,
-                                       lower.event_log_probs(held).log_prob, len(held), on)
-                selection = _merged(selection, lower.selection_.prefixed("mixture_"), weight)
+                sweep = estimator.held_out_
+                if sweep is None:  # nothing was chosen: one pass for the weights alone
+                    sweep = floor_sweep(estimator.model_, held, [estimator.floor_], **partner)
+                weight = select_weight(sweep.mixed(estimator.floor_), len(held), on)
+                selection = _merged(selection, fitted["lower"].selection_.prefixed("mixture_"), weight)
             return selection
 
         def refit(train, held):

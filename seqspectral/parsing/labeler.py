@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, integer, seed
-from seqspectral.perceptron import sparse_schema, AveragedWeights, dense_from_state, sparse_state, train_epochs
+from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
 
 from . import _label_kernels
 from .atoms import encode, flat_heads

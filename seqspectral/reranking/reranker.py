@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
-from seqspectral.perceptron import sparse_schema, AveragedWeights, HeldOut, dense_from_state, sparse_state, train_epochs
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, HeldOut, sparse_schema, sparse_state,
+                                    train_epochs)
 from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
 
 from . import _kernels

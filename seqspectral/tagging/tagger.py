@@ -14,8 +14,8 @@ from dataclasses import replace
 import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, seed
-from seqspectral.perceptron import (sparse_schema, AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
-                                    train_epochs)
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
+                                    sparse_state, train_epochs)
 from seqspectral.selection import SelectionResult
 
 from . import _kernels
