@@ -265,12 +265,13 @@ def test_features_every_candidate_shares_are_left_out_without_changing_the_reran
     np.testing.assert_array_equal(a.choose(full), b.choose(compact))
 
 
-def test_subsets_and_concatenation_of_lists():
-    features, _ = planted_lists(6, 5)
-    parts = [features.subset([0, 1]), features.subset([2, 3, 4, 5])]
-    joined = CandidateFeatures.concatenate(parts)
-    for name in ("groups", "indptr", "indices", "dense"):
-        np.testing.assert_array_equal(getattr(joined, name), getattr(features, name))
-    picked = features.subset([4, 1])
-    np.testing.assert_array_equal(picked.dense, features.dense[np.r_[32:40, 8:16]])
-    np.testing.assert_array_equal(features.rows([4, 1]), np.r_[32:40, 8:16])
+def test_concatenation_of_lists():
+    (a, _), (b, _) = planted_lists(2, 5), planted_lists(4, 6)
+    joined = CandidateFeatures.concatenate([a, b])
+    assert len(joined) == 6 and joined.n_candidates == 48
+    np.testing.assert_array_equal(joined.groups, np.arange(7) * 8)
+    np.testing.assert_array_equal(joined.dense, np.vstack([a.dense, b.dense]))
+    for c in range(48):
+        part, row = (a, c) if c < 16 else (b, c - 16)
+        np.testing.assert_array_equal(joined.indices[joined.indptr[c]:joined.indptr[c + 1]],
+                                      part.indices[part.indptr[row]:part.indptr[row + 1]])

@@ -49,7 +49,7 @@ def iter_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) ->
     that is not a finite number (nan, inf, 1e400) is a bad record, like a missing one."""
     policy = ErrorPolicy(path, errors)
     current: NBestList | None = None
-    for s in iter_sentences(path, CONLLU, errors, encoding):
+    for s in iter_sentences(path, CONLLU, errors, encoding, chunk=256):
         missing = [k for k in _KEYS if s.metadata.get(k) is None]
         if missing:
             policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")

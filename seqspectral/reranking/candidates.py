@@ -46,20 +46,6 @@ class CandidateFeatures:
     def __len__(self) -> int:
         return len(self.groups) - 1
 
-    def rows(self, lists) -> np.ndarray:
-        """The candidate rows of ``lists`` (list indices), in that order."""
-        lists = np.asarray(lists, dtype=np.int64)
-        sizes = self.groups[lists + 1] - self.groups[lists]
-        return np.repeat(self.groups[lists], sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes,
-                                                                                         sizes))
-
-    def subset(self, lists) -> "CandidateFeatures":
-        """The features of ``lists`` (list indices), in that order."""
-        lists = np.asarray(lists, dtype=np.int64)
-        groups = np.zeros(len(lists) + 1, dtype=np.int64)
-        np.cumsum(self.groups[lists + 1] - self.groups[lists], out=groups[1:])
-        return self._taken(self.rows(lists), groups)
-
     def first(self, k: int) -> "CandidateFeatures":
         """The features of the first ``k`` candidates of every list."""
         rank = np.arange(self.n_candidates) - np.repeat(self.groups[:-1], np.diff(self.groups))
@@ -88,13 +74,23 @@ class CandidateFeatures:
 
     @classmethod
     def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
-        """The lists of ``parts`` one after the other (the same feature names)."""
-        candidates = np.cumsum([0] + [p.n_candidates for p in parts])
-        slots = np.cumsum([0] + [len(p.indices) for p in parts])
-        groups = np.concatenate([[0]] + [p.groups[1:] + candidates[i] for i, p in enumerate(parts)])
-        indptr = np.concatenate([[0]] + [p.indptr[1:] + slots[i] for i, p in enumerate(parts)])
-        return replace(parts[0], groups=groups, indptr=indptr, indices=np.concatenate([p.indices for p in parts]),
-                       dense=np.concatenate([p.dense for p in parts]))
+        """The lists of ``parts`` one after the other (the same feature names). ``parts`` is
+        emptied as it is copied, so memory holds the features about once, not twice."""
+        first = parts[0]
+        n_lists, n_candidates = sum(len(p) for p in parts), sum(p.n_candidates for p in parts)
+        groups = np.zeros(n_lists + 1, dtype=np.int64)
+        indptr = np.zeros(n_candidates + 1, dtype=np.int64)
+        indices = np.empty(sum(len(p.indices) for p in parts), dtype=np.int32)
+        dense = np.empty((n_candidates, first.dense.shape[1]))
+        at_list = at_candidate = at_slot = 0
+        while parts:
+            p = parts.pop(0)
+            groups[at_list + 1:at_list + len(p) + 1] = p.groups[1:] + at_candidate
+            indptr[at_candidate + 1:at_candidate + p.n_candidates + 1] = p.indptr[1:] + at_slot
+            indices[at_slot:at_slot + len(p.indices)] = p.indices
+            dense[at_candidate:at_candidate + p.n_candidates] = p.dense
+            at_list, at_candidate, at_slot = at_list + len(p), at_candidate + p.n_candidates, at_slot + len(p.indices)
+        return replace(first, groups=groups, indptr=indptr, indices=indices, dense=dense)
 
     def with_dense(self, names: list[str], columns: list[np.ndarray], sources: dict | None = None
                    ) -> "CandidateFeatures":

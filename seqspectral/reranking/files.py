@@ -108,7 +108,7 @@ def _chunks(path, chunk: int, progress, verb: str):
 
 
 def read_training_lists(kind: Kind, path, gold, scorers=(), templates: str = "context", field: str = "upos",
-                        chunk: int = 256, progress=None) -> TrainingLists:
+                        chunk: int = 32, progress=None) -> TrainingLists:
     """The lists of ``path`` against ``gold`` (one sentence per list, in order): lists that
     cannot be reranked (:attr:`Kind.problem`: an error such as a cycle, never several
     roots) are left out and counted; a list over other words than its gold sentence is an
@@ -137,7 +137,7 @@ def read_training_lists(kind: Kind, path, gold, scorers=(), templates: str = "co
                          np.asarray(sizes, dtype=np.float64), problems, n_lists)
 
 
-def rerank_file(reranker, kind: Kind, path, scorers=(), chunk: int = 256, progress=None):
+def rerank_file(reranker, kind: Kind, path, scorers=(), chunk: int = 32, progress=None):
     """The reranker's choice from every list of ``path``, in order, one sentence per list
     (a generator: write it as it comes), and ``problems``, filled as lists are read with
     ``(index, reason)`` of the lists passed through (their rank-1 candidate)."""
