@@ -194,8 +194,8 @@ def run_train(args) -> int:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
               f"{', '.join(reranker.dense_names_)}; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
-              f"on {held['lists']} {held['on']}: held-out {measure} 1-best {held['base_accuracy']:.2f}, reranked "
-              f"{held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
+              f"on {held['lists']} lists ({held['on']}): held-out {measure} 1-best {held['base_accuracy']:.2f}, "
+              f"reranked {held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
     return 0
 
 
