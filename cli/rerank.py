@@ -22,10 +22,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
 #: scorer options of the command line and the model kinds they take
-_SCORER_KINDS = {"tree_model": ("spectral_tree_model", "em_tree_model"),
-                 "lm": ("weighted_automaton", "hmm", "ngram", "interpolated", "unknown_escape", "trained_lm")}
-
-
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
@@ -73,6 +69,7 @@ def register(sub) -> None:
     a.add_argument("--json", action="store_true", help="print the counts of lists as JSON")
     _scorer_options(a)
     a.set_defaults(handler=run_apply)
+    register_build(rsub)
 
 
 def _scorer_options(parser, quiet: bool = True) -> None:
@@ -102,7 +99,7 @@ def _scorers(tree_models, lms, topology: bool, kind: str) -> list:
     scorers = []
     for option, paths in (("tree_model", tree_models), ("lm", lms)):
         for i, path in enumerate(paths, 1):
-            model = serialize.load(path, kind=_SCORER_KINDS[option])
+            model = serialize.load(path, serialize.TREE_MODEL_KINDS if option == "tree_model" else serialize.LANGUAGE_MODEL_KINDS)
             with open(path, "rb") as f:
                 digest = hashlib.file_digest(f, "sha256").hexdigest()
             source = {"option": option, "index": i, "path": os.path.abspath(path), "sha256": digest}
@@ -224,4 +221,98 @@ def run_apply(args) -> int:
     _report(problems, args.nbest, args.quiet)
     if args.json:
         print(json.dumps({"lists": count[0], **_passed_through(problems), "ranks": kind.name}))
+    return 0
+
+
+# -- rerank build / rerank run: one command from a treebank to reranked parses ----------------------
+def register_build(rsub) -> None:
+    from ._common import add_treebank_options
+
+    b = leaf_parser(rsub, "build", help="from a treebank to a reranker in one command: taggers, parser, jackknifed "
+                    "n-best lists, per-fold tree models, reranker (stages kept in DIR: run again to resume)")
+    b.add_argument("train", metavar="TRAIN.conllu", help="training treebank")
+    b.add_argument("--dev", default=None, metavar="DEV.conllu",
+                   help="held-out treebank: every epoch and feature choice is made there, and the report's figures")
+    b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
+                   "with the same inputs and options are kept)")
+    b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
+    b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
+    b.add_argument("--folds", type=positive_int, default=3, metavar="F", help="jackknifing folds (default 3)")
+    b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
+                   help="gold: the parser reads the treebank's tag columns as given; predicted: it is trained on "
+                        "jackknifed predicted UPOS/XPOS (no FEATS), for untagged input (default gold)")
+    b.add_argument("--templates", choices=("baseline", "context"), default="context",
+                   help="the reranker's hashed tree features (default context)")
+    b.add_argument("--field", choices=("upos", "xpos", "form", "none"), default="upos",
+                   help="column the spectral tree model reads; none: no tree model (default upos)")
+    b.add_argument("--spectral", choices=("global", "direction"), default="global",
+                   help="tree-model features: global log p(words | tree) + topology term; direction: also the "
+                        "per-word conditional log-probabilities summed by side of the head (default global)")
+    b.add_argument("--workers", type=positive_int, default=1, metavar="N",
+                   help="processes for the jackknifing folds (default 1)")
+    b.add_argument("--json", action="store_true", help="print the report (report.json) on standard output")
+    add_treebank_options(b)
+    b.set_defaults(handler=run_build)
+
+    r = leaf_parser(rsub, "run", help="tag what is untagged, parse k-best, rerank, write CoNLL-U")
+    r.add_argument("build", metavar="DIR", help="directory written by rerank build")
+    r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (HEAD may be _; empty tag columns "
+                   "the parser reads are predicted)")
+    r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
+    r.add_argument("-k", type=positive_int, default=None, metavar="K",
+                   help="write the K best candidates by the reranker's score as n-best CoNLL-U")
+    add_treebank_options(r)
+    r.set_defaults(handler=run_run)
+
+
+def _reading(args) -> dict:
+    return {"format": args.format, "encoding": args.encoding, "errors": args.errors}
+
+
+def run_build(args) -> int:
+    import json
+
+    from seqspectral.reranking.build import BuildOptions, Progress, build
+
+    from .main import UsageError
+
+    options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, templates=args.templates,
+                           field="" if args.field == "none" else args.field, spectral=args.spectral)
+    try:
+        options.check()
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    report = build(args.output, args.train, args.dev, options, reading=_reading(args), workers=args.workers,
+                   progress=Progress(quiet=args.quiet))
+    if args.json:
+        print(json.dumps(report, indent=1))
+    if not args.quiet and "reranked_dev" in report:
+        print(f"seqspectral: dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked "
+              f"{report['reranked_dev']['uas']:.2f} (oracle {report['dev_oracle_uas']:.2f}); {report['total_cpu_s']:.0f} "
+              f"CPU s; wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def run_run(args) -> int:
+    from seqspectral.corpus import write_conllu, write_nbest
+    from seqspectral.reranking.build import Built, run
+
+    from ._common import read_treebank
+    from .main import UsageError
+
+    try:
+        built = Built(args.build)
+    except FileNotFoundError as e:
+        raise UsageError(str(e)) from None
+    sentences = read_treebank(args.input, args, heads_required=False)
+    out, columns = run(built, sentences, args.k)
+    (write_nbest if args.k else write_conllu)(args.output, out)
+    if not args.quiet:
+        said = "; ".join(f"{how}: {', '.join(c.upper() for c in cols)}" for how, cols in columns.items() if cols)
+        print(f"seqspectral: tag columns read by the parser — {said}; wrote {len(sentences)} sentences to "
+              f"{args.output}", file=sys.stderr)
+        if columns["missing"]:
+            print(f"seqspectral: warning: the parser was trained with {', '.join(columns['missing']).upper()} "
+                  "features, which the input lacks and nothing predicts (build with --tags predicted for untagged "
+                  "input)", file=sys.stderr)
     return 0
