@@ -21,7 +21,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 1-best. The reranker file records what it ranks and the scorer models (path, content hash):
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
-#: scorer options of the command line and the model kinds they take
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
