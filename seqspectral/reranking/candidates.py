@@ -72,26 +72,6 @@ class CandidateFeatures:
         indptr, indices = without_common(self.groups, self.indptr, self.indices)
         return replace(self, indptr=indptr, indices=indices)
 
-    @classmethod
-    def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
-        """The lists of ``parts`` one after the other (the same feature names). ``parts`` is
-        emptied as it is copied, so memory holds the features about once, not twice."""
-        first = parts[0]
-        n_lists, n_candidates = sum(len(p) for p in parts), sum(p.n_candidates for p in parts)
-        groups = np.zeros(n_lists + 1, dtype=np.int64)
-        indptr = np.zeros(n_candidates + 1, dtype=np.int64)
-        indices = np.empty(sum(len(p.indices) for p in parts), dtype=np.int32)
-        dense = np.empty((n_candidates, first.dense.shape[1]))
-        at_list = at_candidate = at_slot = 0
-        while parts:
-            p = parts.pop(0)
-            groups[at_list + 1:at_list + len(p) + 1] = p.groups[1:] + at_candidate
-            indptr[at_candidate + 1:at_candidate + p.n_candidates + 1] = p.indptr[1:] + at_slot
-            indices[at_slot:at_slot + len(p.indices)] = p.indices
-            dense[at_candidate:at_candidate + p.n_candidates] = p.dense
-            at_list, at_candidate, at_slot = at_list + len(p), at_candidate + p.n_candidates, at_slot + len(p.indices)
-        return replace(first, groups=groups, indptr=indptr, indices=indices, dense=dense)
-
     def with_dense(self, names: list[str], columns: list[np.ndarray], sources: dict | None = None
                    ) -> "CandidateFeatures":
         """These features plus more real-valued columns (``sources``: name -> where it came from)."""
