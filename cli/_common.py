@@ -269,7 +269,8 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> 
         raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
     start = time.perf_counter()
     if args.folds:
-        result = jackknife(model, sentences, args.folds, args.k)
+        result = jackknife(model, sentences, args.folds, args.k, on_fold=None if args.quiet else lambda f, n: note(
+            f"{args.input}: fold {f}/{n} done ({time.perf_counter() - start:.0f} s)"))
     elif args.k:
         result = model.kbest(sentences, args.k)
     else:
