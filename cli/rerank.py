@@ -22,10 +22,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
 #: scorer options of the command line and the model kinds they take
-_SCORER_KINDS = {"tree_model": ("spectral_tree_model", "em_tree_model"),
-                 "lm": ("weighted_automaton", "hmm", "ngram", "interpolated", "unknown_escape", "trained_lm")}
-
-
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
@@ -103,7 +99,7 @@ def _scorers(tree_models, lms, topology: bool, kind: str) -> list:
     scorers = []
     for option, paths in (("tree_model", tree_models), ("lm", lms)):
         for i, path in enumerate(paths, 1):
-            model = serialize.load(path, kind=_SCORER_KINDS[option])
+            model = serialize.load(path, serialize.TREE_MODEL_KINDS if option == "tree_model" else serialize.LANGUAGE_MODEL_KINDS)
             with open(path, "rb") as f:
                 digest = hashlib.file_digest(f, "sha256").hexdigest()
             source = {"option": option, "index": i, "path": os.path.abspath(path), "sha256": digest}

@@ -26,7 +26,7 @@ finished so far, so parts can run in separate processes and a run picks up where
 
 Run from the repository root::
 
-    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python evaluation/reranking.py --workdir /tmp/rb
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python -m evaluation reranking --workdir /tmp/rb
 """
 
 from __future__ import annotations
@@ -41,22 +41,11 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe  # noqa: E402
-from _results import REPO, SHARED, require_data  # noqa: E402
+from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_data
 
-EWT = SHARED / "ud-english-ewt"
-WSJ = SHARED / "nltk_data" / "corpora" / "dependency_treebank.zip"
-OUT = REPO / "evaluation" / "results" / "reranking.md"
+WSJ = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+OUT = RESULTS / "reranking.md"
 PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "sample", "ablation")
-
-
-def log(message: str) -> None:
-    print(f"[reranking {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def ewt(split: str) -> Path:
-    return EWT / f"en_ewt-ud-{split}.conllu"
 
 
 def scores(gold, pred) -> dict:

@@ -105,6 +105,8 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
                 head = int(row[head_column])
             except ValueError:
                 raise BadLine(f"non-integer head {row[head_column]!r}") from None
+            if not 0 <= head < 1 << 31:  # larger cannot be a word of the sentence, nor fit the head arrays
+                raise BadLine(f"head {row[head_column]} out of range")
         except BadLine as e:
             policy.bad(lineno, str(e))
             bad = True

@@ -77,3 +77,8 @@ def line_of(data: bytes, offset: int) -> int:
     """1-based line of byte ``offset``, counting LF, CR LF and lone CR as line breaks."""
     head = data[:offset]
     return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def read_utf8(path, data: bytes | None = None) -> str:
+    """The UTF-8 text of ``path`` (see :func:`decode`)."""
+    return decode(path, Path(path).read_bytes() if data is None else data)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, seed
-from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_state, train_epochs
+from seqspectral.base import Estimator, integer, seed
+from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
 
 from . import _label_kernels
 from .atoms import encode, flat_heads
@@ -28,10 +28,6 @@ class DependencyLabeler(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def fit(self, sentences):
         """Learn DEPREL from the gold trees of ``sentences``."""
@@ -69,6 +65,15 @@ class DependencyLabeler(Estimator):
     def to_state(self):
         self._check_fitted()
         return {"params": self.json_params(), "labels": self.labels_}, sparse_state("label", self.weights_)
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Schema, size
+
+        labels = header["labels"]
+        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+            raise ValueError("the labels are not a non-empty list of strings")
+        return Schema(sparse_schema("label", size(header["params"]["hash_bits"], "hash_bits", 1, 30)))
 
     @classmethod
     def from_state(cls, header, arrays):

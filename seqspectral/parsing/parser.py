@@ -19,9 +19,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
-from seqspectral.perceptron import (AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
-                                    train_epochs)
+from seqspectral.base import Estimator, integer, one_of, real, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
+                                    sparse_state, train_epochs)
 from seqspectral.selection import SelectionResult
 
 from . import _training_kernels
@@ -71,10 +71,6 @@ class DependencyParser(Estimator):
         self.update = update
         self.labels = labels
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     # -- training --------------------------------------------------------------------------
     def fit(self, sentences, dev=None, on_epoch=None):
@@ -178,6 +174,16 @@ class DependencyParser(Estimator):
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
             arrays.update(inner)
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral import serialize
+
+        params = header["params"]
+        if params.get("order", 1) not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
+        schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
+        return schema.merged(serialize.nested_schema("labeler", header["labeler"])) if "labeler" in header else schema
 
     @classmethod
     def from_state(cls, header, arrays):

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
-from seqspectral.perceptron import AveragedWeights, HeldOut, dense_from_state, sparse_state, train_epochs
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, HeldOut, sparse_schema, sparse_state,
+                                    train_epochs)
 from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
 
 from . import _kernels
@@ -55,10 +56,6 @@ class Reranker(Estimator):
         self.anchor = anchor
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "sparse_weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def fit(self, features: CandidateFeatures, loss, dev=None, *, sizes=None, on_epoch=None):
         """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads).
@@ -186,6 +183,17 @@ class Reranker(Estimator):
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
                   "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        names = header["dense_names"]
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise ValueError("dense_names is not a list of strings")
+        n = len(names)
+        return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
+                       **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}})
 
     @classmethod
     def from_state(cls, header, arrays):

@@ -13,9 +13,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, seed
-from seqspectral.perceptron import (AveragedWeights, HeldOut, dense_from_state, epoch_selection, sparse_state,
-                                    train_epochs)
+from seqspectral.base import Estimator, integer, one_of, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
+                                    sparse_state, train_epochs)
 from seqspectral.selection import SelectionResult
 
 from . import _kernels
@@ -39,10 +39,6 @@ class PerceptronTagger(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     # -- features and gold tags ------------------------------------------------------------
     def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
@@ -150,6 +146,16 @@ class PerceptronTagger(Estimator):
         if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        tags = header["tags"]
+        if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
+            raise ValueError("the tags are not a non-empty list of strings")
+        bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
+        return Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
 
     @classmethod
     def from_state(cls, header, arrays):
