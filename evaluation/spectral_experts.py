@@ -32,7 +32,7 @@ estimated (from Var(y)) started from each solver's spectral estimate, the run of
 likelihood kept.
 Work is spread over ``--workers`` processes (one BLAS thread each).
 
-Usage: OPENBLAS_NUM_THREADS=1 python evaluation/spectral_experts.py [--n 500000] [--instances 20]
+Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation spectral_experts [--n 500000] [--instances 20]
        [--attempts 10] [--fresh-instances 20] [--fresh-n 200000] [--histogram-instances 17] [--histogram-n N]
        [--curve N ...] [--workers 2] [--authors-draws 10] [--authors-attempts 17] [--rows ROWS.jsonl]
        [--solvers fista cvxpy] [--parts tables fresh histogram authors curve]
@@ -57,11 +57,8 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
+from .common import RESULTS, describe  # noqa: E402
 
 from seqspectral.mixtures.experts.alignment import align_components, parameter_error  # noqa: E402
 from seqspectral.mixtures.experts.em import MixtureOfLinearRegressionsEM  # noqa: E402
@@ -69,7 +66,6 @@ from seqspectral.mixtures.datasets.experts import (  # noqa: E402
     FEATURE_MAPS, HISTOGRAM_MAP, polynomial_features, random_instance, sample_inputs, sample_responses)
 from seqspectral.mixtures.experts.spectral import SpectralExperts  # noqa: E402
 
-RESULTS = ROOT / "evaluation" / "results"
 SETTINGS = ((1, 4, 2), (2, 5, 2), (2, 5, 3), (2, 6, 2))
 HISTOGRAM_SETTING = (1, 4, 3)
 #: the regressions' solvers: FISTA on whitened features (the default), the exact problem by cvxpy

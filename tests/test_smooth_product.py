@@ -159,7 +159,7 @@ def test_recovers_a_planted_mixture_from_samples():
 def test_bins_chosen_on_validation_rows():
     X, _ = gaussian_mixture_sample(1500, seed=4, means=MEANS)
     V, _ = gaussian_mixture_sample(500, seed=5, means=MEANS)
-    model = SmoothProductMixture(2, n_bins="auto", bins_grid=(3, 8, 12), n_init=1, max_iter=100).fit(X, validation=V)
+    model = SmoothProductMixture(2, n_bins="auto", bins_grid=(3, 8, 12), n_init=1, max_iter=100).fit(X, dev=V)
     table = model.selection_.table
     assert [row["n_bins"] for row in table] == [3, 8, 12]
     best = max(table, key=lambda row: row["score"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp
 
-from ...base import Estimator, NotFittedError
+from ...base import Estimator
 
 
 class InputError(ValueError):
@@ -48,10 +48,6 @@ def component_log_densities(X: np.ndarray, y: np.ndarray, coef: np.ndarray, weig
 
 class LinearExpertsMixture(Estimator):
     """``predict``, ``score`` and the fitted check of an estimator of the mixture."""
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "coef_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def predict(self, X) -> np.ndarray:
         """``E[y | x] = Σ_h π_h β_hᵀ x`` for every row of ``X``."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-from ...base import Estimator, NotFittedError, either, integer, one_of, real, seed
+from ...base import Estimator, either, integer, one_of, real, seed
 from ...selection import grid_search, held_out_split
 from .coupled_cp import LOSSES, fit_coupled_cp, random_start
 from .histograms import EqualWidthBins, all_triples, balanced_triples, triple_histograms
@@ -49,7 +49,7 @@ class SmoothProductMixture(Estimator):
     ----------
     n_components : F, the number of mixture components.
     n_bins : bins per variable (I), or ``"auto"``: chosen among ``bins_grid`` by the mean
-        held-out log-likelihood (the ``validation`` rows given to :meth:`fit`, else a
+        held-out log-likelihood (the ``dev`` rows given to :meth:`fit`, else a
         seeded :data:`seqspectral.selection.HELD_OUT_FRACTION` (20%) of the rows, by
         :func:`seqspectral.selection.held_out_split`), then refitted on all rows; the record is ``selection_``.
     triples : ``"all"`` (every j < k < l), a number m (m random triples chosen to cover the
@@ -91,14 +91,14 @@ class SmoothProductMixture(Estimator):
         self.random_state = random_state
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, X, y=None, *, validation=None):
+    def fit(self, X, y=None, *, dev=None):
         """Learn λ and the conditionals from the rows of ``X`` (n × N, NaN = missing)."""
         self._validate_params()
         X = _as_data(X, "X")
         if X.shape[1] < 3:
             raise ValueError(f"{type(self).__name__} needs at least 3 variables, got {X.shape[1]}")
         if self.n_bins == "auto":
-            fit_rows, held, on = self._split(X, validation)
+            fit_rows, held, on = self._split(X, dev)
             self.selection_ = grid_search({"n_bins": list(self.bins_grid)},
                                           lambda n_bins: self._fit_bins(fit_rows, n_bins).score(held), on=on)
             n_bins = self.selection_.chosen["n_bins"]
@@ -106,12 +106,12 @@ class SmoothProductMixture(Estimator):
             n_bins = self.n_bins
         return self._fit_bins(X, n_bins)
 
-    def _split(self, X, validation):
-        if validation is not None:
-            validation = _as_data(validation, "validation")
-            if validation.shape[1] != X.shape[1]:
-                raise ValueError(f"validation has {validation.shape[1]} variables, X has {X.shape[1]}")
-        return held_out_split(X, validation, random_state=self.random_state)
+    def _split(self, X, dev):
+        if dev is not None:
+            dev = _as_data(dev, "dev")
+            if dev.shape[1] != X.shape[1]:
+                raise ValueError(f"dev has {dev.shape[1]} variables, X has {X.shape[1]}")
+        return held_out_split(X, dev, random_state=self.random_state)
 
     def _fit_bins(self, X, n_bins: int):
         rng = np.random.default_rng(self.random_state)
@@ -128,7 +128,7 @@ class SmoothProductMixture(Estimator):
                 best = fit
         self.bins_, self.triples_, self.n_bins_ = bins, triples, n_bins
         self.weights_, self.factors_ = best.weights, best.factors
-        self.cost_, self.cost_history_, self.converged_ = best.cost, best.cost_history, best.converged
+        self.cost_, self.history_, self.converged_ = best.cost, best.cost_history, best.converged
         self.n_iter_ = len(best.cost_history)
         self.densities_ = SincDensities(best.factors, bins.low, bins.width)
         self.n_features_in_ = N
@@ -146,10 +146,6 @@ class SmoothProductMixture(Estimator):
         return triples
 
     # -- using the model ---------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     def _joint_log(self, X) -> np.ndarray:
         self._check_fitted()
         X = _as_data(X, "X")
