@@ -82,7 +82,7 @@ def _run_sharded(args) -> int:
     """Count the files in shards where they are read (seqspectral.counting.sharded), then fit."""
     from functools import partial
 
-    from seqspectral.counting.sharded import sharded_view_counts
+    from seqspectral.embeddings.sharded import sharded_view_counts
     from seqspectral.counting.shards import read_shard
 
     reading = reading_of(args)

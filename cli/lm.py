@@ -41,7 +41,7 @@ def register(sub) -> None:
     t.add_argument("--basis-length", type=at_most(MAX_BASIS_LENGTH), default=None, metavar="L",
                    help="longest prefix/suffix of the Hankel basis (default: the method's)")
     t.add_argument("--order", type=positive_int, default=3, help="n-gram order of --method ngram (default 3)")
-    t.add_argument("--n-iter", type=positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
+    t.add_argument("--max-iter", "--n-iter", dest="max_iter", type=positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
     add_reading_options(t)
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out file for the choices (states, floor, smoothing, mixture weight); must not be empty")
@@ -133,7 +133,7 @@ def run_train(args) -> int:
     read_seconds = time.perf_counter() - t0
     try:
         lm = train_lm(train, args.method, n_states=args.states, dev=dev, basis_length=args.basis_length,
-                      random_state=args.random_state, verbose=verbose, order=args.order, n_iter=args.n_iter)
+                      random_state=args.random_state, verbose=verbose, order=args.order, max_iter=args.max_iter)
     except ValueError as e:  # a learner refusing its hyper-parameters or data
         if getattr(e, "user_facing", False):
             raise

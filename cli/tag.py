@@ -55,7 +55,7 @@ def run_train(args) -> int:
     tagger.fit(train, dev=dev, on_epoch=epoch_progress(args, "accuracy", percent=True))
     serialize.save(args.output, tagger)
     if not args.quiet:
-        chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if hasattr(tagger, "selection_") else ""
+        chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if tagger.selection_ is not None else ""
         print(f"seqspectral: {len(train)} sentences, {len(tagger.tags_)} {args.field} tags{chosen}, "
               f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0

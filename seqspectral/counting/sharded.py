@@ -199,28 +199,3 @@ def _basis_counts(corpus, kinds, max_length: int) -> _BasisCounts:
 def sharded_tree_statistics(shards, vocabulary, *, read=read_shard, **where):
     """Tree statistics of every shard over ``vocabulary`` (which ``read`` must encode)."""
     return count_sharded(shards, partial(tree_statistics, n_symbols=len(vocabulary)), read=read, **where)
-
-
-def sharded_view_counts(shards, estimator, *, read=read_shard, **where):
-    """The CCA view counts of every shard for ``estimator`` (a
-    :class:`~seqspectral.embeddings.CCAEmbeddings`) and the embedding vocabulary they are
-    counted in, chosen first from the word counts of every shard; returns ``(counts,
-    vocabulary)`` for ``estimator.fit_counts``. Shards may be read each with its own
-    vocabulary: words are mapped by their forms."""
-    from seqspectral.embeddings.vocabulary import build_vocabulary
-
-    words = count_sharded(shards, partial(_word_counts, lowercase=estimator.lowercase, digits=estimator.digits),
-                          read=read, **where)
-    vocabulary = build_vocabulary(words, estimator.min_count, estimator.max_vocab)
-    return count_sharded(shards, partial(_view_counts, estimator=estimator, vocabulary=vocabulary),
-                         read=read, **where), vocabulary
-
-
-def _word_counts(corpus, lowercase: bool, digits: bool) -> Counter:
-    from seqspectral.embeddings.vocabulary import word_counts
-
-    return word_counts([corpus], lowercase, digits)
-
-
-def _view_counts(corpus, estimator, vocabulary):
-    return estimator.count(corpus, vocabulary)
