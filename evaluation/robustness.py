@@ -399,7 +399,7 @@ def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
     for name, argv in commands.items():
         for i in range(n):
             signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
-            record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 6.0), signum), argv)
+            record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 4.0), signum), argv)
         print(f"interrupts: {name} done", file=sys.stderr)
 
 

@@ -159,8 +159,8 @@ class Operators(NamedTuple):
 
 
 def _representation(v) -> str | None:
-    if isinstance(v, str):
-        return one_of("identity", "svd")(v)
+    if isinstance(v, str):  # "embeddings": what a model file holds for a (words, vectors) pair; fit refuses it
+        return one_of("identity", "svd", "embeddings")(v)
     if isinstance(v, tuple) and len(v) == 2:
         return None
     return "'identity', 'svd' or a (words, vectors) pair"
