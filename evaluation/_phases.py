@@ -1,7 +1,9 @@
-"""Where a ``seqspectral`` command spends its CPU time: run it in a fresh child process under
-``cProfile`` (process-time clock) and add up the cumulative time of named library functions.
+"""Timing ``seqspectral`` commands in fresh processes: :func:`run` (wall and the child's CPU
+seconds) and :func:`phases` (where its CPU time goes).
 
-``python evaluation/_phases.py OUT.json PHASES.json -- seqspectral ARGS...`` writes
+:func:`phases` runs the command in a child process under ``cProfile`` (process-time clock) and
+adds up the cumulative time of named library functions: the child,
+``python evaluation/_phases.py OUT.json PHASES.json -- seqspectral ARGS...``, writes
 ``{"total": s, "startup": s, "phases": {name: s}}``: ``startup`` is the CPU time before
 the command starts (interpreter and imports of the command line), each phase the summed
 cumulative time of its ``(file suffix, function name)`` pairs (outermost calls only, so a
@@ -12,9 +14,31 @@ from __future__ import annotations
 
 import cProfile
 import json
+import os
 import pstats
+import subprocess
 import sys
 import time
+from pathlib import Path
+
+
+def run(command) -> tuple[float, float]:
+    """(wall, CPU of the child) seconds of one run of ``command`` (fails loudly)."""
+    before = os.times()
+    t0 = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - t0
+    after = os.times()
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
+
+
+def phases(seqspectral_args, named: dict, tmp: Path) -> dict:
+    """``{"total", "startup", "phases": {name: CPU seconds}}`` of one fresh run of
+    ``seqspectral *seqspectral_args``; ``named``: phase -> [[file suffix, function name], ...]."""
+    (tmp / "phases.json").write_text(json.dumps(named))
+    subprocess.run([sys.executable, __file__, str(tmp / "out.json"), str(tmp / "phases.json"), "--", "seqspectral",
+                    *seqspectral_args], check=True, stdout=subprocess.DEVNULL)
+    return json.loads((tmp / "out.json").read_text())
 
 
 def _phase_seconds(stats: pstats.Stats, functions) -> float:
@@ -42,9 +66,9 @@ def main() -> None:
             raise
     total = time.process_time() - start
     stats = pstats.Stats(profile)
-    phases = json.loads(open(phases_file).read())
+    named = json.loads(open(phases_file).read())
     result = {"total": total, "startup": imported - start,
-              "phases": {name: _phase_seconds(stats, fns) for name, fns in phases.items()}}
+              "phases": {name: _phase_seconds(stats, fns) for name, fns in named.items()}}
     with open(out, "w") as f:
         json.dump(result, f)
 

@@ -29,10 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -42,6 +40,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from _machine import describe  # noqa: E402
+from _phases import phases, run  # noqa: E402
 from _results import require_data, write_results  # noqa: E402
 from _splearn import SPLEARN  # noqa: E402
 
@@ -78,16 +77,6 @@ def replicated(path: Path, copies: int) -> Path:
     return out
 
 
-def run(command) -> tuple[float, float]:
-    """(wall, CPU of the child) seconds of one run of ``command``."""
-    before = os.times()
-    t0 = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    wall = time.perf_counter() - t0
-    after = os.times()
-    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system)
-
-
 def ours_command(path: Path, model: Path, states="20") -> list[str]:
     return SEQSPECTRAL + ["lm", "train", str(path), "-o", str(model), "--method", "spectral-substring",
                           "--states", states, "--basis-length", "3", "--format", "pautomac", "--quiet"]
@@ -97,13 +86,6 @@ def splearn_command(path: Path, tmp: Path) -> list[str]:
     (tmp / "input.json").write_text(json.dumps({"path": str(path), "version": "factor", "lrows": 3, "lcolumns": 3,
                                                 "rank": 20, "repeats": 1}))
     return [str(SPLEARN.ensure()), str(WORKER), str(tmp)]
-
-
-def phases(path: Path, model: Path, tmp: Path) -> dict:
-    (tmp / "phases.json").write_text(json.dumps(PHASES))
-    subprocess.run([sys.executable, str(HERE / "_phases.py"), str(tmp / "out.json"), str(tmp / "phases.json"), "--",
-                    *ours_command(path, model)[2:]], check=True, stdout=subprocess.DEVNULL)
-    return json.loads((tmp / "out.json").read_text())
 
 
 def measure(problem: Path, copies: int, repeats: int, tmp: Path) -> dict:
@@ -123,7 +105,7 @@ def measure(problem: Path, copies: int, repeats: int, tmp: Path) -> dict:
     auto_chosen = load_lm(tmp / "auto.npz")[0].selection.chosen
     return {"copies": copies, "path": path, "ours": min(ours), "splearn": min(theirs),
             "ours_cpu": min(c for _, c in ours), "splearn_cpu": min(c for _, c in theirs), "chosen": chosen,
-            "auto": auto, "auto_chosen": auto_chosen, "phases": phases(path, model, tmp)}
+            "auto": auto, "auto_chosen": auto_chosen, "phases": phases(ours_command(path, model)[len(SEQSPECTRAL):], PHASES, tmp)}
 
 
 def _choice(chosen: dict) -> str:
