@@ -13,7 +13,7 @@ child's CPU seconds):
 10x: every file of the zip ten times (``evaluation/_work``). Then one more run of ours under
 cProfile (``_phases.py``) splits its CPU time into phases.
 
-    python evaluation/bench_embed.py [--repeats 3] [--sizes 1 10]   # writes results/embed.md
+    python -m evaluation bench_embed [--repeats 3] [--sizes 1 10]   # writes results/embed.md
 """
 
 from __future__ import annotations
@@ -24,17 +24,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from ._phases import phases, run
+from .common import EVALUATION, NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, require_data, write_results
 
-from _machine import describe  # noqa: E402
-from _phases import phases, run  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-
-BROWN = HERE.parent.parent / "shared" / "corpora" / "nltk_data" / "corpora" / "brown.zip"
-WORK = HERE / "_work"
-OUT = HERE / "results" / "embed.md"
-SEQSPECTRAL = [sys.executable, "-m", "seqspectral.cli.main"]
+BROWN = NLTK_DATA / "corpora" / "brown.zip"
+WORK = EVALUATION / "_work"
+OUT = RESULTS / "embed.md"
 GENSIM = """
 import sys
 import nltk.data
@@ -80,15 +75,14 @@ def measure(copies: int, repeats: int, tmp: Path) -> dict:
     for r in range(repeats):
         ours.append(run(ours_cmd))
         theirs.append(run(gensim_cmd))
-        print(f"  {copies}x repeat {r + 1}: ours {ours[-1][0]:.2f} s, gensim {theirs[-1][0]:.2f} s", file=sys.stderr,
-              flush=True)
+        log(f"{copies}x repeat {r + 1}: ours {ours[-1][0]:.2f} s, gensim {theirs[-1][0]:.2f} s")
     return {"copies": copies, "ours": min(ours), "gensim": min(theirs), "ours_cpu": min(c for _, c in ours),
             "gensim_cpu": min(c for _, c in theirs), "phases": phases(ours_cmd[len(SEQSPECTRAL):], PHASES, tmp)}
 
 
 def report(records, repeats: int) -> str:
     lines = ["# `embed` on Brown against gensim CBOW (issue 30)", "",
-             describe("evaluation/bench_embed.py", sys.argv[1:]) + ".", "",
+             describe("bench_embed", sys.argv[1:]) + ".", "",
              f"Fresh processes, interleaved, best of {repeats}; gensim's time includes NLTK reading the zip and "
              "writing the vectors, as ours includes reading and writing. Target: ours ≤ half of gensim's.", "",
              "| data | ours s | gensim CBOW s | ours / gensim | ours CPU s | gensim CPU s | CPU ours / gensim |",
@@ -122,7 +116,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for copies in args.sizes:
             records.append(measure(copies, args.repeats, Path(tmp)))
-            print(report(records, args.repeats), file=sys.stderr, flush=True)
+            log(report(records, args.repeats))
     write_results(args.out, report(records, args.repeats))
     print(report(records, args.repeats))
     return 0

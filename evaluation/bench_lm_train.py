@@ -21,7 +21,7 @@ Timed, interleaved, best of ``--repeats`` (wall and child CPU seconds), each a f
 Then one more run of ours in a fresh process under cProfile (``_phases.py``, CPU clock) splits
 its time into phases; the selection's share is printed against the counting's.
 
-    python evaluation/bench_lm_train.py [--repeats 3] [--sizes 1 10] [--problem 13]   # writes results/lm_train.md
+    python -m evaluation bench_lm_train [--repeats 3] [--sizes 1 10] [--problem 13]   # writes results/lm_train.md
 """
 
 from __future__ import annotations
@@ -36,19 +36,13 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from ._phases import phases, run
+from ._splearn import SPLEARN
+from .common import EVALUATION, PAUTOMAC, RESULTS, SEQSPECTRAL, describe, log, require_data, write_results
 
-from _machine import describe  # noqa: E402
-from _phases import phases, run  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-from _splearn import SPLEARN  # noqa: E402
-
-PAUTOMAC = HERE.parent.parent / "shared" / "corpora" / "pautomac"
-WORK = HERE / "_work"
-OUT = HERE / "results" / "lm_train.md"
-SEQSPECTRAL = [sys.executable, "-m", "seqspectral.cli.main"]
-WORKER = HERE / "_splearn_speed_worker.py"
+WORK = EVALUATION / "_work"
+OUT = RESULTS / "lm_train.md"
+WORKER = EVALUATION / "_splearn_speed_worker.py"
 #: phase -> the library functions whose time it is (file suffix, function name)
 PHASES = {
     "reading": [["corpus/readers.py", "read_corpus"]],
@@ -96,8 +90,7 @@ def measure(problem: Path, copies: int, repeats: int, tmp: Path) -> dict:
     for r in range(repeats):  # interleaved: both sides see the same machine
         ours.append(run(ours_command(path, model)))
         theirs.append(run(splearn_command(path, tmp)))
-        print(f"  {copies}x repeat {r + 1}: ours {ours[-1][0]:.2f} s, scikit-splearn {theirs[-1][0]:.2f} s",
-              file=sys.stderr, flush=True)
+        log(f"{copies}x repeat {r + 1}: ours {ours[-1][0]:.2f} s, scikit-splearn {theirs[-1][0]:.2f} s")
     from seqspectral.lm import load_lm
 
     chosen = load_lm(model)[0].selection.chosen
@@ -113,8 +106,7 @@ def _choice(chosen: dict) -> str:
 
 
 def report(records, repeats: int, problem: int) -> str:
-    lines = [f"# `lm train` against scikit-splearn (issue 30)", "", describe("evaluation/bench_lm_train.py",
-                                                                             sys.argv[1:]) + ".", "",
+    lines = [f"# `lm train` against scikit-splearn (issue 30)", "", describe("bench_lm_train", sys.argv[1:]) + ".", "",
              f"PAutomaC problem {problem} (the issue's problem 47 is not among the shared problems: see the "
              "script's docstring for the choice), 1x = its 100,000 training strings, 10x = them ten "
              f"times (1,000,000 strings). Fresh processes, interleaved, best of {repeats} (wall; CPU = the "
@@ -164,7 +156,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for copies in args.sizes:
             records.append(measure(problem, copies, args.repeats, Path(tmp)))
-            print(report(records, args.repeats, args.problem), file=sys.stderr, flush=True)
+            log(report(records, args.repeats, args.problem))
     write_results(args.out, report(records, args.repeats, args.problem))
     print(report(records, args.repeats, args.problem))
     return 0

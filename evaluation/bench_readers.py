@@ -16,7 +16,7 @@ clock (``time.process_time``; the machine is shared, so wall time would measure 
 Every side's output is checked to have the same number of sequences (and tokens where the
 peer gives them).
 
-    python evaluation/bench_readers.py [--repeats 3] [--sizes 1 10]   # writes results/readers.md
+    python -m evaluation bench_readers [--repeats 3] [--sizes 1 10]   # writes results/readers.md
 """
 
 from __future__ import annotations
@@ -29,18 +29,14 @@ import time
 import zipfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from ._splearn import SPLEARN as SPLEARN_VENV
+from .common import EVALUATION, NLTK_DATA, PAUTOMAC, RESULTS, describe, ewt, log, require_data, write_results
 
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-
-SHARED = HERE.parent.parent / "shared" / "corpora"
-EWT_TRAIN = SHARED / "ud-english-ewt" / "en_ewt-ud-train.conllu"
-PAUTOMAC = SHARED / "pautomac" / "36.pautomac.train"
-BROWN = SHARED / "nltk_data" / "corpora" / "brown.zip"
-WORK = HERE / "_work"
-OUT = HERE / "results" / "readers.md"
+EWT_TRAIN = ewt("train")
+PAUTOMAC_36 = PAUTOMAC / "36.pautomac.train"
+BROWN = NLTK_DATA / "corpora" / "brown.zip"
+WORK = EVALUATION / "_work"
+OUT = RESULTS / "readers.md"
 
 
 def cpu_best(functions: dict, repeats: int) -> dict:
@@ -144,9 +140,7 @@ print(best, d.nbEx)
 
 
 def splearn_seconds(path, repeats: int):
-    from _splearn import SPLEARN as VENV
-
-    run = subprocess.run([str(VENV.ensure()), "-c", SPLEARN, str(path), str(repeats)], capture_output=True, text=True,
+    run = subprocess.run([str(SPLEARN_VENV.ensure()), "-c", SPLEARN, str(path), str(repeats)], capture_output=True, text=True,
                          check=True)
     seconds, n = run.stdout.split()
     return float(seconds), int(n)
@@ -186,10 +180,10 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
-    require_data(EWT_TRAIN, PAUTOMAC, BROWN, script="bench_readers.py")
+    require_data(EWT_TRAIN, PAUTOMAC_36, BROWN, script="bench_readers.py")
     table = []
     for copies in args.sizes:
-        conllu_path, pautomac_path, brown_path = (times_ten(p, copies) for p in (EWT_TRAIN, PAUTOMAC, BROWN))
+        conllu_path, pautomac_path, brown_path = (times_ten(p, copies) for p in (EWT_TRAIN, PAUTOMAC_36, BROWN))
         text_path = brown_text(copies)
         table += rows_for("CoNLL-U (EWT train), UPOS", conllu_path, copies, "conllu",
                           {"conllu.parse_incr": lambda: conllu_incr(conllu_path)}, args.repeats)
@@ -202,10 +196,10 @@ def main() -> int:
                           timed_apart={"scikit-splearn": splearn_seconds(pautomac_path, args.repeats)})
         table += rows_for("text (Brown's tags, a sentence a line)", text_path, copies, "text",
                           {"Python lines": lambda: python_lines(text_path, False)}, args.repeats)
-        print("\n".join(table[-5:]), file=sys.stderr, flush=True)
+        log("\n".join(table[-5:]))
     text = f"""# Corpus readers
 
-{describe("evaluation/bench_readers.py", sys.argv[1:])}.
+{describe("bench_readers", sys.argv[1:])}.
 
 Every format the toolkit reads, at 1x and 10x (the file replicated ten times; Brown: each
 member of the zip ten times), best of {args.repeats} on the CPU clock, interleaved in one

@@ -22,7 +22,7 @@ def jackknife(estimator, items, n_folds: int, apply) -> list:
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
-    if hasattr(estimator, "selection_"):
+    if getattr(estimator, "selection_", None) is not None:
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
     for f in range(n_folds):

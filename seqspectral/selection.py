@@ -1,8 +1,10 @@
 """One model-selection engine: candidates scored on held-out data, the table and the choice.
 
 Every ``"auto"`` hyper-parameter of every estimator, ``seqspectral lm train`` and the
-benchmarks choose through :func:`grid_search`, so the same method on the same data makes
-the same choice wherever it is asked. A candidate is a dict of hyper-parameter values; its
+benchmarks choose through :func:`select_and_refit` (the held-out split, the choice, the
+refit on all of the training data) and :func:`grid_search` (the candidates and the table),
+so the same method on the same data makes the same choice wherever it is asked. The grids
+of every model are here, below. A candidate is a dict of hyper-parameter values; its
 score is a held-out log-likelihood (higher is better). A candidate that cannot be fitted
 (say, a moment matrix of lower rank than the states asked for) raises
 :class:`CandidateFailed` and is recorded as failed, not chosen.
@@ -35,6 +37,12 @@ TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
 WEIGHT_GRID = tuple(float(w) for w in np.linspace(0.0, 1.0, 21))
 #: add-k smoothing constants of the n-gram models
 NGRAM_K_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+#: the spectral tree model's ridge (relative to the largest singular value) and shrinkage λ
+TREE_RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+TREE_SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
+#: the spectral tree model's floor — a fraction of the word's training frequency, not of the
+#: positive next-event mass as in FLOOR_GRID
+TREE_FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 
 
 class CandidateFailed(ValueError):
@@ -79,6 +87,26 @@ class SelectionResult:
         """This selection followed by ``other`` (a later stage on the same held-out data)."""
         return SelectionResult(self.on, {**self.chosen, **other.chosen}, self.table + other.table,
                                self.at_edge + other.at_edge)
+
+
+def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable,
+                     fraction: float = HELD_OUT_FRACTION, split=None) -> SelectionResult:
+    """The one select–refit path of every ``"auto"``; returns the :class:`SelectionResult`.
+
+    The held-out data is ``dev`` when given, else a seeded ``fraction`` of ``train``
+    (:func:`held_out_split`). ``choose(fit_part, held, on)`` builds the candidates on
+    ``fit_part`` without writing the estimator's fitted state, scores them on ``held``
+    through :func:`grid_search`, then adopts the chosen one and returns the result. When
+    the choice was made on a part of ``train``, ``refit(train, held)`` fits the chosen values
+    on all of it (``held``: the part the chosen model has not seen, for statistics that add).
+    ``split``: the (fit part, held-out part, description) when the caller drew them (sharded
+    training draws them from the whole input by the same rule).
+    """
+    fit_part, held, on = split or held_out_split(train, dev, random_state, fraction)
+    result = choose(fit_part, held, on)
+    if dev is None and held is not train:
+        refit(train, held)
+    return result
 
 
 def grid_search(grid: Mapping[str, Sequence], score: Callable[..., float], on: str,
@@ -195,7 +223,7 @@ _MAX_SWEEP_CELLS = 20_000_000
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):
-    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train``.
+    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train`` (a corpus or an array's rows).
 
     An empty ``dev`` is an error, never a silent fall-back.
     """
@@ -205,5 +233,10 @@ def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_F
         return train, dev, "dev"
     if len(train) < 10:
         return train, train, "train (too small to hold out)"
-    fit_part, held = train.split(fraction, random_state=random_state)
+    if hasattr(train, "split"):
+        fit_part, held = train.split(fraction, random_state=random_state)
+    else:  # the rows of an array, by a seeded permutation
+        order = np.random.default_rng(random_state).permutation(len(train))
+        n_held = max(1, int(round(fraction * len(train))))
+        fit_part, held = train[order[n_held:]], train[order[:n_held]]
     return fit_part, held, f"held-out {fraction:.0%} of train"

@@ -15,8 +15,9 @@ one path, so the same method on the same data makes the same choice.
 
 Subclasses provide ``_swept``, ``_grid(corpus)`` (values tried, in sweep order),
 ``_candidates(corpus, extra)`` → a function value → unfloored model (counting once per corpus,
-cheap per value where the method allows), and ``_refit(corpus, added)`` → the unfloored
-model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
+cheap per value where the method allows; what differs between candidates is kept with the
+candidate and adopted by ``_finish`` for the chosen value only), and ``_refit(corpus, added)``
+→ the unfloored model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
 ``event_distributions``, ``event_ids`` and ``n_symbols`` (``WeightedAutomaton``, ``HMM``).
 """
 
@@ -29,7 +30,7 @@ from typing import ClassVar
 
 from ..base import Estimator
 from ..protocols import EventLogProbs, SequenceLanguageModel
-from ..selection import FLOOR_GRID, floor_sweep, grid_search, held_out_split
+from ..selection import FLOOR_GRID, floor_sweep, grid_search, select_and_refit
 
 
 class SelectingLearner(Estimator, SequenceLanguageModel):
@@ -75,25 +76,22 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         if len(corpus) == 0 or corpus.n_tokens == 0:
             raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
         start = time.perf_counter()
-        unseen = None  # the part of corpus the chosen model has not seen, to add by a refit
         if not self._selects():
             value, floor = getattr(self, self._swept), float(self.floor)
             self.model_ = self._candidates(corpus, extra)(value).with_floor(floor)
             self.selection_ = self.held_out_ = None
+            self._finish(value, floor)
         else:
-            fit_part, held, on = held_out_split(corpus, dev, self.random_state)
-            value, floor = self._choose(fit_part, held, on, extra, partner_log_prob)
-            if dev is None and held is not corpus:
-                unseen = held
-        self._finish(value, floor)
-        if unseen is not None:
-            self.refit(corpus, unseen)
+            self.selection_ = select_and_refit(
+                corpus, dev, self.random_state,
+                lambda part, held, on: self._choose(part, held, on, extra, partner_log_prob), self.refit)
         self.fit_time_ = time.perf_counter() - start
         return self
 
     def _choose(self, fit_part, held, on: str, extra=None, partner_log_prob=None):
         """Every (swept value, floor) scored on ``held`` by mean log-likelihood per sequence, one
-        pass per value (``floor_sweep``); the chosen value's sweep is kept as ``held_out_``."""
+        pass per value (``floor_sweep``); the chosen model adopted (``model_``, ``<swept>_``,
+        ``floor_``) and its sweep kept as ``held_out_``."""
         make = self._candidates(fit_part, extra)
         value, floor = getattr(self, self._swept), self.floor
         values = self._grid(fit_part) if value == "auto" else [value]
@@ -120,8 +118,8 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]
         model, self.held_out_ = scored(chosen_value)
         self.model_ = model.with_floor(chosen_floor)
-        self.selection_ = result
-        return chosen_value, chosen_floor
+        self._finish(chosen_value, chosen_floor)
+        return result
 
     def _finish(self, value, floor) -> None:
         setattr(self, self._swept + "_", value)

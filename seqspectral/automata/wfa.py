@@ -258,6 +258,15 @@ class WeightedAutomaton(SequenceLanguageModel):
         return header, {"initial": self.initial, "final": self.final, "operators": self.operators}
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, vocabulary_size
+
+        vocab = header["vocabulary"]
+        return Schema({"initial": Member("f", ("n_states",)), "final": Member("f", ("n_states",)),
+                       "operators": Member("f", ("n_ids", "n_states", "n_states"))},
+                      {} if vocab is None else {"n_ids": vocabulary_size(vocab)})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "WeightedAutomaton":
         vocab = header["vocabulary"]
         return cls(arrays["initial"], arrays["final"], arrays["operators"],

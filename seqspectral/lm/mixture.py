@@ -62,6 +62,14 @@ class Interpolated(SequenceLanguageModel):
         return {"weight": self.weight, "model": model_header, "lower": lower_header}, {**model_arrays, **lower_arrays}
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import nested_schema
+
+        if not 0.0 <= float(header["weight"]) <= 1.0:
+            raise ValueError(f"mixture weight {header['weight']!r} is not in [0, 1]")
+        return nested_schema("model", header["model"]).merged(nested_schema("lower", header["lower"]))
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "Interpolated":
         return cls(unnest("model", header["model"], arrays), unnest("lower", header["lower"], arrays), header["weight"])
 

@@ -1,6 +1,6 @@
 """The nuclear-norm regularised symmetric-tensor regression as a cvxpy program (Clarabel).
 
-The problem of :mod:`._fista` stated directly: free entries ``m`` of the symmetric tensor,
+The problem of :mod:`.fista` stated directly: free entries ``m`` of the symmetric tensor,
 penalty ``λ · mean_j ‖M_(j)‖_*`` over the mode-j unfoldings, and either the squared loss
 ``½ mᵀ G m − bᵀ m`` (G factored as RᵀR) or, with ``root_loss=True``, the loss of the authors'
 CVX programs, ``½ sqrt(E[(z − φᵀm)²])`` — their ``(0.5/n) ‖y − X vec(M)‖₂`` divided by √n —
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._fista import LowRankSolution
-from .regression_monomials import RegressionStatistics
+from .._research import require
+from .fista import LowRankSolution
+from .monomials import RegressionStatistics
 
 
 def _psd_root(S: np.ndarray) -> np.ndarray:
@@ -26,7 +27,7 @@ def _psd_root(S: np.ndarray) -> np.ndarray:
 def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization: float, *,
                                     root_loss: bool = False) -> LowRankSolution:
     """Solve one order's regression with cvxpy and Clarabel; ``n_iter`` is the solver's iteration count."""
-    import cvxpy as cp
+    cp = require("cvxpy", 'SpectralExperts(solver="cvxpy")')
     import scipy.sparse as sp
 
     index, d = stats.index, stats.index.dim

@@ -1,6 +1,6 @@
 """The baselines of Guo & Schuurmans (NIPS 2007, Table 1): supervised training and Viterbi EM.
 
-Both train the regularised log-linear tables of :mod:`seqspectral.mixtures.bayesnet_cpt`
+Both train the regularised log-linear tables of :mod:`seqspectral.mixtures.bayesnet.tables`
 (the same β as the convex relaxation): :class:`SupervisedBayesNet` sees the hidden values
 (the complete data), :class:`ViterbiEM` alternates the most probable hidden values under the
 current tables (E-step, exact by enumeration) with the tables of the completed data (M-step)
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, integer, real, seed
-from seqspectral.mixtures.bayesnet import BayesNetStructure, StructureError
-from seqspectral.mixtures.bayesnet_cpt import fit_tables
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, StructureError
+from seqspectral.mixtures.bayesnet.tables import fit_tables
 
 
 def _structure(v) -> str | None:
@@ -23,7 +23,7 @@ def _structure(v) -> str | None:
 
 
 def hard_em(structure: BayesNetStructure, X: np.ndarray, H: np.ndarray, beta: float, max_iter: int):
-    """Viterbi EM from the assignments H: (network, joint objective, final H, E-steps).
+    """Viterbi EM from the assignments H: (network, joint objective, final H, E-steps, converged).
 
     Alternates the tables of the completed data with the most probable hidden values until
     the assignments repeat (each step lowers the joint objective) or ``max_iter`` E-steps.
@@ -32,11 +32,10 @@ def hard_em(structure: BayesNetStructure, X: np.ndarray, H: np.ndarray, beta: fl
         net, objective = fit_tables(structure, structure.complete(X, H), beta)
         H_next = net.most_probable_hidden(X)
         if np.array_equal(H_next, H):
-            break
+            return net, objective, H, n_iter, True
         H = H_next
-    else:  # not converged: the tables of the last assignments
-        net, objective = fit_tables(structure, structure.complete(X, H), beta)
-    return net, objective, H, n_iter
+    net, objective = fit_tables(structure, structure.complete(X, H), beta)  # not converged: the last assignments
+    return net, objective, H, n_iter, False
 
 
 class BayesNetEstimator(Estimator):
@@ -106,11 +105,11 @@ class ViterbiEM(BayesNetEstimator):
         cards = np.array([s.cardinalities[h] for h in s.hidden_index])
         best, objectives = None, []
         for _ in range(self.n_restarts):
-            net, objective, H, n_iter = hard_em(s, X, rng.integers(0, cards, size=(len(X), len(cards))),
-                                                self.beta, self.max_iter)
+            net, objective, H, n_iter, converged = hard_em(s, X, rng.integers(0, cards, size=(len(X), len(cards))),
+                                                           self.beta, self.max_iter)
             objectives.append(objective)
             if best is None or objective < best[0]:
-                best = (objective, net, H, n_iter)
-        self.objective_, self.model_, self.hidden_, self.n_iter_ = best
+                best = (objective, net, H, n_iter, converged)
+        self.objective_, self.model_, self.hidden_, self.n_iter_, self.converged_ = best
         self.restart_objectives_ = np.array(objectives)
         return self

@@ -9,7 +9,7 @@ import pytest
 from seqspectral.corpus import Corpus, NBestList, Sentence
 from seqspectral.lm import train_lm
 from seqspectral.reranking import CorpusScorer, Reranker
-from seqspectral.tagging import rerank_tags, tag_features, tag_losses
+from seqspectral.reranking.tags import rerank_tags, tag_features, tag_losses
 
 GOOD = ["DET", "NOUN", "VERB"]
 BAD = ["DET", "VERB", "VERB"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logsumexp, softmax
 
-from seqspectral.mixtures.bayesnet import BayesNetStructure, DiscreteBayesNet
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, DiscreteBayesNet
 
 
 def table_counts(structure: BayesNetStructure, data: np.ndarray, j: int) -> np.ndarray:

@@ -2,11 +2,11 @@
 
 f(x) = Σ_h λ_h Π_n f_n(x_n | h), with the conditionals f_n(· | h) smooth but of no
 assumed parametric form. Learning (Sections 3–4): discretise every variable into I
-equal-width bins (:mod:`.smooth_histograms`), estimate the 3-way joint histograms of a
+equal-width bins (:mod:`.histograms`), estimate the 3-way joint histograms of a
 set of triples, fit them jointly by one coupled rank-F CP model whose factors are the
-binned conditionals and whose weights are λ (:mod:`.smooth_coupled_cp`, KL objective by
+binned conditionals and whose weights are λ (:mod:`.coupled_cp`, KL objective by
 alternating mirror descent), then recover each conditional density from its bin
-probabilities by sinc interpolation of the CDF (:mod:`.smooth_sinc`). Clustering is by
+probabilities by sinc interpolation of the CDF (:mod:`.sinc`). Clustering is by
 the maximum a-posteriori component under the recovered densities.
 
 Missing values are NaN: each triple is estimated from the rows where its three variables
@@ -16,12 +16,13 @@ are present, and a row is scored over its observed variables (the others margina
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp, softmax
 
-from ..base import Estimator, NotFittedError, either, integer, one_of, real, seed
-from ..selection import HELD_OUT_FRACTION, grid_search
-from .smooth_coupled_cp import LOSSES, fit_coupled_cp, random_start
-from .smooth_histograms import EqualWidthBins, all_triples, balanced_triples, triple_histograms
-from .smooth_sinc import SincDensities
+from ...base import Estimator, either, integer, one_of, real, seed
+from ...selection import grid_search, held_out_split
+from .coupled_cp import LOSSES, fit_coupled_cp, random_start
+from .histograms import EqualWidthBins, all_triples, balanced_triples, triple_histograms
+from .sinc import SincDensities
 
 #: candidate numbers of bins for ``n_bins="auto"``, cheapest first
 BINS_GRID = (4, 6, 8, 10, 12, 15, 20)
@@ -48,8 +49,9 @@ class SmoothProductMixture(Estimator):
     ----------
     n_components : F, the number of mixture components.
     n_bins : bins per variable (I), or ``"auto"``: chosen among ``bins_grid`` by the mean
-        held-out log-likelihood (the ``validation`` rows given to :meth:`fit`, else a
-        seeded 10% of the rows), then refitted on all rows; the record is ``selection_``.
+        held-out log-likelihood (the ``dev`` rows given to :meth:`fit`, else a
+        seeded :data:`seqspectral.selection.HELD_OUT_FRACTION` (20%) of the rows, by
+        :func:`seqspectral.selection.held_out_split`), then refitted on all rows; the record is ``selection_``.
     triples : ``"all"`` (every j < k < l), a number m (m random triples chosen to cover the
         variables evenly) or an explicit (T, 3) list of variable indices.
     loss : ``"kl"`` (the paper's objective) or ``"frobenius"``.
@@ -89,14 +91,14 @@ class SmoothProductMixture(Estimator):
         self.random_state = random_state
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, X, y=None, *, validation=None):
+    def fit(self, X, y=None, *, dev=None):
         """Learn λ and the conditionals from the rows of ``X`` (n × N, NaN = missing)."""
         self._validate_params()
         X = _as_data(X, "X")
         if X.shape[1] < 3:
             raise ValueError(f"{type(self).__name__} needs at least 3 variables, got {X.shape[1]}")
         if self.n_bins == "auto":
-            fit_rows, held, on = self._split(X, validation)
+            fit_rows, held, on = self._split(X, dev)
             self.selection_ = grid_search({"n_bins": list(self.bins_grid)},
                                           lambda n_bins: self._fit_bins(fit_rows, n_bins).score(held), on=on)
             n_bins = self.selection_.chosen["n_bins"]
@@ -104,15 +106,12 @@ class SmoothProductMixture(Estimator):
             n_bins = self.n_bins
         return self._fit_bins(X, n_bins)
 
-    def _split(self, X, validation):
-        if validation is not None:
-            validation = _as_data(validation, "validation")
-            if validation.shape[1] != X.shape[1]:
-                raise ValueError(f"validation has {validation.shape[1]} variables, X has {X.shape[1]}")
-            return X, validation, "validation rows"
-        order = np.random.default_rng(self.random_state).permutation(len(X))
-        n_held = max(1, int(round(HELD_OUT_FRACTION * len(X))))
-        return X[order[n_held:]], X[order[:n_held]], f"held-out {HELD_OUT_FRACTION:.0%} of the rows"
+    def _split(self, X, dev):
+        if dev is not None:
+            dev = _as_data(dev, "dev")
+            if dev.shape[1] != X.shape[1]:
+                raise ValueError(f"dev has {dev.shape[1]} variables, X has {X.shape[1]}")
+        return held_out_split(X, dev, random_state=self.random_state)
 
     def _fit_bins(self, X, n_bins: int):
         rng = np.random.default_rng(self.random_state)
@@ -129,7 +128,7 @@ class SmoothProductMixture(Estimator):
                 best = fit
         self.bins_, self.triples_, self.n_bins_ = bins, triples, n_bins
         self.weights_, self.factors_ = best.weights, best.factors
-        self.cost_, self.cost_history_, self.converged_ = best.cost, best.cost_history, best.converged
+        self.cost_, self.history_, self.converged_ = best.cost, best.cost_history, best.converged
         self.n_iter_ = len(best.cost_history)
         self.densities_ = SincDensities(best.factors, bins.low, bins.width)
         self.n_features_in_ = N
@@ -147,10 +146,6 @@ class SmoothProductMixture(Estimator):
         return triples
 
     # -- using the model ---------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     def _joint_log(self, X) -> np.ndarray:
         self._check_fitted()
         X = _as_data(X, "X")
@@ -161,9 +156,7 @@ class SmoothProductMixture(Estimator):
 
     def score_samples(self, X) -> np.ndarray:
         """log f(x) of every row (NaN entries marginalised)."""
-        joint = self._joint_log(X)
-        top = joint.max(axis=1, keepdims=True)
-        return (top + np.log(np.exp(joint - top).sum(axis=1, keepdims=True)))[:, 0]
+        return logsumexp(self._joint_log(X), axis=1)
 
     def score(self, X, y=None) -> float:
         """Mean log-likelihood per row (higher is better)."""
@@ -171,10 +164,7 @@ class SmoothProductMixture(Estimator):
 
     def predict_proba(self, X) -> np.ndarray:
         """(n, F) posterior probabilities of the components."""
-        joint = self._joint_log(X)
-        joint -= joint.max(axis=1, keepdims=True)
-        p = np.exp(joint)
-        return p / p.sum(axis=1, keepdims=True)
+        return softmax(self._joint_log(X), axis=1)
 
     def predict(self, X) -> np.ndarray:
         """The maximum a-posteriori component of every row."""

@@ -29,7 +29,7 @@ Published networks (tables from the bnlearn repository's .bif files, typed in):
   variables; ``cancer`` (parents pollution and smoker, children xray and dyspnoea) hidden.
 
 - ``alarm``: Beinlich et al. (1989), 37 variables, tables from the ``.bif`` file that the
-  ``pgmpy-no-torch`` wheel ships (read by :mod:`seqspectral.mixtures.bayesnet_bif`, no
+  ``pgmpy-no-torch`` wheel ships (read by :mod:`seqspectral.mixtures.bayesnet.bif`, no
   download); the first variable with the largest Markov blanket hidden: INTUBATION (three
   values, P = 0.92 / 0.03 / 0.05; children SHUNT, PRESS, VENTLUNG, VENTALV and MINVOL, eight
   neighbours in all). A clear error when pgmpy-no-torch is not installed.
@@ -49,7 +49,7 @@ from typing import Callable
 
 import numpy as np
 
-from seqspectral.mixtures.bayesnet import BayesNetStructure, DiscreteBayesNet
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, DiscreteBayesNet
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def markov_blanket_sizes(structure: BayesNetStructure) -> list[int]:
 
 
 def alarm() -> LatentDataset:
-    from seqspectral.mixtures.bayesnet_bif import packaged_network
+    from seqspectral.mixtures.bayesnet.bif import packaged_network
 
     structure = packaged_network("alarm").structure
     hidden = structure.names[int(np.argmax(markov_blanket_sizes(structure)))]

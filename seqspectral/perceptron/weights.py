@@ -27,6 +27,14 @@ def sparse_state(prefix: str, weights: np.ndarray) -> dict[str, np.ndarray]:
     return {f"{prefix}_index": nonzero, f"{prefix}_value": weights[nonzero].astype(np.float32)}
 
 
+def sparse_schema(prefix: str, hash_bits: int, rows: int = 1) -> dict:
+    """The model-file members of :func:`sparse_state` for ``rows`` vectors of 2**hash_bits."""
+    from seqspectral.serialize import Member
+
+    return {f"{prefix}_index": Member("iu", ("n_" + prefix,), values=(0, rows << hash_bits)),
+            f"{prefix}_value": Member("f", ("n_" + prefix,))}
+
+
 def dense_from_state(prefix: str, arrays: dict, size: int) -> np.ndarray:
     """The weight vector :func:`sparse_state` stored."""
     index, value = arrays[f"{prefix}_index"], arrays[f"{prefix}_value"]

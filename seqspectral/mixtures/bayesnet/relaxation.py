@@ -48,7 +48,7 @@ variable may then have hidden parents, though that link does not inform the prog
 
 Tables of observed variables with observed parents do not depend on the hidden values; they
 enter as the constant ``constant``, so that ``problem.value + constant`` is a lower bound on
-the joint objective of :func:`seqspectral.mixtures.bayesnet_cpt.fit_tables` at every
+the joint objective of :func:`seqspectral.mixtures.bayesnet.tables.fit_tables` at every
 assignment (the tables left out are nonnegative terms).
 """
 
@@ -58,8 +58,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from seqspectral.mixtures.bayesnet import BayesNetStructure, StructureError
-from seqspectral.mixtures.bayesnet_cpt import log_linear_weights, row_objective, table_counts
+from seqspectral.mixtures._research import require
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, StructureError
+from seqspectral.mixtures.bayesnet.tables import log_linear_weights, row_objective, table_counts
 
 
 @dataclass
@@ -99,8 +100,7 @@ def _observed_agreement(structure: BayesNetStructure, X: np.ndarray, j: int) -> 
 def equivalence_program(structure: BayesNetStructure, X: np.ndarray, beta: float,
                         hidden_tables: bool = False) -> EquivalenceProgram:
     """Build the convex program for observed data ``X`` (t × n_observed) and regularisation β."""
-    import cvxpy as cp
-
+    cp = require("cvxpy", "the convex relaxation of Viterbi EM")
     check_relaxable(structure, hidden_tables)
     t = len(X)
     hidden = [int(h) for h in structure.hidden_index]

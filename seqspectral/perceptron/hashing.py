@@ -1,4 +1,4 @@
-"""Feature hashing shared by the parser, the label classifier and the reranker (Numba).
+"""Feature hashing shared by every perceptron of the toolkit: parser, label classifier, tagger, reranker (Numba).
 
 A feature is a template id followed by a few atoms (int64 string hashes, see
 :mod:`seqspectral.parsing.atoms`); :func:`feature` folds them into one int64 with an

@@ -1,12 +1,12 @@
 """Convex EM: Viterbi EM's joint objective relaxed over equivalence matrices (Guo & Schuurmans 2007).
 
 ``ConvexEM(structure).fit(X)``: build the convex program of
-:mod:`seqspectral.mixtures.convex_em_sdp` (one relaxed equivalence matrix M per hidden
+:mod:`seqspectral.mixtures.bayesnet.relaxation` (one relaxed equivalence matrix M per hidden
 variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy and the
 solver asked for (SCS by default, named explicitly: on Synth2 at t = 60 Clarabel reached the
 same optimum, 192.125, and the same rounding in 87 s against SCS's 1.5 s), round every M to
 hidden values, then fit the tables to the completed data
-(the M-step of :mod:`seqspectral.mixtures.bayesnet_cpt`, the same β).
+(the M-step of :mod:`seqspectral.mixtures.bayesnet.tables`, the same β).
 
 Rounding (the paper's recovery, §5, and ours after it). The top k − 1 eigenvectors of HMH
 (H = I − 11ᵀ/t), scaled by the square roots of their eigenvalues, are the coordinates of the
@@ -36,9 +36,10 @@ import time
 import numpy as np
 
 from seqspectral.base import integer, one_of, real, seed
-from seqspectral.mixtures.bayesnet_cpt import fit_tables
-from seqspectral.mixtures.bayesnet_learners import BayesNetEstimator, _structure, hard_em
-from seqspectral.mixtures.convex_em_sdp import equivalence_program
+from seqspectral.mixtures._research import require
+from seqspectral.mixtures.bayesnet.tables import fit_tables
+from seqspectral.mixtures.bayesnet.learners import BayesNetEstimator, _structure, hard_em
+from seqspectral.mixtures.bayesnet.relaxation import equivalence_program
 
 
 class ConvexEM(BayesNetEstimator):
@@ -47,9 +48,9 @@ class ConvexEM(BayesNetEstimator):
     Parameters: ``structure`` (:class:`BayesNetStructure`, hidden variables flagged; their
     at most two hidden parents per variable), ``beta`` (the regulariser (β/2)‖W‖² of every
     log-linear table), ``solver`` (a cvxpy conic solver), ``tol`` (its absolute and relative
-    tolerance), ``max_iters`` (its iteration limit), ``hidden_tables`` (also relax the hidden
+    tolerance), ``max_iter`` (its iteration limit), ``hidden_tables`` (also relax the hidden
     variables' own tables, whose parents must then be observed; off by default, see
-    :mod:`seqspectral.mixtures.convex_em_sdp`), ``n_roundings`` (randomised roundings tried
+    :mod:`seqspectral.mixtures.bayesnet.relaxation`), ``n_roundings`` (randomised roundings tried
     besides k-means), ``polish`` (Viterbi EM from the rounded assignment), ``random_state``
     (k-means and the randomised roundings).
 
@@ -67,11 +68,11 @@ class ConvexEM(BayesNetEstimator):
 
     _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
                          "solver": one_of("SCS", "CLARABEL"), "tol": real(0, open_low=True),
-                         "max_iters": integer(1), "hidden_tables": one_of(True, False), "n_roundings": integer(0),
+                         "max_iter": integer(1), "hidden_tables": one_of(True, False), "n_roundings": integer(0),
                          "polish": one_of(True, False), "random_state": seed}
 
     def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-4,
-                 max_iters: int = 20000, hidden_tables: bool = False, n_roundings: int = 20, polish: bool = False,
+                 max_iter: int = 20000, hidden_tables: bool = False, n_roundings: int = 20, polish: bool = False,
                  random_state=0):
         self.structure = structure
         self.n_roundings = n_roundings
@@ -80,23 +81,22 @@ class ConvexEM(BayesNetEstimator):
         self.beta = beta
         self.solver = solver
         self.tol = tol
-        self.max_iters = max_iters
+        self.max_iter = max_iter
         self.random_state = random_state
 
     def fit(self, X):
-        try:
-            import cvxpy as cp
-        except ImportError as err:  # pragma: no cover - cvxpy is in the dev extra
-            raise ImportError("ConvexEM solves a semidefinite program with cvxpy: pip install cvxpy") from err
+        cp = require("cvxpy", "ConvexEM (a semidefinite program)")
         X = self._checked_input(X)
         s = self.structure
         start = time.perf_counter()
         program = equivalence_program(s, X, self.beta, self.hidden_tables)
-        options = ({"eps_abs": self.tol, "eps_rel": self.tol, "max_iters": self.max_iters} if self.solver == "SCS"
-                   else {"tol_gap_abs": self.tol, "tol_gap_rel": self.tol, "tol_feas": self.tol, "max_iter": self.max_iters})
+        options = ({"eps_abs": self.tol, "eps_rel": self.tol, "max_iters": self.max_iter} if self.solver == "SCS"
+                   else {"tol_gap_abs": self.tol, "tol_gap_rel": self.tol, "tol_feas": self.tol, "max_iter": self.max_iter})
         program.problem.solve(solver=getattr(cp, self.solver), **options)
         self.solve_time_ = time.perf_counter() - start
         self.solver_status_ = program.problem.status
+        self.n_iter_ = program.problem.solver_stats.num_iters  # of the solver, capped by max_iter
+        self.converged_ = self.solver_status_ == "optimal"
         if program.problem.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"ConvexEM: the solver {self.solver} stopped with status {program.problem.status!r}")
         metrics = program.problem.size_metrics
@@ -118,7 +118,7 @@ class ConvexEM(BayesNetEstimator):
         self.model_, self.rounded_objective_ = fit_tables(s, s.complete(X, H), self.beta)
         self.hidden_, self.objective_ = H, self.rounded_objective_
         if self.polish:
-            self.model_, self.objective_, self.hidden_, _ = hard_em(s, X, H, self.beta, max_iter=100)
+            self.model_, self.objective_, self.hidden_, _, _ = hard_em(s, X, H, self.beta, max_iter=100)
         return self
 
 

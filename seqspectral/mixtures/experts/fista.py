@@ -1,7 +1,7 @@
 """Nuclear-norm regularised regression onto a symmetric tensor by FISTA.
 
 Solves ``min_M ½ mᵀ G m − bᵀ m + λ R(M)`` over symmetric tensors ``M`` (free entries ``m``,
-see :mod:`.regression_monomials`), where ``R`` is the nuclear norm for a matrix and, for an
+see :mod:`.monomials`), where ``R`` is the nuclear norm for a matrix and, for an
 order-3 tensor, the mean of the nuclear norms of its three unfoldings (the overlapped trace
 norm of Tomioka, Hayashi & Kashima 2011) — Chaganty & Liang (2013), eqs. (6)-(7).
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .regression_monomials import RegressionStatistics
+from .monomials import RegressionStatistics
 
 _PERMUTATIONS3 = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
 #: the relative change of λ = 2c · rms below which the root-loss rounds stop

@@ -1,4 +1,4 @@
-"""Numba kernel of one EM pass over a mixture of linear regressions (behind :mod:`.experts_em`)."""
+"""Numba kernel of one EM pass over a mixture of linear regressions (behind :mod:`.em`)."""
 
 from __future__ import annotations
 

@@ -7,8 +7,9 @@ Chaganty & Liang (2013), §2. A fitted estimator holds ``coef_`` (d x k, column 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import logsumexp
 
-from ..base import Estimator, NotFittedError
+from ...base import Estimator
 
 
 class InputError(ValueError):
@@ -45,18 +46,8 @@ def component_log_densities(X: np.ndarray, y: np.ndarray, coef: np.ndarray, weig
     return log_weights - 0.5 * residuals ** 2 / noise_variance - 0.5 * np.log(2 * np.pi * noise_variance)
 
 
-def log_likelihoods(log_densities: np.ndarray) -> np.ndarray:
-    """``log Σ_h exp(·)`` of every row of :func:`component_log_densities`."""
-    top = np.max(log_densities, axis=1)
-    return top + np.log(np.sum(np.exp(log_densities - top[:, None]), axis=1))
-
-
 class LinearExpertsMixture(Estimator):
     """``predict``, ``score`` and the fitted check of an estimator of the mixture."""
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "coef_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def predict(self, X) -> np.ndarray:
         """``E[y | x] = Σ_h π_h β_hᵀ x`` for every row of ``X``."""
@@ -70,5 +61,5 @@ class LinearExpertsMixture(Estimator):
         X, y = check_data(X, y, n_features=self.coef_.shape[0])
         if self.noise_variance_ <= 0:
             raise ValueError("the likelihood needs a positive noise variance; this model was fitted with σ² = 0")
-        return float(np.mean(log_likelihoods(component_log_densities(X, y, self.coef_, self.weights_,
-                                                                     self.noise_variance_))))
+        return float(np.mean(logsumexp(component_log_densities(X, y, self.coef_, self.weights_,
+                                                               self.noise_variance_), axis=1)))

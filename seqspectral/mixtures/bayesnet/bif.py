@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from seqspectral.mixtures.bayesnet import BayesNetStructure, DiscreteBayesNet, StructureError
+from seqspectral.mixtures._research import EXTRA, MissingResearchDependency
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, DiscreteBayesNet, StructureError
 
 _VARIABLE = re.compile(r"variable\s+([^\s{]+)\s*\{\s*type\s+discrete\s*\[\s*(\d+)\s*\]\s*\{([^}]*)\}", re.S)
 _PROBABILITY = re.compile(r"probability\s*\(([^)]*)\)\s*\{(.*?)\}", re.S)
@@ -63,11 +64,12 @@ def read_bif(text: str, hidden=(), source: str = "<bif>") -> DiscreteBayesNet:
 
 def packaged_network(name: str, hidden=()) -> DiscreteBayesNet:
     """Network ``name`` (``alarm``, ``asia``, ``cancer``, ...) from pgmpy's packaged ``.bif.gz`` files."""
-    for package in ("pgmpy",):
-        spec = importlib.util.find_spec(package)
-        if spec is not None and spec.submodule_search_locations:
-            path = Path(list(spec.submodule_search_locations)[0]) / "utils" / "example_models" / f"{name}.bif.gz"
-            if path.is_file():
-                with gzip.open(path, "rt", encoding="utf-8") as f:
-                    return read_bif(f.read(), hidden, source=str(path))
-    raise FileNotFoundError(f"network {name!r} needs the tables packaged with pgmpy: pip install pgmpy-no-torch")
+    spec = importlib.util.find_spec("pgmpy")
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingResearchDependency(f"network {name!r} needs the tables packaged with pgmpy, which is not installed: "
+                                        f"pip install 'seqspectral[{EXTRA}]' (or pip install pgmpy-no-torch)")
+    path = Path(list(spec.submodule_search_locations)[0]) / "utils" / "example_models" / f"{name}.bif.gz"
+    if not path.is_file():
+        raise FileNotFoundError(f"pgmpy packages no network {name!r} ({path} does not exist)")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return read_bif(f.read(), hidden, source=str(path))

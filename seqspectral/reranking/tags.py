@@ -6,16 +6,16 @@ sequence language model of ``seqspectral lm`` read through
 :class:`~seqspectral.reranking.CorpusScorer` gives the log-probability of the candidate's
 tag sequence (the column it was trained on, its tagset, its vocabulary). It has no hashed
 features. Its loss is its number of wrong tags. The reranker itself
-(:class:`~seqspectral.reranking.Reranker`) is the one that reranks parses: it sees only
-:class:`~seqspectral.reranking.CandidateFeatures`.
+(:class:`~seqspectral.reranking.Reranker`) is the one that reranks parses (:mod:`.parses`):
+it sees only :class:`~seqspectral.reranking.CandidateFeatures`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.reranking import CandidateFeatures
-from seqspectral.reranking.lists import rerank_lists
+from .candidates import CandidateFeatures
+from .lists import rerank_lists
 
 #: the base score's name among the real-valued features: what marks a reranker of tag lists
 BASE = "tagger"
@@ -39,9 +39,10 @@ def tag_features(lists, scorers=()) -> CandidateFeatures:
     groups = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(nbest) for nbest in lists], out=groups[1:])
     tagger = np.concatenate([nbest.scores for nbest in lists]) if lists else np.zeros(0)
-    features = CandidateFeatures(groups, np.zeros(len(candidates) + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                                 tagger[:, None], [BASE])
-    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers])
+    features = CandidateFeatures(groups, np.zeros(len(candidates) + 1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                                 tagger[:, None], [BASE], ranks="tags")
+    return features.with_dense([s.name for s in scorers], [s.log_probs(candidates) for s in scorers],
+                               {s.name: s.source for s in scorers if s.source})
 
 
 def tag_losses(lists, gold, field: str) -> np.ndarray:

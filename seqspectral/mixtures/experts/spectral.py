@@ -23,7 +23,7 @@ but rounding then decides the directions the data do not fix.) With the paper's 
 features distinct monomials of x^{⊗p} can coincide (t·t⁷ = t⁴·t⁴), so G is singular and
 R alone picks M2 and M3 along those directions.
 
-``solver="fista"`` (the default) solves it by FISTA (:func:`._fista.solve_root_loss_regression`)
+``solver="fista"`` (the default) solves it by FISTA (:func:`.fista.solve_root_loss_regression`)
 on the *whitened* covariates ``x' = Pᵀx`` (``Pᵀ E[xxᵀ] P = I``), which conditions the problem;
 the model in x' has ``β'_h = P⁻¹β_h``, so every estimate maps back (``β_h = P β'_h``) — but the
 nuclear norm is then taken in the whitened coordinates, a different regulariser.
@@ -36,11 +36,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import integer, one_of, real, seed
-from ..linalg import robust_tensor_power, whitening
-from ._fista import solve_root_loss_regression
-from .experts_mixture import InputError, LinearExpertsMixture, check_data
-from .regression_monomials import regression_statistics
+from ...base import integer, one_of, real, seed
+from ...linalg import robust_tensor_power, whitening
+from .fista import solve_root_loss_regression
+from .mixture import InputError, LinearExpertsMixture, check_data
+from .monomials import regression_statistics
 
 
 def mixture_moments(coef, weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -130,7 +130,7 @@ class SpectralExperts(LinearExpertsMixture):
         except ValueError:
             raise InputError("the features are linearly dependent (E[xxᵀ] is singular): drop the redundant ones") from None
         if self.solver == "cvxpy":
-            from .regression_cvxpy import solve_low_rank_regression_cvxpy
+            from .cvxpy_regression import solve_low_rank_regression_cvxpy
 
             P = np.eye(d)
 
