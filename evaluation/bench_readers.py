@@ -150,7 +150,7 @@ def ours(path: Path, fmt: str, field: str = "upos"):
     from seqspectral.corpus import read_corpus
 
     corpus = read_corpus(path, format=fmt, field=field)
-    return len(corpus), corpus.n_tokens
+    return len(corpus), corpus.n_tokens, corpus.nbytes
 
 
 # -- the table -----------------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def rows_for(name: str, path: Path, copies: int, fmt: str, peers: dict, repeats:
     sides = {"disk": lambda: (disk(path), None), "ours": lambda: ours(path, fmt, field), **peers}
     best = cpu_best(sides, repeats)
     best.update({side: (seconds, (n, None)) for side, (seconds, n) in (timed_apart or {}).items()})
-    n, t = best["ours"][1]
+    n, t, nbytes = best["ours"][1]
     size = best["disk"][1][0] / 1e6
     rows = []
     for side, (seconds, result) in best.items():
@@ -171,7 +171,7 @@ def rows_for(name: str, path: Path, copies: int, fmt: str, peers: dict, repeats:
         rows.append(f"{side} {seconds:.2f} s ({seconds / best['ours'][0]:.1f}x ours)")
     disk_s, ours_s = best["disk"][0], best["ours"][0]
     return [f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {disk_s:.3f} | **{ours_s:.3f}** | "
-            f"{size / ours_s:.0f} MB/s | " + "; ".join(rows)]
+            f"{size / ours_s:.0f} MB/s | {nbytes / 1e6:.2f} MB | " + "; ".join(rows)]
 
 
 def main() -> int:
@@ -205,10 +205,11 @@ Every format the toolkit reads, at 1x and 10x (the file replicated ten times; Br
 member of the zip ten times), best of {args.repeats} on the CPU clock, interleaved in one
 process (scikit-splearn in a child process of its own venv, on its own CPU clock). disk: the
 bytes read whole (for the zip: read and decompressed). conllu {importlib.metadata.version("conllu")},
-NLTK {importlib.metadata.version("nltk")}. MB/s: the file's size (uncompressed for the zip) over our time.
+NLTK {importlib.metadata.version("nltk")}. MB/s: the file's size (uncompressed for the zip) over our time;
+encoded: the Corpus in memory (symbols, offsets, heads).
 
-| File | data | sequences / tokens | size | disk s | ours s | ours MB/s | peers (CPU s, ratio to ours) |
-|---|---|---:|---:|---:|---:|---:|---|
+| File | data | sequences / tokens | size | disk s | ours s | ours MB/s | encoded | peers (CPU s, ratio to ours) |
+|---|---|---:|---:|---:|---:|---:|---:|---|
 {chr(10).join("| " + row + " |" for row in table)}
 """
     write_results(args.out, text)
