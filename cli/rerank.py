@@ -22,7 +22,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 1-best. The reranker file records what it ranks and the scorer models (path, content hash):
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
-#: scorer options of the command line and the model kinds they take
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
@@ -55,8 +54,8 @@ def register(sub) -> None:
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the held-out lists and the list order (default 0)")
     t.add_argument("--json", action="store_true", help="print what was chosen and the held-out figures as JSON")
-    _scorer_options(t)
-    add_treebank_options(t)
+    _scorer_options(t, quiet=False)
+    add_treebank_options(t)  # how --gold and --dev-gold are read (n-best files are CoNLL-U, in that encoding)
     t.set_defaults(handler=run_train)
 
     a = leaf_parser(rsub, "apply", help="choose one candidate per n-best list", epilog=_CANDIDATES)
@@ -68,13 +67,13 @@ def register(sub) -> None:
                         "that cannot be reranked (an error such as a cycle) gives its rank-1 candidate and is "
                         "counted")
     a.add_argument("--json", action="store_true", help="print the counts of lists as JSON")
-    _scorer_options(a)
+    _scorer_options(a, quiet=False)
     add_treebank_options(a, inherit=True, output=True)
     a.set_defaults(handler=run_apply)
     register_build(rsub)
 
 
-def _scorer_options(parser) -> None:
+def _scorer_options(parser, quiet: bool = True) -> None:
     parser.add_argument("--tree-model", action="append", default=[], metavar="TREE",
                         help="parses: a tree model (tree train) whose log p(words | tree) is a feature (and its "
                              "topology term); repeatable (apply: default the reranker's own)")
@@ -82,6 +81,8 @@ def _scorer_options(parser) -> None:
     parser.add_argument("--lm", action="append", default=[], metavar="MODEL",
                         help="a sequence language model (lm train) whose log-probability of the candidate's tags "
                              "is a feature; repeatable (apply: default the reranker's own)")
+    if quiet:
+        parser.add_argument("--quiet", action="store_true", help="no report on standard error")
 
 
 def _scorers(tree_models, lms, topology: bool, kind: str) -> list:
@@ -167,8 +168,10 @@ def run_train(args) -> int:
     reading = treebank_reading(args)
 
     def lists(nbest, gold):
-        out = read_training_lists(kind, nbest, read_treebank(gold, args, reading=reading), scorers, args.templates,
-                                  args.field, progress=_progress(args), encoding=reading.encoding)
+        out = read_training_lists(kind, nbest, read_treebank(gold, args, heads_required=kind.name == "parses",
+                                                             reading=reading),
+                                  scorers, args.templates, args.field, progress=_progress(args),
+                                  encoding=reading.encoding)
         _report(out.problems, nbest, args.quiet)
         return out
 
@@ -193,8 +196,8 @@ def run_train(args) -> int:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
               f"{', '.join(reranker.dense_names_)}; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
-              f"on {held['lists']} {held['on']}: held-out {measure} 1-best {held['base_accuracy']:.2f}, reranked "
-              f"{held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
+              f"on {held['lists']} lists ({held['on']}): held-out {measure} 1-best {held['base_accuracy']:.2f}, "
+              f"reranked {held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
     return 0
 
 

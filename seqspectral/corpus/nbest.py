@@ -23,6 +23,8 @@ from .writer import write_conllu
 _KEYS = ("sent_id", "nbest_rank", "nbest_score")
 #: written for a candidate read from CoNLL-X, so that the 1-best written from the list is CoNLL-X again
 _FORMAT = "nbest_format"
+#: CoNLL-U without the several-roots warning: a parser trained on CoNLL-X trees proposes such candidates
+_NBEST = replace(CONLLU, warn_several_roots=False)
 
 
 @dataclass
@@ -52,7 +54,7 @@ def iter_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) ->
     that is not a finite number (nan, inf, 1e400) is a bad record, like a missing one."""
     policy = ErrorPolicy(path, errors)
     current: NBestList | None = None
-    for s in iter_sentences(path, CONLLU, errors, encoding):
+    for s in iter_sentences(path, _NBEST, errors, encoding, chunk=256):
         missing = [k for k in _KEYS if s.metadata.get(k) is None]
         if missing:
             policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")
