@@ -253,7 +253,7 @@ def shards_of(paths, args, reading: dict):
     if STDIN in paths:
         raise UsageError("sharded counting reads files where they lie: give file names, not -")
     for path in paths:
-        _require_content(path, reading)
+        require_content(path, reading)
     shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
                          workers=args.workers or 1)
     where = {"workers": args.workers, "scheduler": args.scheduler,
@@ -261,7 +261,7 @@ def shards_of(paths, args, reading: dict):
     return shards, where
 
 
-def _require_content(path: str, reading: dict) -> None:
+def require_content(path: str, reading: dict) -> None:
     """The rule of :class:`Input` for a file counted in shards: refuse it, naming it, when it
     holds no sentence (only blank lines, comments, or a PAutomaC header). Reads up to the
     first sentence."""

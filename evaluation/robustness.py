@@ -18,7 +18,7 @@ refused is accepted (exit 0), an error leaves an output or a temporary file, or 
 interrupt does not end in status 130 with one line and nothing written. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
-    python evaluation/robustness.py [--cases 2000] [--interrupts 50] [--seed 0]
+    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
 """
 
 from __future__ import annotations
@@ -40,10 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _machine import describe
-from _results import REPO, SHARED, require_data, write_results
+from .common import EWT, REPO, RESULTS, describe, require_data, write_results
 
-EWT = SHARED / "ud-english-ewt"
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean")
 
@@ -53,14 +51,14 @@ FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output
 
 def run_inside(argv, output: Path | None, must_refuse: bool = False) -> str:
     """One command through ``main`` in this process: its outcome (``ok`` or a failure)."""
-    from seqspectral.cli.main import main
+    from seqspectral.cli.main import main as cli
 
     if output is not None and output.exists():
         output.unlink()
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main([str(a) for a in argv])
+            code = cli([str(a) for a in argv])
     except SystemExit as e:  # argparse
         code = e.code
     except BaseException:  # noqa: BLE001 - the battery counts what escapes
@@ -211,7 +209,7 @@ def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
 
 
 def train_models(d: Path, small: Path) -> None:
-    from seqspectral.cli.main import main
+    from seqspectral.cli.main import main as cli
 
     runs = {
         "lm_spectral.npz": ["lm", "train", SAMPLE, "--method", "spectral", "--states", "4", "-o"],
@@ -224,11 +222,11 @@ def train_models(d: Path, small: Path) -> None:
         "emb.npz": ["embed", SAMPLE, "--dim", "4", "-o", d / "emb.txt", "--model"],
     }
     for name, argv in runs.items():
-        assert main([str(a) for a in [*argv, d / name, "--quiet"]]) == 0, name
-    assert main(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "tags.nbest"), "--quiet"]) == 0
-    assert main(["parse", "run", str(d / "parser.npz"), str(small), "-k", "3", "-o", str(d / "parses.nbest"),
+        assert cli([str(a) for a in [*argv, d / name, "--quiet"]]) == 0, name
+    assert cli(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "tags.nbest"), "--quiet"]) == 0
+    assert cli(["parse", "run", str(d / "parser.npz"), str(small), "-k", "3", "-o", str(d / "parses.nbest"),
                  "--quiet"]) == 0
-    assert main(["rerank", "train", str(d / "tags.nbest"), "--gold", str(small), "--candidates", "tags", "--epochs",
+    assert cli(["rerank", "train", str(d / "tags.nbest"), "--gold", str(small), "--candidates", "tags", "--epochs",
                  "1", "--lm", str(d / "lm_ngram.npz"), "-o", str(d / "reranker.npz"), "--quiet"]) == 0
 
 
@@ -309,7 +307,8 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     if output.exists():
         output.unlink()
     proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,  # SIGINT as from a terminal, even when this runs in the background
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)
     proc.send_signal(signum)
     stdout, stderr = proc.communicate()
@@ -327,7 +326,7 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     return "ok"
 
 
-def main_battery(argv=None) -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=2000, help="mutated-file cases (default 2000)")
     parser.add_argument("--interrupts", type=int, default=50, help="interrupts per long command (default 50)")
@@ -379,7 +378,7 @@ def main_battery(argv=None) -> int:
                 print(f"{i + 1}/{args.cases} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr)
         ro.chmod(0o700)
         interrupt_commands(d, rng, args.interrupts, record)
-    write_results(REPO / "evaluation" / "results" / "robustness.md", report(counts, examples, argv))
+    write_results(RESULTS / "robustness.md", report(counts, examples, argv))
     print(report(counts, examples, argv))
     return 0
 
@@ -427,4 +426,4 @@ Examples of failures: {failures}
 
 
 if __name__ == "__main__":
-    sys.exit(main_battery())
+    sys.exit(main())
