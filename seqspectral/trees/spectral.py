@@ -387,6 +387,8 @@ class SpectralTreeModel(Estimator):
         model.representation_info_ = header["representation_info"]
         model.n_events_ = header["n_events"]
         model.vocabulary_ = Vocabulary.from_json(header["vocabulary"])
+        if model.representation == "embeddings":  # the vectors themselves are not a parameter: U, row by symbol
+            model.representation = (tuple(model.vocabulary_.symbols), model.U_)
         model.reading_ = header.get("reading")
         model.selection_ = None if header["selection"] is None else SelectionResult.from_json(header["selection"])
         model.topology_ = ValenceModel.from_state(
