@@ -14,11 +14,11 @@ def fold_of(n_items: int, n_folds: int) -> np.ndarray:
     return np.arange(n_items) * n_folds // n_items
 
 
-def jackknife(estimator, items, n_folds: int, apply) -> list:
+def jackknife(estimator, items, n_folds: int, apply, on_fold=None) -> list:
     """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
     estimator with ``estimator``'s settings (and the choices it made on dev, its
     ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
-    results in input order."""
+    results in input order. ``on_fold(fold, n_folds)`` is called after each fold."""
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
@@ -30,4 +30,6 @@ def jackknife(estimator, items, n_folds: int, apply) -> list:
         model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
         for i, result in zip(inside, apply(model, [items[i] for i in inside])):
             out[i] = result
+        if on_fold is not None:
+            on_fold(f + 1, n_folds)
     return out
