@@ -21,7 +21,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 1-best. The reranker file records what it ranks and the scorer models (path, content hash):
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
-#: scorer options of the command line and the model kinds they take
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
@@ -191,8 +190,8 @@ def run_train(args) -> int:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
               f"{', '.join(reranker.dense_names_)}; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
-              f"on {held['lists']} {held['on']}: held-out {measure} 1-best {held['base_accuracy']:.2f}, reranked "
-              f"{held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
+              f"on {held['lists']} lists ({held['on']}): held-out {measure} 1-best {held['base_accuracy']:.2f}, "
+              f"reranked {held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
     return 0
 
 

@@ -170,7 +170,7 @@ class Stages:
 
 # -- storing n-best trees --------------------------------------------------------------------
 def _save_trees(path: Path, trees) -> None:
-    """The trees' arrays (the sentences are the build's own), written atomically."""
+    """A stage's n-best trees (the build's own cache, not a model file: plain .npz, no pickles)."""
     with atomic_open(path, "wb", encoding=None) as f:
         np.savez(f, heads=trees.heads, scores=trees.scores, n_trees=trees.n_trees)
 
