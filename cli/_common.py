@@ -184,7 +184,7 @@ def shards_of(paths, args, reading: dict):
     shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
                          workers=args.workers or 1)
     where = {"workers": args.workers, "scheduler": args.scheduler,
-             "progress": sys.stderr.isatty() and not getattr(args, "quiet", False)}
+             "progress": not getattr(args, "quiet", False)}
     return shards, where
 
 
@@ -269,7 +269,7 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> 
         raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
     start = time.perf_counter()
     if args.folds:
-        result = jackknife(model, sentences, args.folds, args.k)
+        result = jackknife(model, sentences, args.folds, args.k, progress=not args.quiet)
     elif args.k:
         result = model.kbest(sentences, args.k)
     else:

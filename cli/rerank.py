@@ -134,6 +134,7 @@ def _valid(kind: _Kind, nbest_path: str, gold_path: str, quiet: bool):
 
 def run_train(args) -> int:
     from seqspectral import serialize
+    from seqspectral.progress import stage
     from seqspectral.reranking import Reranker
 
     from .main import UsageError
@@ -144,11 +145,17 @@ def run_train(args) -> int:
     scorers = _scorers(args, kind.name)
     lists, gold = _valid(kind, args.nbest, args.gold, args.quiet)
     dev = None
-    if args.dev:
-        dev_lists, dev_gold = _valid(kind, args.dev, args.dev_gold, args.quiet)
-        dev = (kind.features(dev_lists, scorers, args.templates), kind.losses(dev_lists, dev_gold, args.field))
-    reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
-        kind.features(lists, scorers, args.templates), kind.losses(lists, gold, args.field), dev=dev)
+    with stage("features", None, "list", not args.quiet) as bar:
+        if args.dev:
+            dev_lists, dev_gold = _valid(kind, args.dev, args.dev_gold, args.quiet)
+            dev = (kind.features(dev_lists, scorers, args.templates), kind.losses(dev_lists, dev_gold, args.field))
+            bar.update(len(dev_lists))
+        features = kind.features(lists, scorers, args.templates)
+        bar.update(len(lists))
+    with stage("reranker training", args.epochs, "epoch", not args.quiet) as bar:
+        reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
+            features, kind.losses(lists, gold, args.field), dev=dev)
+        bar.update(args.epochs)
     serialize.save(args.output, reranker)
     if not args.quiet:
         chosen = f", kept epoch {reranker.selection_.chosen['epochs']}" if hasattr(reranker, "selection_") else ""

@@ -161,7 +161,8 @@ def _model(args, reading: dict, vocabulary):
     if args.method == "em":
         from seqspectral.trees import EMTreeModel
 
-        return EMTreeModel(args.dim or 16, n_iter=args.n_iter, init=args.init, random_state=args.random_state)
+        return EMTreeModel(args.dim or 16, n_iter=args.n_iter, init=args.init, random_state=args.random_state,
+                           progress=not args.quiet)
     from seqspectral.trees import SpectralTreeModel
 
     representation = args.representation

@@ -14,20 +14,24 @@ def fold_of(n_items: int, n_folds: int) -> np.ndarray:
     return np.arange(n_items) * n_folds // n_items
 
 
-def jackknife(estimator, items, n_folds: int, apply) -> list:
+def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = None) -> list:
     """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
     estimator with ``estimator``'s settings (and the choices it made on dev, its
     ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
-    results in input order."""
+    results in input order; ``progress`` per fold as in :mod:`seqspectral.progress`."""
+    from .progress import stage
+
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
     if hasattr(estimator, "selection_"):
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
-    for f in range(n_folds):
-        inside = np.flatnonzero(folds == f)
-        model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
-        for i, result in zip(inside, apply(model, [items[i] for i in inside])):
-            out[i] = result
+    with stage("jackknife", n_folds, "fold", progress) as bar:
+        for f in range(n_folds):
+            inside = np.flatnonzero(folds == f)
+            model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
+            for i, result in zip(inside, apply(model, [items[i] for i in inside])):
+                out[i] = result
+            bar.update()
     return out

@@ -26,6 +26,7 @@ import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, real, seed
 from seqspectral.corpus.vocabulary import Vocabulary
+from seqspectral.progress import stage
 
 from . import _kernels
 from .layout import tree_layout
@@ -39,20 +40,23 @@ class EMTreeModel(Estimator):
     """EM for the latent dependency model; ``model_`` is the fitted
     :class:`~seqspectral.trees.planted.LatentTreeModel`; ``log_likelihoods_`` the
     per-word training log-likelihood after each E-step, ``n_iter_`` the iterations run,
-    ``converged_``, ``topology_`` (the optional valence term)."""
+    ``converged_``, ``topology_`` (the optional valence term). ``progress``: the iterations
+    with the log-likelihood, as in :mod:`seqspectral.progress`."""
 
     kind = "em_tree_model"
     _parameter_checks = {"n_states": integer(1), "n_iter": integer(0), "tol": real(0),
-                         "init": one_of("random", "spectral"), "smoothing": real(0), "random_state": seed}
+                         "init": one_of("random", "spectral"), "smoothing": real(0), "random_state": seed,
+                         "progress": one_of(None, True, False)}
 
     def __init__(self, n_states: int = 16, *, n_iter: int = 200, tol: float = 1e-4, init: str = "random",
-                 smoothing: float = 1e-6, random_state=0):
+                 smoothing: float = 1e-6, random_state=0, progress: bool | None = None):
         self.n_states = n_states
         self.n_iter = n_iter
         self.tol = tol
         self.init = init
         self.smoothing = smoothing
         self.random_state = random_state
+        self.progress = progress
 
     def fit(self, corpus) -> "EMTreeModel":
         """Run EM on the trees of ``corpus`` (a Corpus with heads and a vocabulary)."""
@@ -65,14 +69,17 @@ class EMTreeModel(Estimator):
         history = []
         converged = False
         n_tokens = max(corpus.n_tokens, 1)
-        for _ in range(self.n_iter):
-            root, tl, tr, o, loglik = _kernels.latent_expected_counts(
-                corpus.symbols, corpus.offsets, *lay, pi, left, right, emission)
-            history.append(loglik / n_tokens)
-            pi, left, right, emission = (_normalise(a + self.smoothing) for a in (root, tl, tr, o))
-            if len(history) > 1 and history[-1] - history[-2] < self.tol:
-                converged = True
-                break
+        with stage("tree EM", self.n_iter, "iteration", self.progress) as bar:
+            for _ in range(self.n_iter):
+                root, tl, tr, o, loglik = _kernels.latent_expected_counts(
+                    corpus.symbols, corpus.offsets, *lay, pi, left, right, emission)
+                history.append(loglik / n_tokens)
+                bar.update()
+                bar.set_postfix_str(f"loglik/word={history[-1]:.4f}")
+                pi, left, right, emission = (_normalise(a + self.smoothing) for a in (root, tl, tr, o))
+                if len(history) > 1 and history[-1] - history[-2] < self.tol:
+                    converged = True
+                    break
         emission = _with_unknown(emission, unigram)
         self.model_ = LatentTreeModel(pi, left, right, emission, corpus.vocabulary)
         self.log_likelihoods_ = np.array(history)
