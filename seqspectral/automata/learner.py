@@ -108,6 +108,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         try:
             result = grid_search({self._swept: values, "floor": floors},
                                  lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on, self._patience)
+            bar.set_postfix_str(f"chose {self._swept}={result.chosen[self._swept]:g}")
         finally:
             bar.close()
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]

@@ -66,6 +66,7 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         extra = None if more is None else _counted_elsewhere(estimator, fit_part, more, method, orders)
         estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}),
                       **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
+        spectrum = getattr(getattr(estimator, "prepared_", None), "singular_values", None)  # as selection saw it
         # the estimator chose on what it was given as dev: say what that was
         selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
         lower = None
@@ -88,6 +89,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     if extra is not None:
         symbols = symbols + extra.symbols
         sizes = {"n_sequences": len(train) + extra.n_sequences, "n_tokens": train.n_tokens + extra.n_tokens}
+    if spectrum is not None:  # for the plot a user chooses the number of states from
+        sizes["hankel_singular_values"] = [float(f"{v:.6g}") for v in spectrum.tolist()]
     return TrainedLM(UnknownEscape(model, unseen_mass(symbols)), method, estimator.json_params(), train.vocabulary,
                      selection, sizes)
 
