@@ -29,7 +29,7 @@ def register(sub) -> None:
 
 
 def run_show(args) -> int:
-    from seqspectral.display import difference, draw_tree, html_page, shown_items
+    from seqspectral.display import difference, draw_tree, heads_phrase, html_page, shown_items
     from seqspectral.display.text import gutter
     from seqspectral.io import atomic_write_text, check_output_path
 
@@ -73,12 +73,12 @@ def run_show(args) -> int:
             if item.scores is not None:
                 notes = [f"rank {rank}", f"score {item.scores[rank - 1]:.4g}"]
                 if rank > 1:
-                    notes.append(f"{against.n_heads} heads differ from 1 (*)")
+                    notes.append(heads_phrase(against.n_heads, "differ from 1") + " (*)")
                 if wrong is not None:
-                    notes.append(f"{wrong.n_heads} wrong heads (✗)")
+                    notes.append(heads_phrase(wrong.n_heads, "wrong", before=True) + " (✗)")
                 print(f"# {', '.join(notes)}")
             elif wrong is not None:
-                print(f"# {wrong.n_heads} wrong heads (✗)")
+                print(f"# {heads_phrase(wrong.n_heads, 'wrong', before=True)} (✗)")
             print(draw_tree(candidate, against, wrong, width))
         print()
     return 0

@@ -15,7 +15,7 @@ import pytest
 
 from seqspectral.cli.main import main
 from seqspectral.corpus import NBestList, Sentence, read_conllu, write_nbest
-from seqspectral.display import difference, draw_tree, html_page, shown_items
+from seqspectral.display import difference, draw_tree, heads_phrase, html_page, shown_items
 from seqspectral.display.svg import arc_levels
 from seqspectral.display.text import arc_lanes
 
@@ -67,6 +67,12 @@ def test_lanes_never_overlap_and_levels_nest(seed):
     for d, (low, high) in span.items():  # brute force: 1 + the highest arc strictly inside
         inside = [levels[e] for e, (a, b) in span.items() if low <= a and b <= high and (a, b) != (low, high)]
         assert levels[d] == 1 + max(inside, default=0)
+
+
+def test_counts_of_heads_are_said_in_words():
+    assert heads_phrase(1, "differ from 1") == "1 head differs from 1"
+    assert heads_phrase(2, "differ from 1") == "2 heads differ from 1"
+    assert heads_phrase(1, "wrong", before=True) == "1 wrong head"
 
 
 def test_difference_separates_heads_from_labels():
@@ -139,7 +145,7 @@ def test_the_page_is_self_contained_and_colours_what_differs(nbest_file):
 def test_show_draws_text_and_writes_the_page(nbest_file, tmp_path, capsys):
     assert main(["show", str(nbest_file), "--gold", str(DEV)]) == 0
     out = capsys.readouterr().out
-    assert out.count("# rank 1, score 2") == 2 and "1 heads differ from 1 (*), 0 wrong heads" in out
+    assert out.count("# rank 1, score 2") == 2 and "1 head differs from 1 (*), 0 wrong heads (✗)" in out
     sent_id = FIRST.metadata["sent_id"]
     assert main(["show", str(DEV), "--sent-id", sent_id]) == 0
     assert capsys.readouterr().out == f"# sent_id = {sent_id}\n{draw_tree(FIRST)}\n\n"

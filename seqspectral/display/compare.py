@@ -34,3 +34,12 @@ def difference(sentence: Sentence, reference: Sentence) -> Difference:
     head = np.asarray(sentence.heads) != np.asarray(reference.heads)
     label = ~head & (np.array(sentence.deprels, dtype=object) != np.array(reference.deprels, dtype=object))
     return Difference(head, label)
+
+
+def heads_phrase(n: int, what: str, before: bool = False) -> str:
+    """``2 heads differ from 1`` / ``1 head differs from 1``; ``before``: ``1 wrong head``."""
+    noun = "head" if n == 1 else "heads"
+    if before:
+        return f"{n} {what} {noun}"
+    verb, rest = what.split(" ", 1)
+    return f"{n} {noun} {verb + 's' if n == 1 else verb} {rest}"

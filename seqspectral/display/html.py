@@ -8,7 +8,7 @@ from html import escape
 
 from seqspectral.corpus import Sentence
 
-from .compare import difference
+from .compare import difference, heads_phrase
 from .items import Shown
 from .svg import tree_svg
 
@@ -68,9 +68,9 @@ def _section(item: Shown) -> str:
             against = item.candidates[0] if rank > 1 else None
             notes = [f"rank {rank}", f"score {item.scores[rank - 1]:.4g}"]
             if against is not None:
-                notes.append(f"{difference(candidate, against).n_heads} heads differ from 1")
+                notes.append(heads_phrase(difference(candidate, against).n_heads, "differ from 1"))
             if item.gold is not None:
-                notes.append(f"{difference(candidate, item.gold).n_heads} wrong heads")
+                notes.append(heads_phrase(difference(candidate, item.gold).n_heads, "wrong", before=True))
                 if rank == best:
                     notes.append("best in list")
             is_open = " open" if rank in (1, 2, best) else ""
@@ -124,3 +124,4 @@ def _table(item: Shown) -> str:
 def _head_form(sentence: Sentence, i: int) -> str:
     h = int(sentence.heads[i])
     return "root" if h == 0 else sentence.forms[h - 1]
+
