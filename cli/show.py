@@ -14,7 +14,8 @@ def register(sub) -> None:
                     description="Draw the trees of a treebank or an n-best file (candidates carrying # nbest_rank) "
                                 "as text, or write them as one self-contained HTML page (no network needed). For "
                                 "n-best lists, the words whose head differs from the first candidate are marked "
-                                "(* in text, orange in HTML); with --gold, the words whose head is wrong (✗, red).")
+                                "(* in text, orange in HTML), whose tag differs ^; with --gold, the words whose head or tag is "
+                                "wrong (✗, red).")
     p.add_argument("input", metavar="FILE", help="a treebank or an n-best file (- for standard input)")
     p.add_argument("--sent-id", action="append", default=None, metavar="ID",
                    help="show only the sentence with this # sent_id (repeatable)")
@@ -29,7 +30,7 @@ def register(sub) -> None:
 
 
 def run_show(args) -> int:
-    from seqspectral.display import difference, draw_tree, heads_phrase, html_page, shown_items
+    from seqspectral.display import difference, draw_tree, html_page, shown_items
     from seqspectral.display.text import gutter
     from seqspectral.io import atomic_write_text, check_output_path
 
@@ -73,12 +74,12 @@ def run_show(args) -> int:
             if item.scores is not None:
                 notes = [f"rank {rank}", f"score {item.scores[rank - 1]:.4g}"]
                 if rank > 1:
-                    notes.append(heads_phrase(against.n_heads, "differ from 1") + " (*)")
+                    notes.append(f"differs from 1 (*^): {against.summary()}")
                 if wrong is not None:
-                    notes.append(heads_phrase(wrong.n_heads, "wrong", before=True) + " (✗)")
+                    notes.append(f"wrong (✗): {wrong.summary()}")
                 print(f"# {', '.join(notes)}")
             elif wrong is not None:
-                print(f"# {heads_phrase(wrong.n_heads, 'wrong', before=True)} (✗)")
+                print(f"# wrong (✗): {wrong.summary()}")
             print(draw_tree(candidate, against, wrong, width))
         print()
     return 0

@@ -15,7 +15,7 @@ import pytest
 
 from seqspectral.cli.main import main
 from seqspectral.corpus import NBestList, Sentence, read_conllu, write_nbest
-from seqspectral.display import difference, draw_tree, heads_phrase, html_page, shown_items
+from seqspectral.display import counted, difference, draw_tree, html_page, shown_items
 from seqspectral.display.svg import arc_levels
 from seqspectral.display.text import arc_lanes
 
@@ -69,18 +69,18 @@ def test_lanes_never_overlap_and_levels_nest(seed):
         assert levels[d] == 1 + max(inside, default=0)
 
 
-def test_counts_of_heads_are_said_in_words():
-    assert heads_phrase(1, "differ from 1") == "1 head differs from 1"
-    assert heads_phrase(2, "differ from 1") == "2 heads differ from 1"
-    assert heads_phrase(1, "wrong", before=True) == "1 wrong head"
+def test_counts_are_said_in_words():
+    assert counted(1, "head") == "1 head" and counted(0, "tag") == "0 tags"
 
 
 def test_difference_separates_heads_from_labels():
     a = sentence([2, 0, 2], ["x", "root", "y"])
     b = sentence([2, 0, 1], ["z", "root", "y"])
+    b.upos[1] = "Y"
     diff = difference(a, b)
     assert diff.head.tolist() == [False, False, True] and diff.label.tolist() == [True, False, False]
-    assert (diff.n_heads, diff.n_labels) == (1, 1)
+    assert diff.tag.tolist() == [False, True, False]
+    assert (diff.n_heads, diff.n_labels, diff.n_tags) == (1, 1, 1) and diff.summary() == "1 head, 1 tag"
     with pytest.raises(ValueError):
         difference(a, sentence([0]))
 
@@ -142,10 +142,23 @@ def test_the_page_is_self_contained_and_colours_what_differs(nbest_file):
     assert text.count("best in list") == 2
 
 
+def test_tag_lists_show_the_tags_that_differ(tmp_path, capsys):
+    gold = FIRST
+    retagged = replace(gold, upos=[*gold.upos[:3], "NOUN", *gold.upos[4:]])  # "comes" as a noun
+    write_nbest(tmp_path / "tags.conllu", [NBestList("s", [retagged, gold], [3.0, 2.0])])
+    items = shown_items(read_conllu(tmp_path / "tags.conllu"), [replace(gold, metadata={"sent_id": "s"})])
+    page = Page(html_page(items, "tags"))
+    assert page.classes.count("word root retagged") == 1 and page.classes.count("word root tagwrong") == 1
+    assert main(["show", str(tmp_path / "tags.conllu")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "differs from 1 (*^): 0 heads, 1 tag" in lines[9]
+    assert [line for line in lines[10:] if "^" in line] == [line for line in lines[10:] if " comes " in line]
+
+
 def test_show_draws_text_and_writes_the_page(nbest_file, tmp_path, capsys):
     assert main(["show", str(nbest_file), "--gold", str(DEV)]) == 0
     out = capsys.readouterr().out
-    assert out.count("# rank 1, score 2") == 2 and "1 head differs from 1 (*), 0 wrong heads (✗)" in out
+    assert out.count("# rank 1, score 2") == 2 and "differs from 1 (*^): 1 head, 0 tags, wrong (✗): 0 heads, 0 tags" in out
     sent_id = FIRST.metadata["sent_id"]
     assert main(["show", str(DEV), "--sent-id", sent_id]) == 0
     assert capsys.readouterr().out == f"# sent_id = {sent_id}\n{draw_tree(FIRST)}\n\n"

@@ -1,5 +1,5 @@
 """How one analysis of a sentence differs from another (a candidate from the first of its
-n-best list, a prediction from gold): the words whose head or relation differ."""
+n-best list, a prediction from gold): the words whose head, relation or tag differ."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from seqspectral.corpus import Sentence
 @dataclass(frozen=True)
 class Difference:
     """Per word (0-based): ``head`` True where the heads differ, ``label`` True where the heads
-    agree but the relations differ."""
+    agree but the relations differ, ``tag`` True where UPOS or XPOS differ."""
 
     head: np.ndarray
     label: np.ndarray
+    tag: np.ndarray
 
     @property
     def n_heads(self) -> int:
@@ -26,20 +27,29 @@ class Difference:
     def n_labels(self) -> int:
         return int(self.label.sum())
 
+    @property
+    def n_tags(self) -> int:
+        return int(self.tag.sum())
+
+    def summary(self) -> str:
+        """``1 head, 0 tags``."""
+        return f"{counted(self.n_heads, 'head')}, {counted(self.n_tags, 'tag')}"
+
 
 def difference(sentence: Sentence, reference: Sentence) -> Difference:
-    """Where ``sentence``'s tree differs from ``reference``'s (the same words)."""
+    """Where ``sentence``'s analysis differs from ``reference``'s (the same words)."""
     if len(sentence) != len(reference):
         raise ValueError(f"the sentences have {len(sentence)} and {len(reference)} words")
+
+    def differ(a, b):
+        return np.array(a, dtype=object) != np.array(b, dtype=object)
+
     head = np.asarray(sentence.heads) != np.asarray(reference.heads)
-    label = ~head & (np.array(sentence.deprels, dtype=object) != np.array(reference.deprels, dtype=object))
-    return Difference(head, label)
+    label = ~head & differ(sentence.deprels, reference.deprels)
+    tag = differ(sentence.upos, reference.upos) | differ(sentence.xpos, reference.xpos)
+    return Difference(head, label, tag.astype(bool))
 
 
-def heads_phrase(n: int, what: str, before: bool = False) -> str:
-    """``2 heads differ from 1`` / ``1 head differs from 1``; ``before``: ``1 wrong head``."""
-    noun = "head" if n == 1 else "heads"
-    if before:
-        return f"{n} {what} {noun}"
-    verb, rest = what.split(" ", 1)
-    return f"{n} {noun} {verb + 's' if n == 1 else verb} {rest}"
+def counted(n: int, noun: str) -> str:
+    """``1 head``, ``2 heads``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -8,7 +8,7 @@ from html import escape
 
 from seqspectral.corpus import Sentence
 
-from .compare import difference, heads_phrase
+from .compare import difference
 from .items import Shown
 from .svg import tree_svg
 
@@ -26,6 +26,7 @@ svg .rel { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fff; strok
 svg .form { font-size: 14px; fill: #111; } svg .upos { font-size: 11px; fill: #777; }
 svg .root .form { font-weight: bold; text-decoration: underline; }
 svg .word.wrong .form { fill: #dc2626; }
+svg .word.retagged .upos { fill: #d97706; font-weight: bold; } svg .word.tagwrong .upos { fill: #dc2626; font-weight: bold; }
 table { border-collapse: collapse; margin: .4em 0 .8em; font-size: 13px; }
 td, th { border: 1px solid #ccc; padding: 2px 8px; text-align: left; } td.num { text-align: right; }
 tr.best td { background: #ecfdf5; }
@@ -42,10 +43,10 @@ def html_page(items: list[Shown], title: str) -> str:
     legend = ['<p class="legend">']
     if nbest:
         legend.append('<span><i class="swatch" style="border-color:#d97706;border-top-width:4px"></i>'
-                      'thick: head differs from candidate 1</span>')
+                      'thick: head differs from candidate 1 (a tag that differs: orange)</span>')
     if gold:
         legend.append('<span><i class="swatch" style="border-color:#dc2626;border-top-style:dashed"></i>'
-                      'red, dashed: head differs from gold (word in red)</span>')
+                      'red, dashed: head differs from gold (word in red; a wrong tag: red)</span>')
     legend.append("<span><b><u>bold</u></b>: the root</span></p>")
     body = "\n".join(_section(item) for item in items)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
@@ -68,9 +69,9 @@ def _section(item: Shown) -> str:
             against = item.candidates[0] if rank > 1 else None
             notes = [f"rank {rank}", f"score {item.scores[rank - 1]:.4g}"]
             if against is not None:
-                notes.append(heads_phrase(difference(candidate, against).n_heads, "differ from 1"))
+                notes.append(f"differs from 1: {difference(candidate, against).summary()}")
             if item.gold is not None:
-                notes.append(heads_phrase(difference(candidate, item.gold).n_heads, "wrong", before=True))
+                notes.append(f"wrong: {difference(candidate, item.gold).summary()}")
                 if rank == best:
                     notes.append("best in list")
             is_open = " open" if rank in (1, 2, best) else ""
@@ -84,39 +85,44 @@ def _section(item: Shown) -> str:
 
 def _figure(sentence: Sentence, against: Sentence | None, gold: Sentence | None) -> str:
     arcs: dict[int, list[str]] = {}
-    words: dict[int, str] = {}
-    if against is not None:
-        for i in difference(sentence, against).head.nonzero()[0]:
-            arcs.setdefault(int(i), []).append("changed")
-    if gold is not None:
-        for i in difference(sentence, gold).head.nonzero()[0]:
-            arcs.setdefault(int(i), []).append("wrong")
-            words[int(i)] = "wrong"
-    svg = tree_svg(sentence, {i: " ".join(c) for i, c in arcs.items()}, words)
+    words: dict[int, list[str]] = {}
+    for reference, changed, retagged in ((against, "changed", "retagged"), (gold, "wrong", "tagwrong")):
+        if reference is None:
+            continue
+        diff = difference(sentence, reference)
+        for i in diff.head.nonzero()[0]:
+            arcs.setdefault(int(i), []).append(changed)
+            if changed == "wrong":
+                words.setdefault(int(i), []).append("wrong")
+        for i in diff.tag.nonzero()[0]:
+            words.setdefault(int(i), []).append(retagged)
+    svg = tree_svg(sentence, {i: " ".join(c) for i, c in arcs.items()}, {i: " ".join(c) for i, c in words.items()})
     return f'<div class="scroll">{svg}</div>'
 
 
 def _oracle(item: Shown) -> int | None:
-    """The rank of the candidate with the fewest wrong heads (the first of ties), with gold."""
+    """The rank of the candidate with the fewest wrong heads and tags (the first of ties), with gold."""
     if item.gold is None:
         return None
-    wrong = [difference(c, item.gold).n_heads for c in item.candidates]
+    wrong = [(d.n_heads + d.n_tags) for d in (difference(c, item.gold) for c in item.candidates)]
     return wrong.index(min(wrong)) + 1
 
 
 def _table(item: Shown) -> str:
     first = item.candidates[0]
-    head = "<tr><th>rank</th><th>score</th><th>heads differing from 1</th><th>words re-attached</th>"
-    head += "<th>wrong heads (gold)</th></tr>" if item.gold is not None else "</tr>"
+    head = "<tr><th>rank</th><th>score</th><th>heads, tags differing from 1</th><th>changes from 1</th>"
+    head += "<th>wrong heads, tags (gold)</th></tr>" if item.gold is not None else "</tr>"
     best = _oracle(item)
     rows = [head]
     for rank, (candidate, score) in enumerate(zip(item.candidates, item.scores), 1):
         diff = difference(candidate, first)
-        moved = ", ".join(f"{candidate.forms[i]} → {_head_form(candidate, i)}" for i in diff.head.nonzero()[0])
-        cells = (f'<td class="num">{rank}</td><td class="num">{score:.4g}</td><td class="num">{diff.n_heads}</td>'
-                 f"<td>{escape(moved)}</td>")
+        changes = [f"{candidate.forms[i]} → {_head_form(candidate, i)}" for i in diff.head.nonzero()[0]]
+        changes += [f"{candidate.forms[i]}: {first.upos[i]} → {candidate.upos[i]}" for i in diff.tag.nonzero()[0]]
+        cells = (f'<td class="num">{rank}</td><td class="num">{score:.4g}</td>'
+                 f'<td class="num">{diff.n_heads}, {diff.n_tags}</td><td>{escape(", ".join(changes))}</td>')
         if item.gold is not None:
-            cells += f'<td class="num">{difference(candidate, item.gold).n_heads}</td>'
+            wrong = difference(candidate, item.gold)
+            cells += f'<td class="num">{wrong.n_heads}, {wrong.n_tags}</td>'
         rows.append(f'<tr{" class=best" if rank == best else ""}>{cells}</tr>')
     return f"<table>{''.join(rows)}</table>"
 

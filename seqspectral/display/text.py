@@ -74,9 +74,9 @@ def draw_tree(sentence: Sentence, against: Difference | None = None, gold: Diffe
               gutter_width: int = 0) -> str:
     """``sentence`` drawn as text (module docstring): id, form, UPOS, relation per line. With
     ``against`` (its difference from another analysis, say the first candidate), a word whose
-    head differs is marked ``*``, whose relation alone differs ``~``; with ``gold``, a word
-    whose head is wrong ``✗``. ``gutter_width`` pads the arcs' gutter on the left to that width
-    (to align the words of several trees)."""
+    head differs is marked ``*``, whose relation alone differs ``~``, whose tag differs ``^``;
+    with ``gold``, a word whose head or tag is wrong ``✗``. ``gutter_width`` pads the arcs'
+    gutter on the left to that width (to align the words of several trees)."""
     lines = [line.rjust(gutter_width) for line in gutter(sentence.heads)]
     id_width = len(str(len(sentence)))
     form_width = max((len(f) for f in sentence.forms), default=0)
@@ -85,9 +85,9 @@ def draw_tree(sentence: Sentence, against: Difference | None = None, gold: Diffe
     for i, bar in enumerate(lines):
         marks = ""
         if against is not None:
-            marks += "*" if against.head[i] else "~" if against.label[i] else " "
+            marks += ("*" if against.head[i] else "~" if against.label[i] else " ") + ("^" if against.tag[i] else " ")
         if gold is not None:
-            marks += "✗" if gold.head[i] else " "
+            marks += "✗" if gold.head[i] or gold.tag[i] else " "
         head = int(sentence.heads[i])
         where = "" if head == 0 else f" (head {head})"
         row = (f"{bar} {marks}{' ' if marks else ''}{i + 1:>{id_width}} {sentence.forms[i]:<{form_width}}  "
