@@ -188,3 +188,13 @@ def test_a_headless_browser_draws_the_arcs_in_their_colours(nbest_file, tmp_path
     assert near((0xd9, 0x77, 0x06)) > 50  # orange: a head that differs from candidate 1
     assert near((0xdc, 0x26, 0x26)) > 50  # red: a head that differs from gold
     assert near((0x66, 0x66, 0x66)) > 200  # grey: the other arcs
+
+
+def test_a_latin1_conllx_file_is_shown_in_its_words(tmp_path, capsys):
+    rows = ["1\tSeñor\tseñor\tN\tNC\t_\t2\tsuj\t_\t_", "2\tcantó\tcantar\tV\tVM\t_\t0\troot\t_\t_"]
+    (tmp_path / "es.conll").write_bytes(("\n".join(rows) + "\n\n").encode("latin-1"))
+    assert main(["show", str(tmp_path / "es.conll"), "--encoding", "latin-1"]) == 0
+    out = capsys.readouterr().out
+    assert "1 Señor  N  suj (head 2)" in out and "2 cantó  V  root" in out
+    assert main(["show", str(tmp_path / "es.conll"), "--encoding", "latin-1", "--html", str(tmp_path / "es.html")]) == 0
+    assert "Señor" in (tmp_path / "es.html").read_text(encoding="utf-8")
