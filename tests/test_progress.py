@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -43,11 +44,15 @@ def test_a_terminal_gets_a_bar_and_no_line_unless_quiet():
     assert run_stage(Terminal(), False) == ""
 
 
-def test_one_unit_and_an_unknown_total():
+def test_one_unit_an_unknown_total_and_no_units():
     stream = io.StringIO()
     with stage("features", None, "list", True, stream) as bar:
         bar.update(1)
     assert stream.getvalue().startswith("seqspectral: features: 1 list in ")
+    stream = io.StringIO()
+    with stage("tree models", show=True, stream=stream):
+        sum(range(10**6))
+    assert re.fullmatch(r"seqspectral: tree models: \d+\.\d s, \d+\.\d CPU s\n", stream.getvalue())
 
 
 class Mean:
