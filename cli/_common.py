@@ -4,6 +4,7 @@ standard input as ``-``."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,60 @@ def positive_int(text: str, expected: str = "a positive integer") -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
+
+
+def at_most(high: int, expected: str = "a positive integer"):
+    """An argparse type: an integer from 1 to ``high`` — options whose size sets memory or
+    time are bounded, so that a typo is a usage error naming the option, not hours of work
+    or gigabytes of memory."""
+
+    def check(text: str) -> int:
+        import argparse
+
+        value = positive_int(text, expected)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"expected {expected} of at most {high}, got {text!r}")
+        return value
+
+    check.__name__ = "bounded integer"
+    return check
+
+
+#: the bounds of the options whose size sets memory or time
+MAX_K = 1000  # -k: candidates per sentence
+MAX_WINDOW = 100  # embed --window: context words each side
+MAX_BASIS_LENGTH = 32  # lm --basis-length
+MAX_DIM = 4096  # --dim of embeddings and tree models
+MAX_PARSE_WORDS = 1000  # words of a sentence the O(n^3) parsers take
+WORKERS_PER_CPU = 4
+
+
+def text_encoding(name: str) -> str:
+    """An argparse type: the name of a text encoding Python knows (not a bytes codec such as base64)."""
+    import argparse
+    import codecs
+
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise argparse.ArgumentTypeError(f"unknown text encoding {name!r}") from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise argparse.ArgumentTypeError(f"{name!r} is not a text encoding")
+    return name
+
+
+def megabytes(text: str) -> float:
+    """An argparse type: a size in MB, at least one KB, finite."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 1 / 1024 <= value <= 1 << 30:
+        raise argparse.ArgumentTypeError(f"expected a size in MB from 0.001 to {1 << 30}, got {text!r}")
     return value
 
 
@@ -49,7 +104,7 @@ def add_reading_options(parser, inherit: bool = False) -> None:
                         help=f"treebank column read as the symbols{given or ' (default: upos)'}")
     parser.add_argument("--tagset", default=d("tagset"), choices=sorted(TAGSETS),
                         help=f"fold the tags: universal12 maps UD's 17 UPOS tags to 12{given}")
-    parser.add_argument("--encoding", default=d("encoding"), metavar="NAME",
+    parser.add_argument("--encoding", default=d("encoding"), metavar="NAME", type=text_encoding,
                         help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; a UTF-8 "
                              f"byte-order mark is skipped){given or ' (default: utf-8)'}")
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
@@ -83,6 +138,12 @@ class Input:
         (corpus,) = self.chunks(whole=True)
         return corpus
 
+    def _empty(self) -> Exception:
+        from .main import UsageError
+
+        return UsageError(f"{self.path}: no {'symbols' if self.format == 'pautomac' else 'words'} to read"
+                          + (f" (all {self.n_skipped} malformed ones skipped)" if self.n_skipped else ""))
+
     def chunks(self, whole: bool = False):
         """The corpus as consecutive corpora: block by block where the format allows it
         (PAutomaC: memory follows a block, not the file), else in one piece."""
@@ -98,20 +159,27 @@ class Input:
                 self.format = detection.format
                 if detection.by_content and not self.quiet:
                     note(f"{self.path}: read as {self.format} ({detection.reason}); --format says otherwise")
+            n_tokens = 0
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", CorpusWarning)
                 try:
                     if self.format == "pautomac" and reading["tagset"] is None and not whole:
-                        yield from iter_pautomac(local, self.vocabulary, reading["errors"], reading["encoding"])
+                        parts = iter_pautomac(local, self.vocabulary, reading["errors"], reading["encoding"])
                     else:
-                        yield read_corpus(local, format=self.format, field=reading["field"], tagset=reading["tagset"],
-                                          vocabulary=self.vocabulary, errors=reading["errors"],
-                                          encoding=reading["encoding"])
+                        parts = [read_corpus(local, format=self.format, field=reading["field"],
+                                             tagset=reading["tagset"], vocabulary=self.vocabulary,
+                                             errors=reading["errors"], encoding=reading["encoding"])]
+                    for part in parts:
+                        n_tokens += part.n_tokens
+                        if len(part) or whole:
+                            yield part
                 except CorpusFormatError as e:
                     if local == self.path:
                         raise
                     raise CorpusFormatError("<stdin>", e.line, e.reason) from None
             self._report(caught, local)
+            if n_tokens == 0:  # one rule for every command: an input with nothing to read is bad input
+                raise self._empty()
 
     def _report(self, caught, local: str) -> None:
         import warnings
@@ -164,7 +232,7 @@ def add_sharding_options(parser, default_mb: float = 64.0) -> None:
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="count the shards on a Dask cluster, given its scheduler's address "
                              "(pip install seqspectral[distributed])")
-    parser.add_argument("--shard-mb", type=float, default=default_mb, metavar="MB",
+    parser.add_argument("--shard-mb", type=megabytes, default=default_mb, metavar="MB",
                         help=f"about this many MB of a file per shard (default {default_mb:g})")
 
 
@@ -177,15 +245,41 @@ def shards_of(paths, args, reading: dict):
 
     if args.workers is not None and args.scheduler is not None:
         raise UsageError("give --workers or --scheduler, not both")
-    if not args.shard_mb > 0:
-        raise UsageError(f"--shard-mb must be positive, not {args.shard_mb:g}")
+    cpus = os.cpu_count() or 1
+    if args.workers is not None and args.workers > WORKERS_PER_CPU * cpus:
+        raise UsageError(f"--workers {args.workers}: at most {WORKERS_PER_CPU * cpus} on this machine of {cpus} CPUs")
     if STDIN in paths:
         raise UsageError("sharded counting reads files where they lie: give file names, not -")
+    for path in paths:
+        _require_content(path, reading)
     shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
                          workers=args.workers or 1)
     where = {"workers": args.workers, "scheduler": args.scheduler,
              "progress": not getattr(args, "quiet", False)}
     return shards, where
+
+
+def _require_content(path: str, reading: dict) -> None:
+    """The rule of :class:`Input` for a file counted in shards: refuse it, naming it, when it
+    holds no sentence (only blank lines, comments, or a PAutomaC header). Reads up to the
+    first sentence."""
+    from seqspectral.corpus import detect
+
+    from .main import UsageError
+
+    fmt = detect(path, reading["encoding"]).format if reading["format"] == "auto" else reading["format"]
+    skip = 1 if fmt == "pautomac" else 0
+    with open(path, encoding=reading["encoding"], errors="replace") as f:
+        for line in f:
+            text = line.strip()
+            if not text or (fmt in ("conllu", "conllx") and text.startswith("#")):
+                continue
+            if skip:
+                skip -= 1
+                continue
+            if fmt != "pautomac" or len(text.split()) > 1:  # a PAutomaC line: length, then symbols
+                return
+    raise UsageError(f"{path}: no {'symbols' if fmt == 'pautomac' else 'words'} to read")
 
 
 #: the formats that hold trees (``parse``, ``tag``)
@@ -196,7 +290,7 @@ def add_treebank_options(parser) -> None:
     """``--format``, ``--encoding``, ``--errors``, ``--quiet``: how ``parse`` and ``tag`` read treebanks."""
     parser.add_argument("--format", default="auto", choices=TREEBANK_FORMATS,
                         help="treebank format; auto: by the file's name, else by its first lines (default auto)")
-    parser.add_argument("--encoding", default="utf-8", metavar="NAME",
+    parser.add_argument("--encoding", default="utf-8", metavar="NAME", type=text_encoding,
                         help="text encoding of the input (e.g. latin-1 for the CoNLL-2007 files; default utf-8)")
     parser.add_argument("--errors", default="raise", choices=("raise", "skip"),
                         help="skip: drop malformed sentences (their count is printed) instead of stopping")
@@ -233,7 +327,24 @@ def read_treebank(path: str, args, heads_required: bool = True) -> list:
             warn(str(w.message))
     if not sentences:
         raise UsageError(f"{path}: no sentences")
+    limit = getattr(args, "max_words", None)
+    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
+    if limit is not None and len(sentences[longest]) > limit:
+        raise UsageError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
+                         f"at most {limit} (its time grows with the cube of the length)")
     return sentences
+
+
+def read_nbest_lists(path: str) -> list:
+    """The n-best lists of ``path``; none is bad input, as for every command's input."""
+    from seqspectral.corpus import read_nbest
+
+    from .main import UsageError
+
+    lists = read_nbest(path)
+    if not lists:
+        raise UsageError(f"{path}: no n-best lists")
+    return lists
 
 
 def epoch_progress(args, measure: str, percent: bool = False):

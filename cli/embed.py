@@ -13,7 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ._common import add_reading_options, add_sharding_options, positive_int, reading_of, shards_of
+from ._common import (MAX_DIM, MAX_WINDOW, add_reading_options, add_sharding_options, at_most, positive_int,
+                      read_input, reading_of, shards_of)
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -26,8 +27,9 @@ def register(sub) -> None:
                                    "('seqspectral embed neighbours EMB.txt WORD...').")
     p.add_argument("inputs", nargs="+", metavar="CORPUS", help="corpus files (or: neighbours EMB.txt WORD...)")
     p.add_argument("-o", "--output", metavar="EMB.txt", help="word2vec file to write")
-    p.add_argument("--dim", type=positive_int, default=50, metavar="K", help="dimension (default 50)")
-    p.add_argument("--window", type=positive_int, default=2, metavar="W", help="context words each side (default 2)")
+    p.add_argument("--dim", type=at_most(MAX_DIM), default=50, metavar="K", help="dimension (default 50)")
+    p.add_argument("--window", type=at_most(MAX_WINDOW), default=2, metavar="W",
+                   help="context words each side (default 2)")
     p.add_argument("--min-count", type=positive_int, default=2, metavar="N",
                    help="rarer words share the <unk> vector (default 2)")
     p.add_argument("--max-vocab", type=positive_int, default=None, metavar="V", help="keep the V most frequent words")
@@ -37,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("--digits", action="store_true", help="write every digit 0")
     p.add_argument("--binary", action="store_true", help="word2vec binary format instead of text")
     p.add_argument("--model", metavar="MODEL", default=None, help="also save the fitted model (token vectors) here")
+    p.set_defaults(outputs=("output", "model"))
     add_reading_options(p)
     p.set_defaults(field="form")  # words, not tags, unless asked
     add_sharding_options(p)
@@ -79,7 +82,7 @@ def _run_sharded(args) -> int:
     """Count the files in shards where they are read (seqspectral.counting.sharded), then fit."""
     from functools import partial
 
-    from seqspectral.counting.sharded import sharded_view_counts
+    from seqspectral.embeddings.sharded import sharded_view_counts
     from seqspectral.counting.shards import read_shard
 
     reading = reading_of(args)
@@ -93,11 +96,14 @@ def _run_sharded(args) -> int:
 
 
 def _write(est, args) -> int:
-    est.write_word2vec(args.output, binary=args.binary)
-    if args.model:
-        from seqspectral import serialize
+    from seqspectral.io import output_group
 
-        serialize.save(args.model, est)
+    with output_group():  # both files or neither
+        est.write_word2vec(args.output, binary=args.binary)
+        if args.model:
+            from seqspectral import serialize
+
+            serialize.save(args.model, est)
     if not args.quiet:
         print(f"{args.output}: {len(est.words_):,} words × {est.word_vectors_.shape[1]} "
               f"from {est.n_tokens_:,} tokens ({args.method} CCA, window {args.window})", file=sys.stderr)
@@ -113,13 +119,12 @@ def _estimator(args):
 
 
 def _read(path: str, args):
-    from seqspectral.corpus import read_corpus
     from seqspectral.corpus.nltk_corpora import read_brown
 
     reading = reading_of(args)
     if path == "brown" and reading["format"] in ("auto", "brown") and not Path(path).exists():
         return read_brown(None, field=reading["field"], tagset=reading["tagset"])
-    return read_corpus(path, **reading)
+    return read_input(path, reading, quiet=args.quiet)[0]
 
 
 def run_neighbours(args) -> int:

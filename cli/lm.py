@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int, read_input,
-                      reading_of, shards_of, warn)
+from ._common import (INHERITED, MAX_BASIS_LENGTH, add_reading_options, add_sharding_options, at_most, leaf_parser,
+                      note, positive_int, read_input, reading_of, shards_of, warn)
 
 HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
 #: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
@@ -39,10 +39,10 @@ def register(sub) -> None:
                    help="the learner (see the list below)")
     t.add_argument("--states", default="auto", type=_states, metavar="N|auto",
                    help="number of states, or 'auto' to choose it on --dev (else on a held-out 20%% of TRAIN)")
-    t.add_argument("--basis-length", type=positive_int, default=None, metavar="L",
+    t.add_argument("--basis-length", type=at_most(MAX_BASIS_LENGTH), default=None, metavar="L",
                    help="longest prefix/suffix of the Hankel basis (default: the method's)")
     t.add_argument("--order", type=positive_int, default=3, help="n-gram order of --method ngram (default 3)")
-    t.add_argument("--n-iter", type=positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
+    t.add_argument("--max-iter", "--n-iter", dest="max_iter", type=positive_int, default=None, help="EM iterations of em / em-tensor (default: the learner's)")
     add_reading_options(t)
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out file for the choices (states, floor, smoothing, mixture weight); must not be empty")
@@ -173,7 +173,7 @@ def run_train(args) -> int:
     read_seconds = time.perf_counter() - t0
     try:
         lm = train_lm(train, args.method, n_states=args.states, dev=dev, basis_length=args.basis_length,
-                      random_state=args.random_state, verbose=verbose, order=args.order, n_iter=args.n_iter)
+                      random_state=args.random_state, verbose=verbose, order=args.order, max_iter=args.max_iter)
     except ValueError as e:  # a learner refusing its hyper-parameters or data
         if getattr(e, "user_facing", False):
             raise
@@ -223,8 +223,7 @@ def _save_and_report(args, lm, reading: dict, fmt: str, n_skipped: int, read_sec
 
     save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
                                                                               "format": fmt},
-                              "n_skipped": n_skipped, "read_seconds": round(read_seconds, 3),
-                              "fit_seconds": round(fit_seconds, 3)})
+                              "n_skipped": n_skipped})  # no timings: equal runs give equal files
     if args.plot is not None:
         _write_plot(args, lm)
     summary = {**lm.summary(), "n_sequences": lm.training["n_sequences"], "n_tokens": lm.training["n_tokens"],

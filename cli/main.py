@@ -65,12 +65,16 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     from seqspectral.interrupts import terminate_as_interrupt
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     terminate_as_interrupt()
     try:
-        return _run(sys.argv[1:] if argv is None else list(argv))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return _run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt as e:
         return _interrupted(str(e))
     except Exception:  # building the parser imports numpy, which turns an interrupt into an ImportError
@@ -82,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as one line on stderr, without Python's source line."""
+    name = "" if category is UserWarning else f" ({category.__name__})"
+    print(f"seqspectral: warning: {_one_line(message)}{name}", file=sys.stderr if file is None else file)
 
 
 def _interrupted(signal_name: str) -> int:
@@ -105,6 +115,7 @@ def _run(argv: list[str]) -> int:
         if notice:
             print(notice, file=sys.stderr)
     try:
+        _check_outputs(args)
         return int(args.handler(args) or 0)
     except BrokenPipeError:
         return 0
@@ -125,11 +136,23 @@ def _run(argv: list[str]) -> int:
         return 1
 
 
+def _check_outputs(args) -> None:
+    """Every output path of the command (``outputs``: the argument names, default ``output``)
+    checked before any work, so that no long run ends in an unwritable path and no output is
+    written before another is refused."""
+    from seqspectral.io import check_output_path
+
+    for name in getattr(args, "outputs", ("output",)):
+        path = getattr(args, name, None)
+        if isinstance(path, str) and path != "-":
+            check_output_path(path)
+
+
 #: exit status after SIGINT or SIGTERM
 INTERRUPTED = 130
 #: errors about a path the user gave (missing, a directory, no permission, name too long, ...)
 _USER_ERRNOS = {errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG,
-                errno.ELOOP, errno.EROFS}
+                errno.ELOOP, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENXIO}
 
 
 def _user_os_error(e: BaseException) -> bool:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
-                      read_treebank)
+from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
+                      positive_int, predict_treebank, read_treebank)
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
@@ -34,23 +34,23 @@ def register(sub) -> None:
                        help="let several words attach to the root (default: only when a training tree has several)")
     roots.add_argument("--single-root", dest="single_root", action="store_const", const=True,
                        help="exactly one word on the root, as UD requires")
-    t.add_argument("--hash-bits", type=positive_int, default=23, metavar="B", help="2**B feature weights (default 23)")
+    t.add_argument("--hash-bits", type=at_most(30), default=23, metavar="B", help="2**B feature weights (default 23)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     add_treebank_options(t)
-    t.set_defaults(handler=run_train)
+    t.set_defaults(handler=run_train, max_words=MAX_PARSE_WORDS)
 
     r = leaf_parser(psub, "run", help="parse a CoNLL-U file: 1-best, or the k best trees as n-best CoNLL-U")
     r.add_argument("parser", metavar="PARSER", help="parser file written by parse train")
     r.add_argument("input", metavar="FILE.conllu",
                    help="sentences to parse (tags are read; HEAD may be _, any heads are replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
     add_treebank_options(r)
-    r.set_defaults(handler=run_parse)
+    r.set_defaults(handler=run_parse, max_words=MAX_PARSE_WORDS)
 
 
 def run_train(args) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import (add_treebank_options, epoch_progress, leaf_parser, positive_int, predict_treebank,
+from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
                       read_treebank)
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
@@ -23,7 +23,7 @@ def register(sub) -> None:
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="sentences tagged after every epoch; the epoch with the best accuracy is kept")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
-    t.add_argument("--hash-bits", type=positive_int, default=19, metavar="B",
+    t.add_argument("--hash-bits", type=at_most(30), default=19, metavar="B",
                    help="2**B feature rows, one weight per row and tag (default 19)")
     t.add_argument("--random-state", type=int, default=0, metavar="S", help="seed of the sentence order")
     add_treebank_options(t)
@@ -33,7 +33,7 @@ def register(sub) -> None:
     r.add_argument("tagger", metavar="TAGGER", help="tagger file written by tag train")
     r.add_argument("input", metavar="FILE.conllu", help="sentences to tag (the tagger's column is replaced)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
                    help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
     r.add_argument("--folds", type=positive_int, default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
@@ -55,7 +55,7 @@ def run_train(args) -> int:
     tagger.fit(train, dev=dev, on_epoch=epoch_progress(args, "accuracy", percent=True))
     serialize.save(args.output, tagger)
     if not args.quiet:
-        chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if hasattr(tagger, "selection_") else ""
+        chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if tagger.selection_ is not None else ""
         print(f"seqspectral: {len(train)} sentences, {len(tagger.tags_)} {args.field} tags{chosen}, "
               f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0

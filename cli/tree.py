@@ -6,8 +6,8 @@ import json
 import sys
 import time
 
-from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note, positive_int,
-                      read_input, reading_of, shards_of)
+from ._common import (INHERITED, MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
+                      positive_int, read_input, reading_of, shards_of)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -25,9 +25,9 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="TREE", help="model file to write (.npz, atomically)")
     t.add_argument("--method", default="spectral", choices=("spectral", "em"),
                    help="spectral: method of moments (default); em: EM (upward-downward message passing)")
-    t.add_argument("--dim", type=positive_int, default=None, metavar="K",
-                   help="hidden dimensions / states (default: the number of symbols with --representation "
-                        "identity, else 16)")
+    t.add_argument("--states", "--dim", dest="n_states", type=_states, default=None, metavar="K",
+                   help="hidden states k (default: the number of symbols with --representation identity, else 16); "
+                        "em: also auto, chosen on --dev (else on a held-out 20%% of TRAIN)")
     t.add_argument("--representation", default=None, choices=("identity", "svd"),
                    help="U for the spectral method: identity (one dimension per tag) or svd of the child-parent "
                         "bigram (default: identity for up to 40 symbols, else svd)")
@@ -46,7 +46,8 @@ def register(sub) -> None:
                         "reranker's feature)")
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out trees on which 'auto' values are chosen (needed with --workers / --scheduler)")
-    t.add_argument("--n-iter", type=positive_int, default=200, help="EM iterations at most (default 200)")
+    t.add_argument("--max-iter", "--n-iter", dest="max_iter", type=positive_int, default=200,
+                   help="EM iterations at most (default 200)")
     t.add_argument("--init", default="random", choices=("random", "spectral"),
                    help="EM start: random (default) or the parameters read off the spectral solution "
                         "(fewer iterations on planted data; on EWT UPOS it ends 1.3%% lower)")
@@ -82,6 +83,10 @@ def _check_trees(corpus, path: str, fmt: str) -> None:
         raise UsageError(f"{path}: {e}") from None
 
 
+def _states(text: str):
+    return text if text == "auto" else at_most(MAX_DIM)(text)
+
+
 def _real_or_auto(text: str):
     import argparse
 
@@ -99,6 +104,7 @@ def _real_or_auto(text: str):
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.io import check_output_path
+    from seqspectral.trees import train_tree_model
 
     from .main import UsageError
 
@@ -111,43 +117,40 @@ def run_train(args) -> int:
         raise UsageError("--selection says how 'auto' values are chosen: give --ridge, --shrinkage or --floor auto")
     sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
     if sharded:
-        train, stats, n_skipped, fmt = _count_shards(args, reading)
+        shards, where, vocabulary, fmt = _shards(args, reading)
     else:
         train, n_skipped, fmt = read_input(args.train[0], reading, quiet=args.quiet)
         _check_trees(train, args.train[0], fmt)
-        stats = None
-    vocabulary = train.vocabulary if train is not None else stats[1]
+        vocabulary = train.vocabulary
     dev = None
     if args.dev is not None:
         dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
         _check_trees(dev, args.dev, fmt)
         if args.selection == "ranking" and not (dev.lengths >= 3).any():
             raise UsageError(f"{args.dev}: --selection ranking re-attaches words of held-out trees; none has 3 words")
-    model = _model(args, reading, vocabulary)
-    if stats is None:
-        model.fit(train) if args.method == "em" else model.fit(train, dev=dev)
+    params = _params(args, reading)
+    if not sharded:
+        model = train_tree_model(train, args.method, dev=dev, n_states=args.n_states, **params)
+        n_sentences, n_tokens = len(train), train.n_tokens
     else:
-        if "auto" in (args.floor, args.ridge, args.shrinkage) and dev is None:
-            raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
-        model.fit_statistics(*stats, held_out=dev, on="dev")
+        model, n_sentences, n_tokens = _train_sharded(args, shards, where, vocabulary, dev, params)
+        n_skipped = 0
     model.reading_ = {**{k: reading[k] for k in INHERITED}, "format": fmt}
     serialize.save(args.output, model)
     seconds = time.perf_counter() - t0
-    n_sentences, n_tokens = ((len(train), train.n_tokens) if train is not None
-                             else (stats[0].trees.n_sentences, stats[0].trees.n_tokens))
     summary = {"model": args.output, "method": args.method, "n_sentences": n_sentences, "n_tokens": n_tokens,
                "n_skipped": n_skipped, "seconds": round(seconds, 3)}
     if args.method == "spectral":
         summary.update(dim=model.representation_info_["dim"], representation=model.representation_info_["kind"],
                        n_events=model.n_events_, ridge=model.ridge_, shrinkage=model.shrinkage_,
                        floor=model.floor_)
-        if model.selection_ is not None:
-            summary["chosen_on"] = model.selection_.on
         if "n_covered" in model.representation_info_:
             summary["embedding_coverage"] = model.representation_info_["n_covered"] / len(vocabulary)
     else:
-        summary.update(dim=model.n_states, n_iter=model.n_iter_, converged=model.converged_,
-                       train_log_likelihood_per_word=float(model.log_likelihoods_[-1]))
+        summary.update(dim=model.n_states_, n_iter=model.n_iter_, converged=model.converged_,
+                       train_log_likelihood_per_word=float(model.history_[-1]))
+    if model.selection_ is not None:
+        summary["chosen_on"] = model.selection_.on
     if args.json:
         print(json.dumps(summary))
     elif not args.quiet:
@@ -156,38 +159,25 @@ def run_train(args) -> int:
     return 0
 
 
-def _model(args, reading: dict, vocabulary):
-    """The estimator the options ask for (not fitted)."""
+def _params(args, reading: dict) -> dict:
+    """The estimator's hyper-parameters the options give (``n_states`` apart)."""
     if args.method == "em":
-        from seqspectral.trees import EMTreeModel
-
-        return EMTreeModel(args.dim or 16, n_iter=args.n_iter, init=args.init, random_state=args.random_state,
-                           progress=not args.quiet)
-    from seqspectral.trees import SpectralTreeModel
-
+        return {"max_iter": args.max_iter, "init": args.init, "random_state": args.random_state,
+                "progress": not args.quiet}
     representation = args.representation
     if args.embeddings is not None:
         from seqspectral.embeddings.word2vec_format import read_word2vec
 
         representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
-    elif representation is None:
-        representation = "identity" if len(vocabulary) <= 40 else "svd"
-    given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage")
-             if getattr(args, name) is not None}
-    return SpectralTreeModel(args.dim, representation=representation, selection=args.selection,
-                             random_state=args.random_state, **given)
+    given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage") if getattr(args, name) is not None}
+    return {"representation": representation, "selection": args.selection, "random_state": args.random_state,
+            **given}
 
 
-def _count_shards(args, reading: dict):
-    """Several TRAIN files, or shards on --workers / --scheduler: ``(trees, statistics,
-    n_skipped, format)`` — for EM the trees (read here, one after the other), for the
-    spectral method ``(statistics, vocabulary)`` counted where each shard is read
-    (``seqspectral.counting.sharded``), the vocabulary first."""
-    from functools import partial
-
-    from seqspectral.counting.sharded import count_sharded, sharded_vocabulary
-    from seqspectral.counting.shards import read_shard
-    from seqspectral.trees.statistics import spectral_tree_statistics
+def _shards(args, reading: dict):
+    """``(shards, where, vocabulary, format)``: the byte-range shards of the TRAIN files, where
+    they are counted, and the vocabulary of all of them (counted there first)."""
+    from seqspectral.counting.sharded import sharded_vocabulary
 
     from .main import UsageError
 
@@ -195,36 +185,36 @@ def _count_shards(args, reading: dict):
     fmt = shards[0].format
     if fmt not in ("conllu", "conllx", "malttab"):
         raise UsageError(f"{shards[0].path}: no trees (read as {fmt}); the tree model needs treebanks")
-    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
+    return shards, where, sharded_vocabulary(shards, read=_reader(reading), **where), fmt
+
+
+def _reader(reading: dict):
+    from functools import partial
+
+    from seqspectral.counting.shards import read_shard
+
+    return partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
                    encoding=reading["encoding"])
-    vocabulary = sharded_vocabulary(shards, read=read, **where)
-    read = partial(read, vocabulary=vocabulary)
-    if args.method == "em":
-        if args.workers is not None or args.scheduler is not None:
-            raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
-        trees = _join_trees([read(shard) for shard in shards])
-        _check_trees(trees, " ".join(args.train), fmt)
-        return trees, None, 0, fmt
+
+
+def _train_sharded(args, shards, where, vocabulary, dev, params):
+    """``train_tree_model_sharded`` on the shards, its refusals as usage errors naming the files."""
+    from seqspectral.trees import train_tree_model_sharded
+
+    from .main import UsageError
+
+    reading = reading_of(args)
+    if args.method == "spectral" and "auto" in (args.floor, args.ridge, args.shrinkage) and dev is None:
+        raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
+    if args.method == "em" and (args.workers is not None or args.scheduler is not None):
+        raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
     try:
-        stats = count_sharded(shards, partial(spectral_tree_statistics, n_symbols=len(vocabulary)), read=read, **where)
+        return train_tree_model_sharded(shards, vocabulary, args.method, read=_reader(reading), dev=dev,
+                                        n_states=args.n_states, **where, **params)
     except ValueError as e:
+        if getattr(e, "user_facing", False):
+            raise
         raise UsageError(f"{' '.join(args.train)}: {e}") from None
-    return None, (stats, vocabulary), 0, fmt
-
-
-def _join_trees(parts):
-    """The trees of ``parts`` (one vocabulary) one after the other."""
-    import numpy as np
-
-    from seqspectral.corpus.sequences import Corpus
-
-    offsets = [parts[0].offsets[:1]]
-    shift = 0
-    for part in parts:
-        offsets.append(part.offsets[1:] + shift)
-        shift += part.n_tokens
-    return Corpus(np.concatenate([p.symbols for p in parts]), np.concatenate(offsets), parts[0].vocabulary,
-                  np.concatenate([p.heads for p in parts]))
 
 
 def run_score(args) -> int:

@@ -17,8 +17,7 @@ import resource
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _peer_venv import read_input, write_output  # noqa: E402
+from _peer_venv import read_input, write_output  # the worker's own directory (a script's sys.path[0])
 
 
 def cpu_seconds() -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from _splearn import run_worker
+from ._splearn import run_worker
 
 STATISTIC = {"classic": "string", "factor": "substring"}
 WORKER = Path(__file__).resolve().parent / "_splearn_speed_worker.py"

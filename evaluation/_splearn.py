@@ -1,12 +1,12 @@
 """scikit-splearn (which needs numpy<2) in its own virtual environment, ``evaluation/.venv-splearn``.
 
 ``run_worker(script, payload)`` runs a worker script there (see ``_peer_venv.py`` for how data
-goes in and out); a worker imports ``read_input`` / ``write_output`` from this file.
+goes in and out; a worker imports ``read_input`` / ``write_output`` from ``_peer_venv``).
 """
 
 from __future__ import annotations
 
-from _peer_venv import PeerVenv, read_input, write_output  # noqa: F401  (workers import them from here)
+from ._peer_venv import PeerVenv
 
 SPLEARN = PeerVenv("splearn", ("numpy<2", "scipy<1.14", "scikit-splearn"),
                    "import splearn, numpy; assert numpy.__version__ < '2'")

@@ -18,7 +18,7 @@ resident-set growth during the build (Linux ``VmHWM`` reset through ``clear_refs
 Every cell checks max |ours - splearn / N| over H and all H_sigma. Also: Numba compile
 time (empty cache) and cache-load time in fresh processes, and tree statistics of EWT.
 
-    python evaluation/bench_counting.py            # writes evaluation/results/counting.md
+    python -m evaluation bench_counting            # writes evaluation/results/counting.md
 """
 
 from __future__ import annotations
@@ -31,78 +31,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from _machine import describe
-from _results import require_data
+from ._memory import peak_growth, reset_peak
+from ._splearn import run_worker
+from .common import EVALUATION, EWT, PAUTOMAC, RESULTS, describe, require_data
 
-HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "corpora"
+WORKER = EVALUATION / "_splearn_counting_worker.py"
+
 VERSIONS = {"classic": "string", "prefix": "prefix", "factor": "substring"}
 
 
-# -- memory: peak RSS growth of this process during a call (Linux) -------------------
-def _status(key: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _reset_peak() -> int:
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    return _status("VmRSS")
-
-
-def _peak_growth(rss_before: int) -> int:
-    return _status("VmHWM") - rss_before
-
-
-# -- the scikit-splearn side (runs inside the venv) -----------------------------------
-def splearn_worker(directory: str) -> None:
-    import numpy as np
-
-    sys.path.insert(0, str(HERE))
-    from _splearn import read_input, write_output
-    from splearn.datasets.base import load_data_sample
-    from splearn.datasets.data_sample import SplearnArray
-    from splearn.hankel import Hankel
-    from splearn.spectral import Spectral
-
-    _, v = read_input(directory)
-    sample = load_data_sample(v["path"], filetype="Pautomac")
-    n, L, version = v["n_strings"], v["length"], v["version"]
-    X = SplearnArray(np.array(sample.data[:n]), nbL=sample.nbL, nbEx=n)
-    est = Spectral(lrows=L, lcolumns=L, version=version, partial=True, sparse=True, mode_quiet=True)
-    rss = _reset_peak()
-    start = time.process_time()
-    X = est.polulate_dictionnaries(X)
-    hankel = Hankel(sample_instance=X, lrows=L, lcolumns=L, version=version, partial=True,
-                    sparse=True, mode_quiet=True)
-    elapsed = time.process_time() - start
-    memory = _peak_growth(rss)
-    rows, cols = hankel._build_partial(pref=X.pref, suff=X.suff, fact=X.fact, lrows=L, lcolumns=L)
-    rows = sorted(rows, key=lambda x: (len(x), x))
-    cols = sorted(cols, key=lambda x: (len(x), x))
-    out = {}
-    for name, strings in (("rows", rows), ("cols", cols)):
-        out[name + "_flat"] = np.array([x for s in strings for x in s], dtype=np.int32)
-        out[name + "_len"] = np.array([len(s) for s in strings], dtype=np.int64)
-    blocks, r, c, d = [], [], [], []
-    for b, m in enumerate(hankel.lhankel):
-        m = m.tocoo()
-        blocks.append(np.full(m.nnz, b)), r.append(m.row), c.append(m.col), d.append(m.data)
-    out.update(block=np.concatenate(blocks), row=np.concatenate(r), col=np.concatenate(c),
-               data=np.concatenate(d))
-    write_output(directory, out, {"seconds": elapsed, "memory": memory, "nbL": sample.nbL})
-
-
 def run_splearn(path: Path, n: int, length: int, version: str, timeout: float):
-    from _splearn import run_worker
-
     try:
-        arrays, values = run_worker(__file__, {"path": str(path), "n_strings": n, "length": length,
-                                               "version": version}, args=["--splearn-worker"], timeout=timeout)
+        arrays, values = run_worker(WORKER, {"path": str(path), "n_strings": n, "length": length,
+                                             "version": version}, timeout=timeout)
     except subprocess.TimeoutExpired:
         return None
     return arrays, values
@@ -131,11 +72,11 @@ def time_ours(corpus, statistic, length, repeats):
     best_total = best_count = float("inf")
     memory = 0
     for _ in range(repeats):
-        rss = _reset_peak()
+        rss = reset_peak()
         start = time.process_time()
         basis, stats = our_build(corpus, statistic, length)
         mid = time.process_time()
-        memory = max(memory, _peak_growth(rss))
+        memory = max(memory, peak_growth(rss))
         hankel_statistics(corpus, basis, statistic)
         end = time.process_time()
         best_total = min(best_total, mid - start)
@@ -192,8 +133,7 @@ c = Corpus.from_ids([[2, 3, 2], [3]])
 hankel_statistics(c, HankelBasis.all_strings([2, 3], 2), "substring")
 hankel = time.process_time()
 t = Corpus(c.symbols, c.offsets, heads=np.array([0, 1, 1, 0], np.int32))
-s = tree_statistics(t, 4)
-s.trigram_projected(np.ones((4, 2)))
+tree_statistics(t, 4)
 trees = time.process_time()
 print(imported - start, hankel - imported, trees - hankel)
 """
@@ -215,7 +155,7 @@ def bench_trees(repeats):
     from seqspectral.corpus.conllu_format import read_conllu_corpus
     from seqspectral.counting import tree_statistics
 
-    path = SHARED / "ud-english-ewt" / "en_ewt-ud-train.conllu"
+    path = EWT / "en_ewt-ud-train.conllu"
     rows = []
     for field in ("upos", "form"):
         corpus = read_conllu_corpus(path, field=field)
@@ -226,7 +166,8 @@ def bench_trees(repeats):
 
         U = np.random.default_rng(0).normal(size=(stats.n_symbols, 50))
         proj = min(_timed(lambda: stats.project(U)) for _ in range(repeats))
-        rows.append((field, len(corpus), corpus.n_tokens, stats.n_symbols, len(stats.trigram[0]), best, proj))
+        rows.append((field, len(corpus), corpus.n_tokens, stats.n_symbols, stats.left.nnz + stats.right.nnz, best,
+                     proj))
     return rows
 
 
@@ -235,7 +176,7 @@ def bench_ewt_hankel(repeats, n_basis=1000, length=3):
     from seqspectral.corpus.conllu_format import read_conllu_corpus
     from seqspectral.counting import HankelBasis, hankel_statistics
 
-    path = SHARED / "ud-english-ewt" / "en_ewt-ud-train.conllu"
+    path = EWT / "en_ewt-ud-train.conllu"
     rows = []
     for field in ("upos", "form"):
         corpus = read_conllu_corpus(path, field=field)
@@ -260,7 +201,7 @@ def bench_fixed_basis_scaling(problems, fractions, lengths, repeats):
 
     rows = []
     for problem in problems:
-        full = read_pautomac(SHARED / "pautomac" / f"{problem}.pautomac.train")
+        full = read_pautomac(PAUTOMAC / f"{problem}.pautomac.train")
         for length in lengths:
             for version, statistic in VERSIONS.items():
                 basis = HankelBasis.from_corpus(full, statistic, 10 ** 9, 10 ** 9, length)
@@ -292,11 +233,10 @@ def main(argv=None):
                         help="seconds after which a scikit-splearn cell is abandoned (capped)")
     parser.add_argument("--splearn-max-length", type=int, default=4,
                         help="run scikit-splearn only for L up to this (longer ones: ours only)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "counting.md")
+    parser.add_argument("--out", type=Path, default=RESULTS / "counting.md")
     args = parser.parse_args(argv)
-    require_data(SHARED / "ud-english-ewt" / "en_ewt-ud-train.conllu", SHARED / "pautomac", script="bench_counting.py")
+    require_data(EWT / "en_ewt-ud-train.conllu", PAUTOMAC, script="bench_counting.py")
 
-    sys.path.insert(0, str(HERE))
     from seqspectral.corpus.pautomac import read_pautomac
 
     compiled, cached = compile_times()
@@ -305,7 +245,7 @@ def main(argv=None):
     fixed = bench_fixed_basis_scaling(args.problems, args.fractions, args.lengths, 2 * args.repeats + 1)
     table = []
     for problem in args.problems:
-        path = SHARED / "pautomac" / f"{problem}.pautomac.train"
+        path = PAUTOMAC / f"{problem}.pautomac.train"
         full = read_pautomac(path)
         for fraction in args.fractions:
             n = int(round(fraction * len(full)))
@@ -441,9 +381,9 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
         f"| warm cache (load) | {cached[0]:.2f} | {cached[1]:.2f} | {cached[2]:.2f} |",
         "",
         "Tree statistics of all of UD English-EWT train (warm, best of "
-        f"{args.repeats}; projection = every table by a random n×50 U, trigram to 50×50×50).",
+        f"{args.repeats}; projection = every table by a random n×50 U).",
         "",
-        "| field | sentences | words | symbols | distinct trigrams | tree_statistics (s) | project (s) |",
+        "| field | sentences | words | symbols | distinct arcs | tree_statistics (s) | project (s) |",
         "|---|---|---|---|---|---|---|",
     ]
     lines += [f"| {f} | {s:,} | {w:,} | {n:,} | {t:,} | {a:.3f} | {b:.3f} |" for f, s, w, n, t, a, b in trees]
@@ -451,7 +391,7 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
         "",
         "The projection of the word-level tables is dominated by dense products U.T @ (M @ U) with a 19,676-long "
         "inner dimension, which multi-threaded OpenBLAS runs pathologically slowly on a loaded 2-core machine "
-        "(0.9 s each; 0.005 s with OPENBLAS_NUM_THREADS=1); the trigram part (`project_triples`) takes ~0.2 s.",
+        "(0.9 s each; 0.005 s with OPENBLAS_NUM_THREADS=1).",
     ]
     lines += [
         "",
@@ -469,7 +409,4 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 2 and sys.argv[1] == "--splearn-worker":
-        splearn_worker(sys.argv[2])
-    else:
-        main()
+    main()

@@ -23,7 +23,7 @@
    from a random start until the mean per-string gain is below ``--convergence-tol`` nats
    (or ``--convergence-cap`` iterations: then the EM time and the ratio are lower bounds).
 
-Usage: python evaluation/bench_em.py [--problems 1 14 33] [--states 10] [--iterations 20]
+Usage: python -m evaluation bench_em [--problems 1 14 33] [--states 10] [--iterations 20]
 Writes evaluation/results/em.md.
 """
 
@@ -32,28 +32,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _results import require_data  # noqa: E402
+from .common import PAUTOMAC as DATA, RESULTS, describe, require_data
 
-from seqspectral.automata.baum_welch import _random_start, em  # noqa: E402
-from seqspectral.automata.spectral import SpectralWA  # noqa: E402
-from seqspectral.automata.hmm import HMM  # noqa: E402
-from seqspectral.automata.planted import matched_errors, planted_hmm  # noqa: E402
-from seqspectral.automata.tensor_hmm import TensorHMM  # noqa: E402
-from seqspectral.corpus import Vocabulary  # noqa: E402
-from seqspectral.corpus.pautomac import read_pautomac, read_pautomac_solution  # noqa: E402
-from seqspectral.metrics import pautomac_score  # noqa: E402
+from seqspectral.automata.baum_welch import _random_start, em
+from seqspectral.automata.spectral import SpectralWA
+from seqspectral.automata.hmm import HMM
+from seqspectral.automata.planted import matched_errors, planted_hmm
+from seqspectral.automata.tensor_hmm import TensorHMM
+from seqspectral.corpus.pautomac import read_pautomac, read_pautomac_solution
+from seqspectral.metrics import pautomac_score
 
-DATA = ROOT.parent / "shared" / "corpora" / "pautomac"
-RESULTS = ROOT / "evaluation" / "results" / "em.md"
+OUT = RESULTS / "em.md"
 
 
 def hmmlearn_data(corpus):
@@ -198,11 +191,11 @@ def main(argv=None) -> None:
     lines += ["", f"Geometric mean of the ratio: {np.exp(np.log(ratios).mean()):.0f}x "
               f"({'a lower bound: ' + str(sum(r['capped'] for r in convergence)) + ' runs capped; ' if any(r['capped'] for r in convergence) else ''}"
               f"min {ratios.min():.0f}x, max {ratios.max():.0f}x over {len(ratios)} problems)."]
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    OUT.parent.mkdir(parents=True, exist_ok=True)
     from seqspectral.io import atomic_write_text
 
-    atomic_write_text(RESULTS, "\n".join(lines) + "\n")
-    print(f"wrote {RESULTS}")
+    atomic_write_text(OUT, "\n".join(lines) + "\n")
+    print(f"wrote {OUT}")
 
 
 if __name__ == "__main__":

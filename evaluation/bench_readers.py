@@ -10,7 +10,7 @@ line-by-line Python parse and scikit-splearn's ``load_data_sample`` (when its ve
 Times are the best of ``--repeats`` runs; memory is ``Corpus.nbytes`` (symbols, offsets,
 heads).
 
-    python evaluation/bench_readers.py        # writes evaluation/results/readers.md
+    python -m evaluation bench_readers        # writes evaluation/results/readers.md
 """
 
 from __future__ import annotations
@@ -24,13 +24,10 @@ from pathlib import Path
 
 import conllu
 
-from _machine import describe
-from _results import require_data
+from .common import EVALUATION, PAUTOMAC, RESULTS, describe, ewt, require_data
 
 from seqspectral.corpus import read_conllu, read_corpus, read_pautomac
 
-HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "corpora"
 
 
 def best_time(fn, repeats: int) -> tuple[float, object]:
@@ -69,7 +66,7 @@ print(best, d.nbEx)
 
 
 def splearn_time(path, repeats: int) -> tuple[float, int] | None:
-    python = HERE / ".venv-splearn" / "bin" / "python"
+    python = EVALUATION / ".venv-splearn" / "bin" / "python"
     if not python.exists():
         return None
     run = subprocess.run([str(python), "-c", SPLEARN, str(path), str(repeats)], capture_output=True, text=True)
@@ -82,13 +79,13 @@ def splearn_time(path, repeats: int) -> tuple[float, int] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(HERE / "results" / "readers.md"))
+    parser.add_argument("--out", default=str(RESULTS / "readers.md"))
     args = parser.parse_args()
-    require_data(*(SHARED / "ud-english-ewt" / f"en_ewt-ud-{s}.conllu" for s in ("train", "dev", "test")),
-                 SHARED / "pautomac" / "36.pautomac.train", script="bench_readers.py")
+    require_data(*(ewt(s) for s in ("train", "dev", "test")),
+                 PAUTOMAC / "36.pautomac.train", script="bench_readers.py")
     rows = []
     for split in ("train", "dev", "test"):
-        path = SHARED / "ud-english-ewt" / f"en_ewt-ud-{split}.conllu"
+        path = ewt(split)
         t_incr, n_incr = best_time(lambda: conllu_incr(path), args.repeats)
         t_parse, _ = best_time(lambda: conllu_parse(path), args.repeats)
         t_ours, corpus = best_time(lambda: read_corpus(path), args.repeats)
@@ -100,7 +97,7 @@ def main() -> None:
             f"{corpus.nbytes / 1e6:.2f} MB |"
         )
         print(rows[-1], flush=True)
-    path = SHARED / "pautomac" / "36.pautomac.train"
+    path = PAUTOMAC / "36.pautomac.train"
     t_lines, strings = best_time(lambda: pautomac_by_lines(path), args.repeats)
     t_ours, corpus = best_time(lambda: read_pautomac(path), args.repeats)
     assert len(strings) == len(corpus)

@@ -15,7 +15,7 @@ spectral norm. Errors: each true component is matched to the recovered vector cl
 it (|cosine|; a vector's sign is fixed by its weight); max |λ − λ̂| and max ‖v − v̂‖. The
 noise bound of the issue: vector error below 8ε/λ_min. Times: best of 5 after a warm-up.
 
-Usage: OPENBLAS_NUM_THREADS=1 taskset -c 0 python evaluation/bench_tensor.py
+Usage: OPENBLAS_NUM_THREADS=1 taskset -c 0 python -m evaluation bench_tensor
 Writes evaluation/results/tensor.md.
 """
 
@@ -23,20 +23,16 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
+from .common import RESULTS, describe
 
-from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.linalg import robust_tensor_power  # noqa: E402
+from seqspectral.io import atomic_write_text
+from seqspectral.linalg import robust_tensor_power
 
-OUT = ROOT / "evaluation" / "results" / "tensor.md"
+OUT = RESULTS / "tensor.md"
 SIZES = (5, 10, 20)
 NOISE = (0.01, 0.05, 0.1)
 REPEATS = 5

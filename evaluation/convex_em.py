@@ -1,6 +1,6 @@
 """Guo & Schuurmans (NIPS 2007), Table 1: supervised training, Viterbi EM and convex EM side by side.
 
-For every data set of `seqspectral.mixtures.convex_em_data`, every training size t and every
+For every data set of `seqspectral.mixtures.datasets.bayesnets`, every training size t and every
 repetition r (the data drawn with seed r; `--n-test` test examples, fewer where the data set
 has fewer): `SupervisedBayesNet` (the hidden values revealed), `ViterbiEM` (10 random
 restarts, best by the joint objective) and `ConvexEM` (SCS) fit the same regularised
@@ -12,7 +12,7 @@ mean ± sd over the repetitions; the share of the Viterbi-EM-to-supervised test 
 EM closes ((EM − convex) / (EM − supervised), of the means); seconds per fit; convex EM's PSD
 blocks.
 
-Usage: OPENBLAS_NUM_THREADS=1 python evaluation/convex_em.py [--sizes 50 100 150] [--reps 5]
+Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation convex_em [--sizes 50 100 150] [--reps 5]
 Writes evaluation/results/convex_em.md (only when every fit has run).
 """
 
@@ -25,18 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
+from .common import RESULTS, describe
 
 from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.mixtures.bayesnet_learners import SupervisedBayesNet, ViterbiEM  # noqa: E402
-from seqspectral.mixtures.convex_em import ConvexEM  # noqa: E402
-from seqspectral.mixtures.convex_em_data import DATASETS  # noqa: E402
+from seqspectral.mixtures.bayesnet.learners import SupervisedBayesNet, ViterbiEM  # noqa: E402
+from seqspectral.mixtures.bayesnet.convex_em import ConvexEM  # noqa: E402
+from seqspectral.mixtures.datasets.bayesnets import DATASETS  # noqa: E402
 
-OUT = ROOT / "evaluation" / "results" / "convex_em.md"
+OUT = RESULTS / "convex_em.md"
 #: the paper's Table 1, test log-loss at t = 100: supervised / Viterbi EM / convex EM
 PAPER = {"synth1": (7.90, 11.73, 9.16), "synth2": (4.50, 6.41, 5.55), "synth3": (5.32, 8.18, 6.41)}
 METHODS = ("supervised", "viterbi_em", "convex_em", "convex_em_polished")
@@ -165,7 +162,7 @@ def main(argv=None) -> int:
                 else "the tables with hidden parents relaxed, the hidden variables' own tables fitted after rounding")
              + "; relaxed set {diag M = 1, M ≥ 0, kM − 11ᵀ ⪰ 0}; rounding: k-means on the scaled top k − 1 "
              "eigenvectors of HMH and 20 randomised (Frieze–Jerrum) roundings, the one of lowest joint objective kept. "
-             "Data sets: see `seqspectral/mixtures/convex_em_data.py` (synthetic networks of our own, every table row "
+             "Data sets: see `seqspectral/mixtures/datasets/bayesnets.py` (synthetic networks of our own, every table row "
              "drawn from the uniform Dirichlet(1), fixed by a seed: the paper's networks are not at hand, so only the "
              "gaps, not the log-losses, compare with the paper).", "",
              "## Test log-loss against the paper (t = 100)", "", *paper_comparison(results), "",

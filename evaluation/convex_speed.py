@@ -6,7 +6,7 @@ problem. Each command runs ``--repeats`` times after a warm-up (Numba cache fill
 best wall and CPU seconds of each are kept, and the perplexity each model gets on the test
 file is printed beside them.
 
-Usage: python evaluation/convex_speed.py [--repeats 3] [--problem 1]
+Usage: python -m evaluation convex_speed [--repeats 3] [--problem 1]
 Writes evaluation/results/convex_speed.md.
 """
 
@@ -23,24 +23,18 @@ from pathlib import Path
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-from model_layer import SEQSPECTRAL, best  # noqa: E402
+from .common import EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, require_data, write_results  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
-OUT = ROOT / "evaluation" / "results" / "convex_speed.md"
+OUT = RESULTS / "convex_speed.md"
 
 
 def datasets(problem: int) -> list[tuple[str, Path, list[str], Path]]:
     """(name, train, extra train arguments, test)."""
-    ewt = SHARED / "ud-english-ewt"
-    pautomac = SHARED / "pautomac"
+    ewt, pautomac = EWT, PAUTOMAC
     return [
-        ("toy PAutomaC (bundled, 2,000 strings)", ROOT / "corpora" / "toy.pautomac.train", [],
-         ROOT / "corpora" / "toy.pautomac.test"),
+        ("toy PAutomaC (bundled, 2,000 strings)", REPO / "corpora" / "toy.pautomac.train", [],
+         REPO / "corpora" / "toy.pautomac.test"),
         ("EWT UPOS, choices on dev", ewt / "en_ewt-ud-train.conllu", ["--dev", str(ewt / "en_ewt-ud-dev.conllu")],
          ewt / "en_ewt-ud-test.conllu"),
         (f"PAutomaC {problem}", pautomac / f"{problem}.pautomac.train", [], pautomac / f"{problem}.pautomac.test"),
@@ -69,7 +63,7 @@ def main(argv=None) -> None:
                 model = Path(tmp) / f"{method}.npz"
                 cmd = SEQSPECTRAL + ["lm", "train", str(train), "-o", str(model), "--method", method, "--quiet", *extra]
                 subprocess.run(cmd, check=True, capture_output=True)  # warm-up
-                cells[method] = (*best(cmd, args.repeats), perplexity(model, test))
+                cells[method] = (*best_of(cmd, args.repeats), perplexity(model, test))
             s, c = cells["spectral-substring"], cells["convex"]
             rows.append(f"| {name} | {s[0]:.2f} / {s[1]:.2f} | {c[0]:.2f} / {c[1]:.2f} | **{c[0] / s[0]:.1f}x** / "
                         f"**{c[1] / s[1]:.1f}x** | {s[2]:.3f} | {c[2]:.3f} |")

@@ -5,7 +5,7 @@ start past |Σ| (split states) so that it is never far worse than EM. Both are t
 as ``seqspectral lm train --method em|em-tensor`` trains them (states and floor chosen on a
 held-out 20% of train, bigram mixture, refit), EM capped at ``--n-iter`` iterations a run.
 
-Usage: python evaluation/em_tensor.py [--problems 26 28] [--n-iter 50]
+Usage: python -m evaluation em_tensor [--problems 26 28] [--n-iter 50]
 Writes evaluation/results/em_tensor.md.
 """
 
@@ -15,19 +15,14 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
+from .common import PAUTOMAC as DATA, RESULTS, describe, require_data, write_results  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "corpora" / "pautomac"
-OUT = ROOT / "evaluation" / "results" / "em_tensor.md"
+OUT = RESULTS / "em_tensor.md"
 
 
 def main(argv=None) -> None:
@@ -51,7 +46,7 @@ def main(argv=None) -> None:
         cells = []
         for method in ("em", "em-tensor"):
             t0 = time.process_time()
-            lm = train_lm(train, method, n_iter=args.n_iter)
+            lm = train_lm(train, method, max_iter=args.n_iter)
             seconds = time.process_time() - t0
             score = evaluate_lm(lm, test, solution)["pautomac_score"]
             summary = lm.summary()

@@ -27,9 +27,9 @@ Measured:
 - scaling: counting + SVD of Brown repeated 10 times against Brown, and the peak memory
   the counter allocates (tracemalloc) on each.
 
-    NLTK_DATA=/work/shared/corpora/nltk_data OMP_NUM_THREADS=1 python evaluation/embeddings.py
+    NLTK_DATA=/work/shared/corpora/nltk_data OMP_NUM_THREADS=1 python -m evaluation embeddings
       # writes evaluation/results/embeddings.md, .json and embeddings-spectrum.png
-    python evaluation/embeddings.py --render   # the table again from the JSON record
+    python -m evaluation embeddings --render   # the table again from the JSON record
 
 ``OMP_NUM_THREADS=1``: on an oversubscribed machine scikit-learn's OpenMP loss kernels
 spin-wait and the probes take ten times longer; it touches neither gensim's worker threads
@@ -48,15 +48,12 @@ from pathlib import Path
 
 import numpy as np
 
-from _machine import describe
+from .common import RESULTS, describe, ewt
 
 from seqspectral.corpus import Corpus, read_conllu, read_corpus
 from seqspectral.embeddings import CCAEmbeddings
 from seqspectral.io import atomic_open, atomic_write_text
 
-HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "corpora"
-RESULTS = HERE / "results"
 DIM = 50
 NEIGHBOUR_WORDS = ["monday", "france", "blue", "walked", "quickly", "money", "she", "of"]
 
@@ -69,7 +66,7 @@ def load_brown() -> Corpus:
 
 
 def load_ewt(split: str):
-    path = SHARED / "ud-english-ewt" / f"en_ewt-ud-{split}.conllu"
+    path = ewt(split)
     if not path.is_file():
         sys.exit(f"missing {path}")
     return read_conllu(path)

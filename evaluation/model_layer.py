@@ -17,7 +17,7 @@ in the same run.
    memory of the scoring process against the dense (V, k, k) operator tensor the old scoring
    built on every call.
 
-Usage: python evaluation/model_layer.py [--repeats 3] [--problems 4 13]
+Usage: python -m evaluation model_layer [--repeats 3] [--problems 4 13]
 Writes evaluation/results/model_layer.md (only when every part has run).
 """
 
@@ -25,43 +25,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _splearn import run_worker  # noqa: E402
+from ._splearn import run_worker  # noqa: E402
+from .common import EVALUATION, EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, run_timed, timed  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
-PAUTOMAC, EWT = SHARED / "pautomac", SHARED / "ud-english-ewt"
-OUT = ROOT / "evaluation" / "results" / "model_layer.md"
-SPLEARN_WORKER = ROOT / "evaluation" / "_splearn_speed_worker.py"
-SEQSPECTRAL = [sys.executable, "-m", "seqspectral.cli.main"]
+OUT = RESULTS / "model_layer.md"
+SPLEARN_WORKER = EVALUATION / "_splearn_speed_worker.py"
 
 
-def wall(cmd, env=None) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child) of one run of ``cmd``; fails loudly."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    seconds = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def best(cmd, repeats, env=None) -> tuple[float, float]:
-    """(best wall, best CPU seconds) of ``repeats`` runs."""
-    runs = [wall(cmd, env) for _ in range(repeats)]
-    return min(r[0] for r in runs), min(r[1] for r in runs)
+QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
 
 
 def pautomac_rows(problems, repeats, tmp) -> list[str]:
@@ -70,8 +50,8 @@ def pautomac_rows(problems, repeats, tmp) -> list[str]:
         train = PAUTOMAC / f"{n}.pautomac.train"
         ours_cmd = SEQSPECTRAL + ["lm", "train", str(train), "-o", str(tmp / "p.npz"), "--method", "spectral-substring",
                                   "--states", "20", "--basis-length", "3", "--quiet"]
-        wall(ours_cmd)  # warm-up: the Numba cache is filled once
-        ours = best(ours_cmd, repeats)
+        run_timed(ours_cmd, **QUIET)  # warm-up: the Numba cache is filled once
+        ours = best_of(ours_cmd, repeats, **QUIET)
         runs = [_splearn_fresh(train) for _ in range(repeats)]
         theirs = min(r[0] for r in runs), min(r[1] for r in runs)
         rows.append(f"| {n} | {ours[0]:.2f} | {theirs[0]:.2f} | **{theirs[0] / ours[0]:.1f}x** | "
@@ -81,13 +61,9 @@ def pautomac_rows(problems, repeats, tmp) -> list[str]:
 
 def _splearn_fresh(train) -> tuple[float, float]:
     """(wall, CPU seconds) of one fresh scikit-splearn process loading and fitting ``train``."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    run_worker(SPLEARN_WORKER, {"path": str(train), "version": "factor", "lrows": 3, "lcolumns": 3, "rank": 20,
-                                "repeats": 1})
-    seconds = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    _, t = timed(run_worker, SPLEARN_WORKER, {"path": str(train), "version": "factor", "lrows": 3, "lcolumns": 3,
+                                              "rank": 20, "repeats": 1})
+    return t.wall, t.child_cpu
 
 
 HMM_SCORING = """
@@ -135,13 +111,15 @@ def main(argv=None) -> None:
         rows = pautomac_rows(args.problems, args.repeats, tmp)
         ewt_cmd = SEQSPECTRAL + ["lm", "train", str(EWT / "en_ewt-ud-train.conllu"), "-o", str(tmp / "e.npz"),
                                  "--method", "spectral-substring", "--dev", str(EWT / "en_ewt-ud-dev.conllu"), "--quiet"]
-        wall(ewt_cmd)
-        ewt = best(ewt_cmd, args.repeats)
-        help_module = best(SEQSPECTRAL + ["--help"], max(args.repeats, 5))
-        help_script = best([str(Path(sys.executable).parent / "seqspectral"), "--help"], max(args.repeats, 5))
+        run_timed(ewt_cmd, **QUIET)
+        ewt = best_of(ewt_cmd, args.repeats, **QUIET)
+        help_module = best_of(SEQSPECTRAL + ["--help"], max(args.repeats, 5), **QUIET)
+        help_script = best_of([str(Path(sys.executable).parent / "seqspectral"), "--help"], max(args.repeats, 5),
+                              **QUIET)
         cold_env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba-cache")}
-        cold_wall, cold_cpu = wall(SEQSPECTRAL + ["lm", "train", str(ROOT / "corpora" / "ewt-sample.conllu"), "-o",
-                                                  str(tmp / "s.npz"), "--method", "spectral-substring"], cold_env)
+        cold = run_timed(SEQSPECTRAL + ["lm", "train", str(REPO / "corpora" / "ewt-sample.conllu"), "-o",
+                                        str(tmp / "s.npz"), "--method", "spectral-substring"], env=cold_env, **QUIET)
+        cold_wall, cold_cpu = cold.wall, cold.child_cpu
     hmm = hmm_memory()
     lines = [
         "# Model layer: lm train against scikit-splearn, start-up, first run, HMM memory", "", header, "",

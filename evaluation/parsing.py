@@ -25,7 +25,7 @@ Writes ``evaluation/results/parsing.md``; intermediate n-best lists and models g
 ``--workdir`` (reused when present, so a stopped run resumes). Run from the repository
 root::
 
-    python evaluation/parsing.py --workdir /tmp/parsing-eval
+    python -m evaluation parsing --workdir /tmp/parsing-eval
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
-OUT = REPO / "evaluation" / "results" / "parsing.md"
+from ._udpipe import udpipe_sentences
+from .common import EWT, RESULTS, describe, log, require_data, write_results
+
+OUT = RESULTS / "parsing.md"
+
 ORACLE_K = (1, 2, 5, 10, 20, 50)
 #: feature sets of the parsers: UPOS alone, every gold tag column (the default)
 TAG_SETS = {"all": {"use_xpos": True, "use_feats": True}, "upos": {"use_xpos": False, "use_feats": False}}
@@ -48,14 +50,6 @@ TAG_SETS = {"all": {"use_xpos": True, "use_feats": True}, "upos": {"use_xpos": F
 EPOCHS = {1: 10, 2: 8}
 FOLDS = 3
 K = 50
-
-sys.path.insert(0, str(REPO / "evaluation"))
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-
-
-def log(message: str) -> None:
-    print(f"[parsing {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 class Work:
@@ -345,12 +339,10 @@ def udpipe_row(work, test, iterations: int) -> str | None:
     except ImportError:
         log("ufal.udpipe not installed: no UDPipe row")
         return None
-    from tagging import _udpipe_sentences  # CoNLL-U as UDPipe reads it (evaluation/tagging.py)
-
     name = f"udpipe.parser.{iterations}"
     path = work.dir / f"{name}.model"
     if not path.exists():
-        train, dev = (Sentences(_udpipe_sentences(EWT / f"en_ewt-ud-{part}.conllu")) for part in ("train", "dev"))
+        train, dev = (Sentences(udpipe_sentences(EWT / f"en_ewt-ud-{part}.conllu")) for part in ("train", "dev"))
         log(f"training UDPipe 1 parser ({iterations} iterations)")
         error = ProcessingError()
         start = time.process_time()
@@ -360,7 +352,7 @@ def udpipe_row(work, test, iterations: int) -> str | None:
         work.timed(f"{name}:fit_cpu", time.process_time() - start)
         path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
     model = Model.load(str(path))
-    sentences = _udpipe_sentences(EWT / "en_ewt-ud-test.conllu")
+    sentences = udpipe_sentences(EWT / "en_ewt-ud-test.conllu")
     start = time.process_time()
     for u in sentences:
         model.parse(u, Model.DEFAULT)
@@ -383,7 +375,7 @@ def spacy_row(work, train, dev, test, max_steps: int | None = None) -> str:
     (``max_steps``: spaCy's default schedule when None; smoke runs cut it)."""
     from dataclasses import replace
 
-    from _spacy import run_worker
+    from ._spacy import run_worker
     from seqspectral.parsing import attachment_scores
 
     path = work.dir / "spacy.json"

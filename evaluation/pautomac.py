@@ -15,7 +15,7 @@ next-symbol weights. Finally the speed of our spectral fit is compared with sple
 at splearn's chosen basis (all observed prefixes/suffixes or substrings up to its
 lengths) and rank.
 
-Usage: python evaluation/pautomac.py [--problems 1 3 6 ...] [--no-splearn] [--methods ...]
+Usage: python -m evaluation pautomac [--problems 1 3 6 ...] [--no-splearn] [--methods ...]
 Writes evaluation/results/pautomac.md.
 
 Every learner is built by ``seqspectral.lm.make_estimator`` and chooses its hyper-parameters
@@ -41,12 +41,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
+from .common import EVALUATION, PAUTOMAC as DATA, RESULTS, describe, require_data, write_results  # noqa: E402
 
 from seqspectral.automata.wfa import WeightedAutomaton  # noqa: E402
 from seqspectral.lm import make_estimator  # noqa: E402
@@ -54,8 +50,7 @@ from seqspectral.selection import held_out_split  # noqa: E402
 from seqspectral.corpus.pautomac import read_pautomac, read_pautomac_solution, write_pautomac  # noqa: E402
 from seqspectral.metrics import pautomac_score, perplexity, sequence_log_probs, wer  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "corpora" / "pautomac"
-RESULTS = ROOT / "evaluation" / "results" / "pautomac.md"
+OUT = RESULTS / "pautomac.md"
 SPLEARN_FLOOR = 1e-12
 SPLEARN_CONFIGS = [
     {"version": "classic", "lrows": 3, "lcolumns": 3, "ranks": [5, 10, 15, 20, 30, 40, 60]},
@@ -75,7 +70,7 @@ METHODS = ("spectral", "spectral-prefix", "spectral-substring", "convex", "tenso
 
 def fit_method(method, train, random_state):
     """``method`` fitted on ``train``, every "auto" value chosen on a held-out part of it."""
-    return make_estimator(method, "auto", random_state=random_state, n_iter=EM_ITER).fit(train)
+    return make_estimator(method, "auto", random_state=random_state, max_iter=EM_ITER).fit(train)
 
 
 def _held_out(model):
@@ -121,9 +116,9 @@ def _splearn_log_values(wa, corpus) -> np.ndarray:
 
 def run_splearn(train_path, train, test, solution, random_state) -> tuple[dict, dict]:
     """splearn's configuration chosen on held-out train, and (for reference) the one best on test."""
-    from _splearn import run_worker
+    from ._splearn import run_worker
 
-    worker = ROOT / "evaluation" / "_splearn_pautomac_worker.py"
+    worker = EVALUATION / "_splearn_pautomac_worker.py"
     fit_part, held_out, _ = held_out_split(train, None, random_state)
     n_alpha = len(train.vocabulary) - 2
     with tempfile.TemporaryDirectory() as tmp:
@@ -156,7 +151,7 @@ def run_splearn(train_path, train, test, solution, random_state) -> tuple[dict, 
 
 def speed_at(train_path, config) -> dict:
     """Our end-to-end SpectralWA fit against splearn's at splearn's chosen basis and rank (``_speed``)."""
-    import _speed
+    from . import _speed
 
     length = max(config["lrows"], config["lcolumns"])
     ours = _speed.ours(read_pautomac, train_path, config["version"], length, config["rank"])
@@ -330,7 +325,7 @@ def main(argv=None) -> None:
     ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
     ap.add_argument("--no-splearn", action="store_true")
     ap.add_argument("--random-state", type=int, default=0)
-    ap.add_argument("--output", type=Path, default=RESULTS)
+    ap.add_argument("--output", type=Path, default=OUT)
     ap.add_argument("--json", type=Path, default=None, help="also dump the raw rows as JSON")
     ap.add_argument("--resume", action="store_true", help="keep the problems already in --json, run the others")
     ap.add_argument("--speed-only", action="store_true",

@@ -17,7 +17,7 @@ the same basis, run in its own numpy<2 environment (``evaluation/_splearn.py``).
 
 Writes ``evaluation/results/poslm.md``. Run from the repository root::
 
-    NLTK_DATA=../shared/corpora/nltk_data python evaluation/poslm.py
+    NLTK_DATA=../shared/corpora/nltk_data python -m evaluation poslm
 """
 
 from __future__ import annotations
@@ -32,15 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-EWT = SHARED / "corpora" / "ud-english-ewt"
-NLTK_DATA = SHARED / "corpora" / "nltk_data"
-OUT = REPO / "evaluation" / "results" / "poslm.md"
+from .common import EWT, NLTK_DATA, RESULTS, SHARED, describe, require_data, timed, write_results
 
-sys.path.insert(0, str(REPO / "evaluation"))
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
+OUT = RESULTS / "poslm.md"
+
 
 TOOLKIT = ["spectral", "spectral-prefix", "spectral-substring", "convex", "tensor", "em", "em-tensor", "ngram", "unigram"]
 UNMIXED = ["spectral", "spectral-substring"]  # also shown without the bigram mixture
@@ -67,11 +62,12 @@ def load(name: str):
 
 # -- the toolkit -------------------------------------------------------------------------------
 def run_toolkit(method, train, dev, test, random_state=0, mix=True, n_states="auto"):
-    from seqspectral.lm import evaluate_lm, timed, train_lm
+    from seqspectral.lm import evaluate_lm, train_lm
 
-    lm, fit_s = timed(train_lm, train, method, n_states=n_states, dev=dev, random_state=random_state,
-                      mix_order=2 if mix else None)
-    result, score_s = timed(evaluate_lm, lm, test)
+    lm, fit = timed(train_lm, train, method, n_states=n_states, dev=dev, random_state=random_state,
+                    mix_order=2 if mix else None)
+    result, score = timed(evaluate_lm, lm, test)
+    fit_s, score_s = fit.wall, score.wall
     summary = lm.summary()
     chosen = {k: v for k, v in lm.params.items() if k in ("n_states", "k", "order", "regularization", "floor")}
     chosen.update({k: v for k, v in summary.items() if k in ("n_states", "floor", "regularization", "k")})
@@ -184,7 +180,7 @@ def time_cli(method: str, repeats: int = 3) -> tuple[list[float], str]:
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True)
             walls.append(time.perf_counter() - t0)
-    shown = " ".join(shlex.quote(c.replace(str(SHARED), "../shared")) for c in cmd).replace(f"{tmp}/m.npz", "MODEL")
+    shown = " ".join(shlex.quote(c.replace(str(SHARED.parent), "../shared")) for c in cmd).replace(f"{tmp}/m.npz", "MODEL")
     return walls, shown
 
 
@@ -329,8 +325,7 @@ def splearn_section(lengths=(2, 3), rank=25) -> list[str]:
     train's 17 UPOS tags, substring (factor) statistics, basis = every substring up to length
     L observed in train (scikit-splearn's ``partial=True``), rank 25; best of 3 on each side,
     each side in one process (``_speed``). Ours also from the CoNLL-U file itself."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import _speed
+    from . import _speed
 
     from seqspectral.corpus.pautomac import read_pautomac, write_pautomac
     from seqspectral.corpus.readers import read_corpus

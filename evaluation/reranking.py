@@ -1,97 +1,174 @@
-"""n-best reranking of the first-order parser on UD English-EWT (issue 14, the reranker rows of
-Table 1 of Dhillon, Rodu, Collins, Foster & Ungar 2012), with ablations of the spectral feature.
+"""Reranking that pays on any treebank (issue 25): the "Done when" figures of ``rerank build`` /
+``rerank run`` and the ablation of the spectral features.
 
-The parser, its 50-best lists of dev and test and the 3-fold jackknifed 50-best lists of train
-are those of ``evaluation/parsing.py`` (its :class:`Work` cache and :func:`jackknifed`; point
-``--workdir`` at that script's workdir to reuse them, else they are built here). Gold
-tokenization and gold UPOS; every choice on dev (each reranker's epochs: the best dev loss of
-``EPOCHS``); figures on test.
+Parts (each caches its result as JSON in ``--workdir``; the tables are written from every part
+finished so far, so parts can run in separate processes and a run picks up where one stopped):
 
-Rerankers (structured averaged perceptron, :class:`seqspectral.reranking.Reranker`, trained on
-the jackknifed lists): the paper's baseline features (POS triples + the parser's score); + the
-spectral tree model's log p̂(words | tree) under several tree models (UPOS observations with
-U = I, k = 17, with the default hyper-parameters and with those chosen by ranking on held-out
-train, ``selection="ranking"``; word forms with U from the SVD of the head-dependent bigram matrix or from CCA
-word embeddings, k = 32; each with and without the model's topology term); then the context
-templates (grandparent, sibling, valency, subtree size; ``--templates context`` of ``rerank
-train``) with and without the spectral feature. Diagnostics: for every real-valued feature,
-how often, over the pairs of candidates of a dev list with different numbers of wrong heads,
-it scores the better candidate higher (ties count half); and the reranker's weights.
+- ``ewt``: the one command's defaults on UD English-EWT train (dev for every choice), first
+  order: 1-best and reranked on test, gold tags; ``ewt2``: the same, second order; ``untagged``:
+  ``rerank build --tags predicted``, test read with UPOS, XPOS and FEATS emptied (predicted
+  tags end to end) against the same parser's 1-best on those tags;
+- ``wsj``: the WSJ dependency sample of NLTK (199 files, 3,914 sentences, Malt-TAB; the PTB tag
+  in both tag columns) split by sentence order over the files in name order: the first 80%
+  train, the next 10% dev, the last 10% test; ``latin1``: the same split with every two
+  consecutive sentences joined into one (two words on the root in every sentence; the parser
+  then allows several roots) and ``$`` written ``£``, as a Latin-1 CoNLL-X file (made here, not
+  committed), built with ``--format conllx --encoding latin-1``;
+- ``devonly``: a reranker trained only on the EWT dev lists of the ``ewt`` build (its held-out
+  choice on 20% of them), measured on test; ``sample``: the one command on the bundled
+  300-sentence sample (dev: the bundled dev sample), measured on EWT test;
+- ``ablation``: rerankers on the ``ewt`` build's lists, every one with the same hashed (context)
+  features, choices on dev, figures on test: no tree model; the default (global log p̂ + topology
+  term, per-fold models); the same scored by the model trained on all of train (leaky: it saw the
+  training lists' trees); the direction-split per-word conditional log-probabilities; the EM
+  twin (EM tree model, 17 states, beside the spectral one); an XPOS tree model (k = 50 hidden
+  dimensions, more than the 17 UPOS tags).
 
-Writes ``evaluation/results/reranking.md``. Run from the repository root::
+Run from the repository root::
 
-    python evaluation/reranking.py --workdir /tmp/parsing-eval
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python -m evaluation reranking --workdir /tmp/rb
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-OUT = REPO / "evaluation" / "results" / "reranking.md"
-EPOCHS = 20
-#: candidates per training list for the rerankers whose features include a word-observation
-#: tree model (scoring costs k^3 per arc; k = 10 loses nothing measurable on the baseline)
-WORD_MODEL_TRAIN_K = 10
-#: the UPOS tree model with its hyper-parameters chosen by ranking on held-out train (issue 12)
-RANKED = "UPOS, U = I, chosen by ranking (k = 17)"
+from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_data
 
-sys.path.insert(0, str(REPO / "evaluation"))
-from _machine import describe  # noqa: E402
-from _results import write_results  # noqa: E402
-from parsing import K, Work, add_limit_option, jackknifed, read_ewt  # noqa: E402
+WSJ = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+OUT = RESULTS / "reranking.md"
+PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "sample", "ablation")
 
 
-def log(message: str) -> None:
-    print(f"[reranking {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+def scores(gold, pred) -> dict:
+    from seqspectral.parsing import attachment_scores
+
+    return {k: v for k, v in attachment_scores(gold, pred).items() if k in ("uas", "las", "complete")}
 
 
-class Split:
-    """The k-best trees of one split, each template set's features and each scorer's column,
-    computed once."""
+def measured(directory, test, given=None) -> dict:
+    """1-best and reranked scores of a finished build on ``test`` (``given``: the input as the
+    build reads it, default ``test`` itself)."""
+    from seqspectral.reranking.build import Built, run, tag
 
-    def __init__(self, trees, gold):
-        from seqspectral.reranking import head_losses
-
-        self.trees, self.gold = trees, gold
-        self.loss = head_losses(trees, gold)
-        self.hashed: dict[str, object] = {}
-        self.columns: dict[str, np.ndarray] = {}
-        self.cpu: dict[str, float] = {}
-
-    def features(self, templates: str, scorers, k: int = K):
-        from seqspectral.reranking import parse_features
-
-        if templates not in self.hashed:
-            self.hashed[templates] = parse_features(self.trees, templates=templates)
-        lists = self.trees if k == K else _first(self.trees, k)
-        for s in scorers:
-            if s.name not in self.columns or len(self.columns[s.name]) != len(lists.scores):
-                start = time.process_time()
-                self.columns[s.name] = s.tree_log_probs(lists)
-                self.cpu[s.name] = time.process_time() - start
-        base = self.hashed[templates] if k == K else self.hashed[templates].first(k)
-        loss = self.loss if k == K else self.loss[_rank(self.trees) < k]
-        return base.with_dense([s.name for s in scorers], [self.columns[s.name] for s in scorers]), loss
+    built = Built(directory)
+    given = test if given is None else given
+    reranked, columns = run(built, given)
+    tagged = tag({c: built.taggers[c] for c in columns["predicted"]}, given)
+    report = json.loads((Path(directory) / "report.json").read_text())
+    return {"one_best": scores(test, built.parser.parse(tagged)), "reranked": scores(test, reranked),
+            "columns": columns, "report": report}
 
 
-def _rank(trees) -> np.ndarray:
-    return np.arange(len(trees.scores)) - np.repeat(trees.groups[:-1], trees.n_trees)
+def part_build(workdir, name, train, dev, test, options, reading=None, given=None) -> dict:
+    from seqspectral.reranking.build import Progress, build
+
+    build(workdir / name, train, dev, options, reading=reading, progress=Progress())
+    from seqspectral.reranking.build import read_treebank
+
+    test_sentences = read_treebank(test, {**{"format": "auto", "encoding": "utf-8", "errors": "raise"},
+                                          **(reading or {})})
+    return measured(workdir / name, test_sentences, given(test_sentences) if given else None)
 
 
-def _first(trees, k: int):
-    """The first ``k`` trees of every list."""
-    from seqspectral.parsing.tree_lists import TreeLists
+def untagged(sentences) -> list:
+    return [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in sentences]
 
-    keep = _rank(trees) < k
-    offsets = trees.tree_offsets
-    heads = np.concatenate([trees.heads[offsets[c]:offsets[c + 1]] for c in np.flatnonzero(keep)])
-    return TreeLists(trees.sentences, heads, trees.scores[keep], np.minimum(trees.n_trees, k))
+
+# -- the WSJ sample and its Latin-1 several-roots variant ------------------------------------------
+def wsj_sentences() -> list[list[tuple[str, str, int]]]:
+    out = []
+    with zipfile.ZipFile(WSJ) as z:
+        for name in sorted(n for n in z.namelist() if n.endswith(".dp")):
+            for block in z.read(name).decode("ascii").strip().split("\n\n"):
+                rows = [line.split("\t") for line in block.strip().split("\n") if line.strip()]
+                out.append([(w, t, int(h)) for w, t, h in rows])
+    return out
+
+
+def joined_pairs(sentences):
+    """Every two consecutive sentences as one: the second's heads shifted, both roots kept."""
+    out = []
+    for a, b in zip(sentences[0::2], sentences[1::2]):
+        out.append(a + [(w, t, h + len(a) if h else 0) for w, t, h in b])
+    return out
+
+
+def write_conllx(path: Path, sentences, encoding: str, pound: bool) -> None:
+    with open(path, "w", encoding=encoding) as f:
+        for s in sentences:
+            for i, (w, t, h) in enumerate(s, 1):
+                w = w.replace("$", "£") if pound else w
+                f.write(f"{i}\t{w}\t_\t{t}\t{t}\t_\t{h}\t_\t_\t_\n")
+            f.write("\n")
+
+
+def wsj_files(workdir: Path, latin1: bool) -> dict:
+    sentences = wsj_sentences()
+    if latin1:
+        sentences = joined_pairs(sentences)
+    n = len(sentences)
+    cut = [0, int(0.8 * n), int(0.9 * n), n]
+    files = {}
+    for i, split in enumerate(("train", "dev", "test")):
+        path = workdir / f"wsj{'-latin1' if latin1 else ''}-{split}.conll"
+        write_conllx(path, sentences[cut[i]:cut[i + 1]], "latin-1" if latin1 else "utf-8", latin1)
+        files[split] = path
+    return files
+
+
+# -- rerankers on the EWT build's lists -------------------------------------------------------------
+class Lists:
+    """The ``ewt`` build's training (per fold), dev and test lists with their gold sentences."""
+
+    def __init__(self, directory: Path):
+        from seqspectral.reranking.build import Built, _fold_blocks, _load_trees, read_treebank
+
+        self.directory = directory
+        self.built = Built(directory)
+        o = self.built.options
+        self.train = read_treebank(ewt("train"), {"format": "auto", "encoding": "utf-8", "errors": "raise"})
+        self.dev = read_treebank(ewt("dev"), {"format": "auto", "encoding": "utf-8", "errors": "raise"})
+        self.test = read_treebank(ewt("test"), {"format": "auto", "encoding": "utf-8", "errors": "raise"})
+        self.blocks = _fold_blocks(len(self.train), o.folds)
+        self.folds = [_load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.train[a:b])
+                      for i, (a, b) in enumerate(self.blocks)]
+        self.dev_trees = _load_trees(directory / "nbest-dev.npz", self.dev)
+        self.test_trees = self.built.parser.kbest_trees(self.test, o.k)
+
+
+def rerank_variant(lists: Lists, name, fold_scorers, full_scorers) -> dict:
+    """A reranker with the build's hashed features and ``fold_scorers[i]`` on fold i's training
+    lists, ``full_scorers`` on dev and test."""
+    from seqspectral.reranking import Reranker, head_losses, parse_features
+    from seqspectral.reranking.build import concatenated
+
+    log(f"ablation: {name}")
+    o = lists.built.options
+    start = time.process_time()
+    train_trees = concatenated(lists.folds)
+    train_f = parse_features(train_trees, (), o.templates)
+    names = [s.name for s in full_scorers]
+    if names:
+        train_f = train_f.with_dense(names, [np.concatenate([fs[j].tree_log_probs(t) for fs, t in
+                                                             zip(fold_scorers, lists.folds)]) for j in range(len(names))])
+    dev_f = parse_features(lists.dev_trees, full_scorers, o.templates)
+    test_f = parse_features(lists.test_trees, full_scorers, o.templates)
+    reranker = Reranker(o.reranker_epochs).fit(train_f, head_losses(train_trees, lists.train),
+                                               dev=(dev_f, head_losses(lists.dev_trees, lists.dev)))
+    chosen = lists.test_trees.chosen(reranker.choose(test_f))
+    return {"name": name, "test": scores(lists.test, lists.built.parser.with_trees(lists.test, chosen)),
+            "chosen": reranker.selection_.chosen, "cpu_s": time.process_time() - start,
+            "agreement": {n: pairwise_agreement(dev_f, head_losses(lists.dev_trees, lists.dev), j)
+                          for j, n in enumerate(dev_f.dense_names)}}
 
 
 def pairwise_agreement(features, loss, column: int) -> float:
@@ -107,158 +184,178 @@ def pairwise_agreement(features, loss, column: int) -> float:
     return float(agree / max(total, 1))
 
 
-def rerank(name, templates, scorers, train, dev, test, parser, train_k=K):
-    """One reranker trained on ``train``, epochs chosen on ``dev``, measured on ``test``."""
-    from seqspectral.parsing import attachment_scores
-    from seqspectral.reranking import Reranker
-
-    log(f"reranker: {name}")
-    train_f, train_loss = train.features(templates, scorers, train_k)
-    dev_f, dev_loss = dev.features(templates, scorers)
-    test_f, _ = test.features(templates, scorers)
-    start = time.process_time()
-    reranker = Reranker(EPOCHS, hash_bits=20).fit(train_f, train_loss, dev=(dev_f, dev_loss))
-    fit_cpu = time.process_time() - start
-    best = parser.with_trees(test.gold, test.trees.chosen(reranker.choose(test_f)))
-    return {"name": name, "templates": templates, "train_k": train_k, "epochs": reranker.selection_.chosen["epochs"],
-            "punct": attachment_scores(test.gold, best), "no_punct": attachment_scores(test.gold, best, punct=False),
-            "weights": {n: reranker.dense_weight(n) for n in reranker.dense_names_},
-            "agreement": {n: pairwise_agreement(dev_f, dev_loss, j) for j, n in enumerate(dev_f.dense_names)},
-            "fit_cpu": fit_cpu}
-
-
-def tree_models(work: Work, train, words: bool = True):
-    """The spectral tree models whose log-probabilities are features (cached in the workdir), by
-    label, each with the prefix of its feature names."""
+def part_ablation(workdir: Path) -> dict:
+    from seqspectral import serialize
     from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.embeddings import CCAEmbeddings
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.reranking import CorpusScorer, tree_model_scorers
+    from seqspectral.reranking.build import fit_tree_model
+    from seqspectral.reranking.spectral_features import DirectionScorers
+    from seqspectral.trees import EMTreeModel
 
-    forms = corpus_from_sentences(train, field="form")
-    upos = corpus_from_sentences(train, field="upos")
+    lists = Lists(workdir / "ewt")
+    folds = [serialize.load(workdir / "ewt" / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
+    full = lists.built.tree_model
+    for m in folds:
+        m.reading_ = {"field": "upos"}
 
-    def cca():
-        embeddings = CCAEmbeddings(32, min_count=1).fit(forms)
-        symbols = list(embeddings.vocabulary_.symbols)
-        return SpectralTreeModel(32, representation=(symbols, embeddings.word_vectors_)).fit(forms)
+    def glob(m, prefix="tree"):
+        return tree_model_scorers(m, prefix, topology=True)
 
-    models = {  # label: (file in the workdir, column read, build)
-        "UPOS, U = I (k = 17)": ("tree.upos", "upos", lambda: SpectralTreeModel(representation="identity").fit(upos)),
-        RANKED: ("tree.upos.ranking", "upos",
-                 lambda: SpectralTreeModel(representation="identity", ridge="auto", shrinkage="auto", floor="auto",
-                                           selection="ranking").fit(upos)),
-        "forms, U = SVD (k = 32)": ("tree.form.svd", "form",
-                                    lambda: SpectralTreeModel(32, representation="svd").fit(forms)),
-        "forms, U = CCA embeddings (k = 32)": ("tree.form.cca", "form", cca),
-    }
-    out = {}
-    for label, (name, field, build) in models.items():
-        if field == "form" and not words:
-            continue
-        log(f"tree model {label}")
-        model = work.model(name, build)
-        model.reading_ = {"field": field}
-        out[label] = (model, name.replace(".", "-"))
-    return out
+    def others(i, sentences_field="upos"):
+        a, b = lists.blocks[i]
+        return lists.train[:a] + lists.train[b:]
+
+    rows = [rerank_variant(lists, "no tree model (context templates + parser score)", [[]] * len(folds), []),
+            rerank_variant(lists, "default: global log p̂ + topology, fold models", [glob(m) for m in folds],
+                           glob(full)),
+            rerank_variant(lists, "global log p̂ + topology, all-train model on train lists (leaky)",
+                           [glob(full)] * len(folds), glob(full)),
+            rerank_variant(lists, "+ per-word log p̂ by side (left / right / root)",
+                           [glob(m) + DirectionScorers(m).scorers() for m in folds],
+                           glob(full) + DirectionScorers(full).scorers())]
+
+    def em(sentences):
+        model = EMTreeModel(17, n_iter=40).fit(corpus_from_sentences(sentences, field="upos"))
+        model.reading_ = {"field": "upos"}
+        return model
+
+    log("EM twins")
+    em_folds = [em(others(i)) for i in range(len(folds))]
+    em_full = em(lists.train)
+    rows.append(rerank_variant(lists, "+ EM twin (EM tree model, 17 states) log p",
+                               [glob(m) + [CorpusScorer(e, "em:log_prob")] for m, e in zip(folds, em_folds)],
+                               glob(full) + [CorpusScorer(em_full, "em:log_prob")]))
+    log("XPOS tree models")
+    x_folds = [fit_tree_model(others(i), "xpos") for i in range(len(folds))]
+    x_full = fit_tree_model(lists.train, "xpos")
+    rows.append(rerank_variant(lists, "+ XPOS tree model (k = 50) log p̂ + topology",
+                               [glob(m) + glob(x, "xpos") for m, x in zip(folds, x_folds)],
+                               glob(full) + glob(x_full, "xpos")))
+    return {"rows": rows, "one_best": scores(lists.test, lists.built.parser.parse(lists.test))}
+
+
+def part_devonly(workdir: Path) -> dict:
+    from seqspectral.reranking import Reranker, head_losses, parse_features
+    from seqspectral.reranking.build import scorers_of
+
+    lists = Lists(workdir / "ewt")
+    o = lists.built.options
+    scorers = scorers_of(lists.built.tree_model, o)
+    dev_f = parse_features(lists.dev_trees, scorers, o.templates)
+    reranker = Reranker(o.reranker_epochs).fit(dev_f, head_losses(lists.dev_trees, lists.dev),
+                                               sizes=lists.dev_trees.lengths)
+    chosen = lists.test_trees.chosen(reranker.choose(parse_features(lists.test_trees, scorers, o.templates)))
+    return {"one_best": scores(lists.test, lists.built.parser.parse(lists.test)),
+            "reranked": scores(lists.test, lists.built.parser.with_trees(lists.test, chosen)),
+            "chosen": reranker.selection_.chosen, "held_out": reranker.held_out_}
+
+
+def run_part(part: str, workdir: Path) -> dict:
+    from seqspectral.reranking.build import BuildOptions
+
+    if part == "ewt":
+        return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions())
+    if part == "ewt2":
+        return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2))
+    if part == "untagged":
+        return part_build(workdir, "untagged", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(tags="predicted"),
+                          given=untagged)
+    if part in ("wsj", "latin1"):
+        files = wsj_files(workdir, part == "latin1")
+        reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
+        return part_build(workdir, part, files["train"], files["dev"], files["test"], BuildOptions(), reading)
+    if part == "sample":
+        return part_build(workdir, "sample", REPO / "corpora" / "ewt-sample.conllu",
+                          REPO / "corpora" / "ewt-sample-dev.conllu", ewt("test"), BuildOptions())
+    if part == "devonly":
+        return part_devonly(workdir)
+    if part == "ablation":
+        return part_ablation(workdir)
+    raise ValueError(part)
+
+
+# -- the tables ---------------------------------------------------------------------------------------
+def _row(label, r) -> str:
+    a, b = r["one_best"], r["reranked"]
+    return (f"| {label} | {a['uas']:.2f} | {b['uas']:.2f} | {b['uas'] - a['uas']:+.2f} | {a['las']:.2f} | "
+            f"{b['las']:.2f} | {a['complete']:.2f} | {b['complete']:.2f} |")
+
+
+LABELS = {"ewt": "EWT test, first order, gold tags (defaults)", "ewt2": "EWT test, second order, gold tags",
+          "untagged": "EWT test from untagged input (`--tags predicted`, predicted UPOS + XPOS end to end)",
+          "wsj": "WSJ dependency sample (NLTK), test 10%",
+          "latin1": "WSJ sample, Latin-1 CoNLL-X, two roots per sentence, test 10%",
+          "devonly": "EWT test, reranker trained on the 2,001 EWT dev lists only",
+          "sample": "EWT test, build on the bundled 300-sentence sample"}
+
+
+def report(results: dict, argv) -> str:
+    lines = ["# Reranking that pays on any treebank (issue 25): `rerank build` / `rerank run`", "",
+             describe("evaluation/reranking.py", argv), "",
+             "Every build: `rerank build` defaults (first order, 50-best, 3 folds, context templates, the UPOS "
+             "spectral tree model chosen by ranking, one per fold for the training lists, reranker choices on "
+             "dev). UAS / LAS / CM (complete match) with punctuation, on test.", "",
+             "| set-up | 1-best UAS | reranked UAS | gain | 1-best LAS | reranked LAS | 1-best CM | reranked CM |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for part in PARTS:
+        if part in results and part != "ablation":
+            lines.append(_row(LABELS[part], results[part]))
+    lines.append("")
+    for part in ("ewt", "ewt2", "untagged", "wsj", "latin1", "sample"):
+        if part in results:
+            rep = results[part]["report"]
+            stages = ", ".join(f"{n} {s['cpu_s']:.0f}" for n, s in rep["stages"].items())
+            lines.append(f"- {LABELS[part]}: build {rep['total_cpu_s']:.0f} CPU s ({rep['total_cpu_s'] / 60:.1f} "
+                         f"CPU-min; stages, CPU s: {stages}); dev: parser {rep['parser_dev']['uas']:.2f}, reranked "
+                         f"{rep['reranked_dev']['uas']:.2f}, oracle {rep['dev_oracle_uas']:.2f}; reranker choice "
+                         f"{rep.get('reranker_chosen')}; tag columns of the run: {results[part]['columns']}")
+    if "devonly" in results:
+        lines.append(f"- dev-only reranker: choice {results['devonly']['chosen']}, held out "
+                     f"{json.dumps(results['devonly']['held_out'])}")
+    if "ablation" in results:
+        ab = results["ablation"]
+        base = next(r for r in ab["rows"] if r["name"].startswith("no tree model"))["test"]["uas"]
+        lines += ["", "## Spectral features: ablation (EWT test; same lists, same hashed features, choices on dev)", "",
+                  f"1-best: {ab['one_best']['uas']:.2f} UAS. Relative error reduction: of UAS error, against the "
+                  "reranker without a tree model.", "",
+                  "| reranker | UAS | LAS | CM | rel. UAS error reduction | choice | dev pairwise agreement of "
+                  "each real-valued feature |", "|---|---:|---:|---:|---:|---|---|"]
+        for r in ab["rows"]:
+            t = r["test"]
+            red = 100 * ((100 - base) - (100 - t["uas"])) / (100 - base)
+            agree = "; ".join(f"{n} {100 * v:.1f}%" for n, v in r["agreement"].items())
+            lines.append(f"| {r['name']} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} | {red:+.1f}% | "
+                         f"{r['chosen']} | {agree} |")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-parsing-eval"),
-                    help="evaluation/parsing.py's workdir (its parser and n-best lists are reused)")
-    ap.add_argument("--no-word-models", action="store_true",
-                    help="leave out the word-observation tree models (scoring normalises over the vocabulary per "
-                         "word: slow on 50-best lists)")
-    ap.add_argument("--output", type=Path, default=OUT, help=f"results file (default {OUT.relative_to(REPO)})")
-    add_limit_option(ap)
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-rerank-eval"),
+                    help="build directories and each part's JSON result (kept: a part done is not redone)")
+    ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS), help="parts to run (default all)")
+    ap.add_argument("--tables-only", action="store_true", help="write the tables from the parts finished so far")
+    ap.add_argument("--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    train, dev, test = read_ewt(args.limit)
+    require_data(EWT, WSJ)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    if not args.tables_only:
+        for part in args.parts:
+            path = args.workdir / f"{part}.json"
+            if path.is_file():
+                continue
+            log(f"part {part}")
+            start = time.process_time()
+            result = run_part(part, args.workdir)
+            result["part_cpu_s"] = time.process_time() - start
+            path.write_text(json.dumps(result, default=float))
+    results = {p: json.loads((args.workdir / f"{p}.json").read_text()) for p in PARTS
+               if (args.workdir / f"{p}.json").is_file()}
+    from _results import write_results
 
-    from seqspectral.parsing import DependencyParser, attachment_scores
-    from seqspectral.reranking import tree_model_scorers
-
-    work = Work(args.workdir)
-    log("first-order parser and n-best lists")
-    parser = work.model("parser1", lambda: DependencyParser(1, epochs=10).fit(train, dev=dev))
-    base = attachment_scores(test, parser.parse(test))
-    base_no_punct = attachment_scores(test, parser.parse(test), punct=False)
-    lists = {"test": work.trees("test.50best", test, lambda: parser.kbest_trees(test, K)),
-             "dev": work.trees("dev.50best", dev, lambda: parser.kbest_trees(dev, K)),
-             "train": work.trees("train.jackknife.50best", train, lambda: jackknifed(parser, train))}
-    splits = {name: Split(lists[name], gold) for name, gold in (("train", train), ("dev", dev), ("test", test))}
-    models = tree_models(work, train, words=not args.no_word_models)
-
-    def spectral(label, topology=False):
-        model, prefix = models[label]
-        return tree_model_scorers(model, prefix, topology=topology)
-
-    upos = "UPOS, U = I (k = 17)"
-    word_models = [m for m in models if m not in (upos, RANKED)]
-    configurations = [("baseline features (paper)", "baseline", [], K),
-                      (f"+ spectral log p̂ ({upos})", "baseline", spectral(upos), K),
-                      (f"+ spectral log p̂ + topology term ({upos})", "baseline", spectral(upos, True), K),
-                      (f"+ spectral log p̂ ({RANKED})", "baseline", spectral(RANKED), K),
-                      (f"+ spectral log p̂ + topology term ({RANKED})", "baseline", spectral(RANKED, True), K),
-                      (f"baseline features, train lists cut to k = {WORD_MODEL_TRAIN_K}", "baseline", [],
-                       WORD_MODEL_TRAIN_K)]
-    configurations += [(f"+ spectral log p̂ ({m}), train k = {WORD_MODEL_TRAIN_K}", "baseline", spectral(m),
-                        WORD_MODEL_TRAIN_K) for m in word_models]
-    configurations += [("context features", "context", [], K),
-                       (f"context features + spectral log p̂ + topology term ({upos})", "context",
-                        spectral(upos, True), K),
-                       (f"context features + spectral log p̂ + topology term ({RANKED})", "context",
-                        spectral(RANKED, True), K)]
-    rows = []
-    for name, templates, scorers, train_k in configurations:
-        rows.append(rerank(name, templates, scorers, splits["train"], splits["dev"], splits["test"], parser, train_k))
-        log(f"  UAS {rows[-1]['punct']['uas']:.2f}")
-    scoring_cpu = {name: cpu for split in splits.values() for name, cpu in split.cpu.items()}
-    text = report({"punct": base, "no_punct": base_no_punct}, rows, models, scoring_cpu, argv)
-    if args.limit:
-        print(text)
-        return 0
-    write_results(args.output, text)
+    write_results(args.output, report(results, sys.argv[1:] if argv is None else argv))
     log(f"wrote {args.output}")
     return 0
-
-
-def _f(x: float) -> str:
-    return f"{x:.2f}"
-
-
-def report(base, rows, models, scoring_cpu, argv) -> str:
-    lines = ["# n-best reranking of the first-order parser on UD English-EWT (issue 14)", "",
-             describe("evaluation/reranking.py", sys.argv[1:] if argv is None else argv), "",
-             f"Gold tokenization and gold UPOS; figures on EWT test (2,077 sentences) from {K}-best lists of the "
-             "first-order parser; rerankers trained on 3-fold jackknifed lists of train, epochs (of "
-             f"{EPOCHS}) chosen on dev lists. CM = complete match. Relative error reduction: of UAS error, "
-             "against the row named.", "",
-             "| reranker | UAS | LAS | CM | UAS no punct | CM no punct | epochs | vs parser 1-best | "
-             "rel. error reduction vs baseline-feature reranker |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    base_uas = base["punct"]["uas"]
-    p, q = base["punct"], base["no_punct"]
-    lines.append(f"| first-order parser, 1-best | {_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | "
-                 f"{_f(q['uas'])} | {_f(q['complete'])} | — | — | — |")
-    reference = {r["train_k"]: r for r in rows if r["templates"] == "baseline" and not r["weights"].keys() - {"parser"}}
-    for r in rows:
-        p, q = r["punct"], r["no_punct"]
-        ref = reference[r["train_k"]]["punct"]["uas"]
-        red = 100 * ((100 - ref) - (100 - p["uas"])) / (100 - ref)
-        lines.append(f"| {r['name']} | {_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | {_f(q['uas'])} | "
-                     f"{_f(q['complete'])} | {r['epochs']} | {p['uas'] - base_uas:+.2f} | {red:+.1f}% |")
-    lines += ["", "Real-valued features: weight (original units) and pairwise agreement on dev lists (the share "
-                  "of candidate pairs with different numbers of wrong heads where the feature is higher for the "
-                  "better one; 50% is no signal):", ""]
-    for r in rows:
-        lines.append(f"- {r['name']}: " + "; ".join(
-            f"{n} {r['weights'][n]:+.4g} ({100 * r['agreement'][n]:.1f}%)" for n in r["weights"]))
-    lines += ["", "Tree models: " + "; ".join(
-        f"{label}: {m.representation_info_}" for label, (m, _) in models.items()) + ".",
-        "", "Scoring CPU seconds (all splits, every list length used): " +
-        ", ".join(f"{n} {s:.1f} s" for n, s in scoring_cpu.items()) + "; reranker training: " +
-        ", ".join(f"{r['name']} {r['fit_cpu']:.0f} s" for r in rows) + ".", ""]
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

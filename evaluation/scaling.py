@@ -19,7 +19,7 @@ byte-range shards of about ``--shard-mb`` MB. Each run prints a SHA-256 of its s
 Speed-ups are wall-time ratios against the single call (the single-process speed); on this shared machine
 (2 cores, other agents' jobs) they depend on the load, which is recorded.
 
-    NLTK_DATA=/work/shared/corpora/nltk_data python evaluation/scaling.py   # writes evaluation/results/scaling.md
+    NLTK_DATA=/work/shared/corpora/nltk_data python -m evaluation scaling   # writes evaluation/results/scaling.md
 """
 
 from __future__ import annotations
@@ -35,10 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from _machine import describe
-from _results import write_results
+from .common import RESULTS, describe, write_results
 
-HERE = Path(__file__).resolve().parent
 MODES = ("single call", "in-process shards", "2 processes", "LocalCluster 2 workers")
 BASIS = {"n_prefixes": 200, "n_suffixes": 200, "max_length": 3}
 #: the Hankel basis is chosen on the first range of about this size (a sample; the same in every mode)
@@ -99,7 +97,8 @@ def measure(kind: str, path: str, mode: str, shard_bytes: int) -> dict:
 
     from seqspectral.corpus import read_corpus
     from seqspectral.counting import HankelBasis, hankel_statistics
-    from seqspectral.counting.sharded import sharded_hankel_statistics, sharded_view_counts
+    from seqspectral.counting.sharded import sharded_hankel_statistics
+    from seqspectral.embeddings.sharded import sharded_view_counts
     from seqspectral.counting.shards import read_shard, shard_files
     from seqspectral.embeddings import CCAEmbeddings
 
@@ -218,7 +217,7 @@ def main(argv=None) -> int:
     parser.add_argument("--hankel-strings", type=int, default=200_000, help="strings of the base synthetic corpus")
     parser.add_argument("--shard-mb", type=float, default=4.0, help="about this many MB per shard")
     parser.add_argument("--kinds", default="hankel,cca")
-    parser.add_argument("--output", type=Path, default=HERE / "results" / "scaling.md")
+    parser.add_argument("--output", type=Path, default=RESULTS / "scaling.md")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:

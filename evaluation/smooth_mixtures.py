@@ -20,7 +20,7 @@ KL(true ‖ learned) by Monte Carlo on fresh rows, mean of log f_true − log f_
 covariances, 3 restarts each, k-means starts) and ``KMeans`` (no density, so no KL);
 the Bayes oracle is the MAP component under the true model.
 
-Usage: OPENBLAS_NUM_THREADS=1 python evaluation/smooth_mixtures.py [--sizes ...] [--instances k]
+Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation smooth_mixtures [--sizes ...] [--instances k]
 Writes evaluation/results/smooth_mixtures.md and smooth_mixtures_{accuracy,kl}.png (``--output``).
 """
 
@@ -38,17 +38,13 @@ from scipy import stats
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
+from .common import RESULTS, describe
 
 from seqspectral.io import atomic_write_text  # noqa: E402
-from seqspectral.mixtures.smooth_histograms import all_triples  # noqa: E402
-from seqspectral.mixtures.smooth_product import SmoothProductMixture  # noqa: E402
+from seqspectral.mixtures.smooth.histograms import all_triples  # noqa: E402
+from seqspectral.mixtures.smooth.product import SmoothProductMixture  # noqa: E402
 
-RESULTS = ROOT / "evaluation" / "results"
 F, N, BINS = 10, 10, 15
 DEMO_TRIPLES = all_triples(N)[::5]  # 24 of the 120, as demo.m keeps
 N_FRESH = 5000
@@ -125,7 +121,7 @@ def ours(loss, triples, n_bins=BINS, n_init=3, **kw):
     def fit(X, k, seed, validation=None):
         model = SmoothProductMixture(k, n_bins=n_bins, triples=triples, loss=loss, n_init=n_init,
                                      random_state=seed, **kw)
-        return model.fit(X, validation=validation)
+        return model.fit(X, dev=validation)
     return fit
 
 

@@ -26,7 +26,7 @@ tagger trained on all of train.
 Writes ``evaluation/results/tagging.md``; models and timings are kept in ``--workdir``
 (reused when present, so a stopped run resumes). Run from the repository root::
 
-    python evaluation/tagging.py --workdir /tmp/tagging-eval
+    python -m evaluation tagging --workdir /tmp/tagging-eval
 """
 
 from __future__ import annotations
@@ -39,9 +39,11 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-EWT = REPO.parent / "shared" / "corpora" / "ud-english-ewt"
-OUT = REPO / "evaluation" / "results" / "tagging.md"
+from ._udpipe import udpipe_sentences
+from .common import EWT, NLTK_DATA, RESULTS, describe, log, require_data, write_results
+
+OUT = RESULTS / "tagging.md"
+
 K = 20
 ORACLE_K = (1, 5, 20)
 LM_FAMILIES = ("ngram", "spectral-substring", "convex", "em")
@@ -54,14 +56,6 @@ LM_WEIGHTS = (0.0, 0.01, 0.03, 0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0, 8.0)
 PARSER_EPOCHS = 5
 #: UDPipe's tagger options: UPOS only (no lemma, XPOS or features), one model; iterations appended
 UDPIPE_TAGGER = "models=1;use_lemma=0;provide_lemma=0;use_xpostag=0;provide_xpostag=0;use_feats=0;provide_feats=0"
-
-sys.path.insert(0, str(REPO / "evaluation"))
-from _machine import describe  # noqa: E402
-from _results import require_data, write_results  # noqa: E402
-
-
-def log(message: str) -> None:
-    print(f"[tagging {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
 class Clock:
@@ -170,26 +164,6 @@ def nltk_peer(work: Work, train, test) -> dict:
             "accuracy": accuracy(pred, test), "train": work.times["nltk"], "tag": {"cpu": tag.cpu, "wall": tag.wall}}
 
 
-def _udpipe_sentences(path: Path, blank_upos: bool = False) -> list:
-    """The sentences of a CoNLL-U file as UDPipe reads them (``blank_upos``: UPOS set to ``_``,
-    so nothing of the gold tags can reach a tagger's output)."""
-    from ufal.udpipe import InputFormat, ProcessingError, Sentence
-
-    text = path.read_text(encoding="utf-8")
-    if blank_upos:
-        lines = [line.split("\t") for line in text.split("\n")]
-        text = "\n".join("\t".join(c[:3] + ["_"] + c[4:]) if len(c) == 10 else "\t".join(c) for c in lines)
-    reader = InputFormat.newConlluInputFormat()
-    reader.setText(text)
-    out, s, error = [], Sentence(), ProcessingError()
-    while reader.nextSentence(s, error):
-        out.append(s)
-        s = Sentence()
-    if error.occurred():
-        raise RuntimeError(f"UDPipe cannot read {path}: {error.message}")
-    return out
-
-
 def udpipe_peer(work: Work, test, iterations: int) -> dict | None:
     try:
         from ufal.udpipe import Model, ProcessingError, Sentences, Trainer
@@ -198,7 +172,7 @@ def udpipe_peer(work: Work, test, iterations: int) -> dict | None:
         return None
     path = work.dir / "udpipe.model"
     if not (path.exists() and "udpipe" in work.times):
-        train, dev = (Sentences(_udpipe_sentences(EWT / f"en_ewt-ud-{part}.conllu")) for part in ("train", "dev"))
+        train, dev = (Sentences(udpipe_sentences(EWT / f"en_ewt-ud-{part}.conllu")) for part in ("train", "dev"))
         log("training UDPipe 1 tagger (UPOS only)")
         error = ProcessingError()
         with Clock() as clock:
@@ -209,7 +183,7 @@ def udpipe_peer(work: Work, test, iterations: int) -> dict | None:
         path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
         work.record("udpipe", clock)
     model = Model.load(str(path))
-    sentences = _udpipe_sentences(EWT / "en_ewt-ud-test.conllu", blank_upos=True)
+    sentences = udpipe_sentences(EWT / "en_ewt-ud-test.conllu", blank_upos=True)
 
     def tag_all():
         for s in sentences:
@@ -295,11 +269,10 @@ def brown_to_ud(tags: list[str]) -> list[str]:
 def brown_ud_sequences() -> list[list[str]]:
     """The Brown corpus's tag sequences in UD UPOS (NLTK data directory: ``NLTK_DATA`` or the
     shared corpora's)."""
-    import os
 
     import nltk
 
-    directory = os.environ.get("NLTK_DATA") or str(REPO.parent / "shared" / "corpora" / "nltk_data")
+    directory = str(NLTK_DATA)
     require_data(Path(directory) / "corpora", hint="an NLTK data directory with the Brown corpus (NLTK_DATA)")
     if directory not in nltk.data.path:
         nltk.data.path.append(directory)
@@ -365,7 +338,7 @@ def oracle_lm_diagnostic(train, test_lists, test) -> dict:
     from seqspectral.corpus import Corpus
     from seqspectral.lm import train_lm
     from seqspectral.reranking import CorpusScorer
-    from seqspectral.tagging import tag_features, tag_losses
+    from seqspectral.reranking.tags import tag_features, tag_losses
 
     lm = train_lm(Corpus.from_symbols([s.upos for s in train] + [s.upos for s in test]), "ngram")
     features = tag_features(test_lists, [CorpusScorer(lm, "lm:oracle")])
@@ -382,7 +355,7 @@ def reranking(lms: dict, dev_lists, dev, test_lists, test) -> list[dict]:
     from seqspectral.reranking import Reranker
     from seqspectral.selection import grid_search
     from seqspectral.reranking import CorpusScorer
-    from seqspectral.tagging import rerank_tags, tag_features, tag_losses
+    from seqspectral.reranking.tags import rerank_tags, tag_features, tag_losses
 
     dev_loss, test_loss = tag_losses(dev_lists, dev, "upos"), tag_losses(test_lists, test, "upos")
     configurations = [("tagger score only", ())] + [(f"+ {m} LM", (m,)) for m in lms] + \

@@ -26,7 +26,7 @@
    sentence, ≈100,000 trees) with ``seqspectral tree score`` (wall) and in the library
    (CPU seconds of the Numba pass).
 
-Usage: python evaluation/tree_model.py [--quick]   (writes evaluation/results/tree_model.md)
+Usage: python -m evaluation tree_model [--quick]   (writes evaluation/results/tree_model.md)
 """
 
 from __future__ import annotations
@@ -41,28 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "evaluation"))
 
-from _machine import describe  # noqa: E402
-from _results import SHARED, require_data, write_results  # noqa: E402
+from .common import EWT, RESULTS, SEQSPECTRAL, describe, log, require_data, run_timed, write_results
 
-from seqspectral.corpus import read_conllu, read_corpus, write_nbest  # noqa: E402
-from seqspectral.corpus.nbest import NBestList  # noqa: E402
-from seqspectral.corpus.sequences import Corpus  # noqa: E402
-from seqspectral.trees import (EMTreeModel, SpectralTreeModel, branching_topologies,  # noqa: E402
+from seqspectral.corpus import read_conllu, read_corpus, write_nbest
+from seqspectral.corpus.nbest import NBestList
+from seqspectral.trees import (EMTreeModel, SpectralTreeModel, branching_topologies,
                                planted_model, tree_layout)
-from seqspectral.trees.reattach import reattached_copies  # noqa: E402
+from seqspectral.trees.reattach import reattached_copies
 
-EWT = SHARED / "ud-english-ewt"
 TRAIN, DEV = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
-RESULTS = ROOT / "evaluation" / "results" / "tree_model.md"
-COMMAND = [sys.executable, "-m", "seqspectral.cli.main"]
+OUT = RESULTS / "tree_model.md"
 
-
-def log(message: str) -> None:
-    print(f"[tree_model] {message}", file=sys.stderr, flush=True)
 
 
 # -- 1. consistency ------------------------------------------------------------------------
@@ -159,7 +149,7 @@ def main(argv=None) -> None:
     log("warming the Numba kernels")
     warm = planted_model(2, 5).sample(branching_topologies(200, random_state=0))
     SpectralTreeModel(2).fit(warm).log_probs(warm)
-    EMTreeModel(2, n_iter=2).fit(warm)
+    EMTreeModel(2, max_iter=2).fit(warm)
 
     log("1. consistency")
     table1 = consistency(sizes, read_corpus(TRAIN, field="upos"))
@@ -186,10 +176,10 @@ def main(argv=None) -> None:
             f"{model.ridge_}, {model.shrinkage_}, {model.floor_})")
     spectral_upos, spectral_plain, spectral_ranking = (spectral_rows[i][1] for i in (0, 2, 3))
     t0 = time.process_time()
-    em_upos = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
+    em_upos = EMTreeModel(17, max_iter=em_cap, tol=1e-4, init="random").fit(train["upos"])
     em_seconds = time.process_time() - t0
     t0 = time.process_time()
-    em_spectral_start = EMTreeModel(17, n_iter=em_cap, tol=1e-4, init="spectral").fit(train["upos"])
+    em_spectral_start = EMTreeModel(17, max_iter=em_cap, tol=1e-4, init="spectral").fit(train["upos"])
     em_start_seconds = time.process_time() - t0
     ll_em = em_upos.score(dev["upos"])
     ll_em_start = em_spectral_start.score(dev["upos"])
@@ -220,7 +210,7 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         emb = Path(tmp) / "cca.txt"
         t0 = time.perf_counter()
-        subprocess.run([*COMMAND, "embed", str(TRAIN), "-o", str(emb), "--dim", "50"], check=True,
+        subprocess.run([*SEQSPECTRAL, "embed", str(TRAIN), "-o", str(emb), "--dim", "50"], check=True,
                        capture_output=True, text=True)
         embed_seconds = time.perf_counter() - t0
         from seqspectral.embeddings.word2vec_format import read_word2vec
@@ -262,8 +252,8 @@ def main(argv=None) -> None:
              "## 2. Discrimination on EWT dev: gold tree against one word re-attached", "", *table2, "",
              "## 3. Spectral against EM (EWT UPOS, same k)", "", *table3, "",
              "## 4. Speed", "", *table4, ""]
-    write_results(RESULTS, "\n".join(lines))
-    log(f"wrote {RESULTS}")
+    write_results(OUT, "\n".join(lines))
+    log(f"wrote {OUT}")
 
 
 def speed(dev_upos) -> list[str]:
@@ -272,7 +262,8 @@ def speed(dev_upos) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         for field in ("upos", "form"):
             model = Path(tmp) / f"{field}.npz"
-            wall, cpu = timed([*COMMAND, "tree", "train", str(TRAIN), "-o", str(model), "--field", field, "--quiet"])
+            t = run_timed([*SEQSPECTRAL, "tree", "train", str(TRAIN), "-o", str(model), "--field", field, "--quiet"])
+            wall, cpu = t.wall, t.child_cpu
             rows.append(f"| `tree train` EWT train, {field} | 12,544 | {wall:.1f} | {cpu:.1f} | |")
             log(rows[-1])
         sentences = read_conllu(DEV)
@@ -290,8 +281,9 @@ def speed(dev_upos) -> list[str]:
         nbest = Path(tmp) / "dev-50best.conllu"
         write_nbest(nbest, groups)
         n_trees = sum(len(g) for g in groups)
-        wall, command_cpu = timed([*COMMAND, "tree", "score", str(Path(tmp) / "upos.npz"), str(nbest), "-o",
-                                   str(Path(tmp) / "scores.txt")])
+        t = run_timed([*SEQSPECTRAL, "tree", "score", str(Path(tmp) / "upos.npz"), str(nbest), "-o",
+                       str(Path(tmp) / "scores.txt")])
+        wall, command_cpu = t.wall, t.child_cpu
         from seqspectral import serialize
 
         model = serialize.load(Path(tmp) / "upos.npz")
@@ -306,18 +298,6 @@ def speed(dev_upos) -> list[str]:
     return rows + ["", "Command CPU seconds: user + system time of the command's process (reading the CoNLL-U "
                    "file included); the wall time adds waiting for the cores, which other jobs share (see the "
                    "load average above). Library CPU seconds: `log_probs` alone on the trees already read."]
-
-
-def timed(command) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the child process) of running ``command``."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 if __name__ == "__main__":

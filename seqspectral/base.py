@@ -3,10 +3,18 @@
 scikit-learn's by protocol, not by inheritance (importing ``sklearn.base`` costs every
 command about 0.76 s of start-up): hyper-parameters are the keyword arguments of
 ``__init__`` stored under the same names (keyword-only after the first), ``fit`` returns
-``self``, learned state lives in attributes ending in ``_`` — the fitted model always in
-``model_``, the record of any held-out choice in ``selection_`` (a
-:class:`seqspectral.selection.SelectionResult`). ``sklearn.base.clone`` works on every
-:class:`Estimator`.
+``self``, learned state lives in attributes ending in ``_``, set by ``fit`` only. An
+estimator is fitted when it has one (scikit-learn's rule): :meth:`Estimator._check_fitted`
+is the one fitted check. Every fitted estimator has ``selection_``: the record of its
+held-out choice (a :class:`seqspectral.selection.SelectionResult`), ``None`` when nothing
+was chosen. ``sklearn.base.clone`` works on every :class:`Estimator`.
+
+One vocabulary across estimators: ``n_states`` the number of hidden states of a sequence or
+tree model, ``n_components`` that of a mixture; ``max_iter`` caps an iterative fit (with
+``tol``), ``n_iter`` is a fixed count of iterations; ``fit(..., dev=None)`` takes the
+held-out data on which ``"auto"`` values are chosen; an iterative fit records ``n_iter_``
+(iterations run), ``converged_`` and ``history_`` (its objective after every iteration, or
+one record per epoch).
 
 Each estimator validates its hyper-parameters from one table, ``_parameter_checks``:
 parameter name → check (a function returning an error message, or ``None`` if the value
@@ -29,11 +37,30 @@ class NotFittedError(ValueError, AttributeError):
 Check = Callable[[object], "str | None"]
 
 
+class _FittedDefault:
+    """A fitted attribute every fitted estimator has: ``default`` unless ``fit`` set it;
+    reading it before ``fit`` raises :class:`NotFittedError`."""
+
+    def __init__(self, default):
+        self.default = default
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        obj._check_fitted()
+        return self.default
+
+
 class Estimator:
     """``get_params``/``set_params``, parameter validation and the fitted check."""
 
     #: parameter name -> check; checked by :meth:`_validate_params` at the start of ``fit``
     _parameter_checks: ClassVar[dict[str, Check]] = {}
+    #: the held-out choice of the last fit (``None``: nothing chosen)
+    selection_ = _FittedDefault(None)
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -83,9 +110,13 @@ class Estimator:
             if problem:
                 raise ParameterError(f"{type(self).__name__}: {name} must be {problem}, got {value!r}")
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether ``fit`` has run: some public attribute ends in ``_`` (scikit-learn's rule)."""
+        return any(name.endswith("_") and not name.startswith("_") for name in vars(self))
+
     def _check_fitted(self) -> None:
         """Raise :class:`NotFittedError` unless ``fit`` has run."""
-        if not hasattr(self, "model_"):
+        if not self.__sklearn_is_fitted__():
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     def json_params(self) -> dict:

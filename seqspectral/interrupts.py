@@ -2,9 +2,12 @@
 
 A KeyboardInterrupt raised while a Numba kernel calls back into the interpreter (its BLAS
 products do), or while Numba loads or compiles a kernel, leaves the kernel returning with
-an exception set: a SystemError or a segmentation fault. Long work therefore runs inside
-:func:`deferred_interrupts`, in chunks: a signal is only recorded, and delivered (raised)
-by :meth:`Deferred.check` between chunks or when the block ends.
+an exception set: a SystemError or a segmentation fault; raised inside llvmlite's ctypes
+callback it is printed and dropped, and the run goes on. Two mechanisms keep that from
+happening: the command's handler (:func:`terminate_as_interrupt`) never raises into Numba,
+llvmlite or the import system, it sends the signal again a moment later instead; and long
+work runs inside :func:`deferred_interrupts`, in chunks: a signal is only recorded, and
+delivered (raised) by :meth:`Deferred.check` between chunks or when the block ends.
 """
 
 from __future__ import annotations
@@ -74,11 +77,67 @@ def _deliver(signum: int, handler) -> None:
 
 
 _raised: list[int] = []  # the signals _raise_interrupt turned into KeyboardInterrupt
+_resend_pending: list[threading.Timer] = []
+
+#: code an exception must never be raised into: Numba compiling or loading a kernel from its
+#: cache (llvmlite calls back into Python through ctypes, which prints and drops the
+#: exception, and a half-loaded kernel crashes the process later) and the import system
+#: (numpy's import turns an interrupt into an ImportError)
+_UNSAFE_PACKAGES = ("numba", "llvmlite")
+#: seconds before a signal that arrived in unsafe code is sent again
+RESEND_DELAY = 0.05
+
+
+def _unsafe_roots() -> tuple[str, ...]:
+    import importlib.util
+
+    roots = []
+    for name in _UNSAFE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots.extend(os.path.join(os.path.realpath(p), "") for p in spec.submodule_search_locations)
+    return tuple(roots)
+
+
+_roots: tuple[str, ...] | None = None
+_verdicts: dict[str, bool] = {}  # file name -> unsafe
+
+
+def in_unsafe_code(frame) -> bool:
+    """Whether ``frame`` or a frame that called it is Numba/llvmlite code or an import."""
+    global _roots
+    if _roots is None:
+        _roots = _unsafe_roots()
+    while frame is not None:
+        name = frame.f_code.co_filename
+        unsafe = _verdicts.get(name)
+        if unsafe is None:
+            unsafe = _verdicts[name] = name.startswith("<frozen importlib") or (
+                bool(_roots) and os.path.realpath(name).startswith(_roots))
+        if unsafe:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _raise_interrupt(signum, frame):
+    """The handler of :func:`terminate_as_interrupt`: KeyboardInterrupt, but never raised into
+    unsafe code (:func:`in_unsafe_code`) — there the signal is sent again a moment later, until
+    it arrives where raising is safe. So no interrupt is lost and none lands in a kernel's loading."""
+    if in_unsafe_code(frame):
+        if not _resend_pending:
+            timer = threading.Timer(RESEND_DELAY, _resend, (signum,))
+            timer.daemon = True
+            _resend_pending.append(timer)
+            timer.start()
+        return
     _raised.append(signum)
     raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _resend(signum: int) -> None:
+    _resend_pending.clear()
+    os.kill(os.getpid(), signum)
 
 
 def was_interrupted() -> bool:

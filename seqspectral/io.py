@@ -2,8 +2,11 @@
 
 Nothing partial is ever left: on any error or interrupt (SIGINT, and SIGTERM once
 :func:`seqspectral.interrupts.terminate_as_interrupt` is installed) the temporary file is
-removed and the target is untouched. A replaced file keeps its permission bits.
-:func:`check_output_path` checks a destination before long work, naming the user's path.
+removed and the target is untouched. A replaced file keeps its permission bits. A symbolic
+link is written through (the file it points to is replaced, the link stays); a destination
+that is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written to directly.
+Errors while writing (a full disk) name the user's path. :func:`check_output_path` checks a
+destination before long work, naming the user's path.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ class OutputPathError(ValueError):
 def check_output_path(path: str | Path) -> Path:
     """Raise OutputPathError, naming ``path``, if a file cannot be written there."""
     path = Path(path)
+    if _special(path):
+        if not os.access(path, os.W_OK):
+            raise OutputPathError(f"{path}: not writable")
+        return path
+    path = _through_links(path)
     directory = path.parent if str(path.parent) else Path(".")
     if path.name in ("", ".", ".."):
         raise OutputPathError(f"{path}: not a file name")
@@ -52,10 +60,41 @@ def _name_max(directory: Path) -> int:
         return 255
 
 
+def _special(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a directory (a device, a FIFO)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _through_links(path: Path) -> Path:
+    """The file a symbolic link ``path`` points to (the path itself when it is no link)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 @contextmanager
 def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8"):
-    """Open a temporary file beside ``path``; on success it replaces ``path`` atomically."""
-    path = check_output_path(path)
+    """Open a temporary file beside ``path``; on success it replaces ``path`` atomically
+    (module docstring: links, devices and FIFOs)."""
+    given = path
+    try:
+        if _special(Path(path)):
+            check_output_path(path)
+            with open(path, mode, encoding=None if "b" in mode else encoding) as f:
+                yield f
+            return
+        with _atomic_open(check_output_path(path), mode, encoding) as f:
+            yield f
+    except OSError as e:
+        if e.filename is not None or e.errno in (None, errno.EPIPE):
+            raise
+        raise OSError(e.errno, e.strerror, str(given)) from None
+
+
+@contextmanager
+def _atomic_open(path: Path, mode: str, encoding: str | None):
     binary = "b" in mode
     directory = path.parent if str(path.parent) else Path(".")
     # the temporary name stays within the directory's name limit, however long the target's
@@ -68,7 +107,10 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         with f:
             os.chmod(tmp, _mode_for(path))
             yield f
-        os.replace(tmp, path)
+        if _groups:
+            _groups[-1].append((tmp, path))
+        else:
+            os.replace(tmp, path)
     except BaseException:
         with deferred_interrupts():
             if f is not None:
@@ -79,6 +121,33 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
                 except FileNotFoundError:
                     pass
         raise
+
+
+_groups: list[list] = []  # the open output groups: (temporary, target) pairs awaiting their rename
+
+
+@contextmanager
+def output_group():
+    """The files :func:`atomic_open` writes inside the block replace their targets together
+    when it ends without error, and none of them otherwise: a command with several outputs
+    leaves all of them or none (one failing output, e.g. a full device, undoes the others)."""
+    pending: list = []
+    _groups.append(pending)
+    try:
+        yield
+    except BaseException:
+        with deferred_interrupts():
+            for tmp, _ in pending:
+                try:
+                    os.unlink(tmp)
+                except FileNotFoundError:
+                    pass
+        raise
+    finally:
+        _groups.remove(pending)
+    with deferred_interrupts():
+        for tmp, path in pending:
+            os.replace(tmp, path)
 
 
 def _mode_for(path: Path) -> int:

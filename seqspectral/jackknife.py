@@ -24,7 +24,7 @@ def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = Non
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
-    if hasattr(estimator, "selection_"):
+    if getattr(estimator, "selection_", None) is not None:
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
     with stage("jackknife", n_folds, "fold", progress) as bar:

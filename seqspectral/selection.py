@@ -1,8 +1,10 @@
 """One model-selection engine: candidates scored on held-out data, the table and the choice.
 
 Every ``"auto"`` hyper-parameter of every estimator, ``seqspectral lm train`` and the
-benchmarks choose through :func:`grid_search`, so the same method on the same data makes
-the same choice wherever it is asked. A candidate is a dict of hyper-parameter values; its
+benchmarks choose through :func:`select_and_refit` (the held-out split, the choice, the
+refit on all of the training data) and :func:`grid_search` (the candidates and the table),
+so the same method on the same data makes the same choice wherever it is asked. The grids
+of every model are here, below. A candidate is a dict of hyper-parameter values; its
 score is a held-out log-likelihood (higher is better). A candidate that cannot be fitted
 (say, a moment matrix of lower rank than the states asked for) raises
 :class:`CandidateFailed` and is recorded as failed, not chosen.
@@ -35,6 +37,12 @@ TAU_GRID = (1e-3, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8)
 WEIGHT_GRID = tuple(float(w) for w in np.linspace(0.0, 1.0, 21))
 #: add-k smoothing constants of the n-gram models
 NGRAM_K_GRID = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+#: the spectral tree model's ridge (relative to the largest singular value) and shrinkage λ
+TREE_RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
+TREE_SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
+#: the spectral tree model's floor — a fraction of the word's training frequency, not of the
+#: positive next-event mass as in FLOOR_GRID
+TREE_FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 
 
 class CandidateFailed(ValueError):
@@ -79,6 +87,26 @@ class SelectionResult:
         """This selection followed by ``other`` (a later stage on the same held-out data)."""
         return SelectionResult(self.on, {**self.chosen, **other.chosen}, self.table + other.table,
                                self.at_edge + other.at_edge)
+
+
+def select_and_refit(train, dev, random_state, choose: Callable, refit: Callable,
+                     fraction: float = HELD_OUT_FRACTION, split=None) -> SelectionResult:
+    """The one select–refit path of every ``"auto"``; returns the :class:`SelectionResult`.
+
+    The held-out data is ``dev`` when given, else a seeded ``fraction`` of ``train``
+    (:func:`held_out_split`). ``choose(fit_part, held, on)`` builds the candidates on
+    ``fit_part`` without writing the estimator's fitted state, scores them on ``held``
+    through :func:`grid_search`, then adopts the chosen one and returns the result. When
+    the choice was made on a part of ``train``, ``refit(train, held)`` fits the chosen values
+    on all of it (``held``: the part the chosen model has not seen, for statistics that add).
+    ``split``: the (fit part, held-out part, description) when the caller drew them (sharded
+    training draws them from the whole input by the same rule).
+    """
+    fit_part, held, on = split or held_out_split(train, dev, random_state, fraction)
+    result = choose(fit_part, held, on)
+    if dev is None and held is not train:
+        refit(train, held)
+    return result
 
 
 def grid_search(grid: Mapping[str, Sequence], score: Callable[..., float], on: str,
@@ -126,31 +154,76 @@ def edges(grid: Mapping[str, Sequence], chosen: Mapping) -> list[str]:
     return out
 
 
-def floored_log_probs(model, corpus, floors) -> list[np.ndarray]:
-    """Event log-probabilities of ``corpus`` under ``model`` with each floor of ``floors``,
-    from one pass where memory allows.
+@dataclass(frozen=True)
+class FloorSweep:
+    """Held-out log-likelihood totals of a model under every floor, alone and mixed.
 
-    The running state does not depend on the floor, and with q the conditional floored at
-    0 (negative weights set to 0, divided by the positive mass) the conditional floored at f
-    is max(q, f) / Σ max(q, f); so one pass of ``event_distributions`` gives every floor.
-    ``model`` has ``with_floor``, ``event_distributions``, ``event_ids`` and ``n_symbols``.
+    ``totals[f, w]`` is Σ log(λ_w p_f(e) + (1 − λ_w) p_partner(e)) over the held-out events
+    e, with p_f the model's conditional floored at ``floors[f]``; the columns are
+    ``mix_weights`` (λ = 1: the model alone, always among them).
     """
+
+    floors: tuple
+    mix_weights: tuple
+    totals: np.ndarray
+
+    @property
+    def alone(self) -> np.ndarray:
+        """The model's own total under each floor."""
+        return self.totals[:, self.mix_weights.index(1.0)]
+
+    def mixed(self, floor: float) -> dict:
+        """Mixture weight → total, the model floored at ``floor``."""
+        return dict(zip(self.mix_weights, self.totals[self.floors.index(floor)].tolist()))
+
+
+def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT_GRID) -> FloorSweep:
+    """Every floor of ``floors`` (and, given the held-out event log-probabilities of a partner
+    model, every mixture weight of ``mix_weights``) scored on ``corpus`` in one pass.
+
+    The running state does not depend on the floor, so one pass gives every floor's
+    conditionals; the candidates' likelihoods are accumulated as products kept in range by
+    powers of two, never as an events × candidates array. A ``WeightedAutomaton`` runs its
+    own compiled pass (``held_out_sweep``); any other model with ``with_floor``,
+    ``event_distributions`` and ``event_ids`` (an ``HMM``) gives its floor-0 conditionals a
+    block of sequences at a time.
+    """
+    from .automata import _kernels
+
+    floors = tuple(float(f) for f in floors)
+    weights = (1.0,) if partner_log_prob is None else tuple(float(w) for w in mix_weights)
+    if 1.0 not in weights:
+        weights = weights + (1.0,)
+    partner = np.empty(0) if partner_log_prob is None else np.ascontiguousarray(partner_log_prob, dtype=np.float64)
+    if len(partner) and len(partner) != corpus.n_tokens + len(corpus):
+        raise ValueError(f"{len(partner)} partner log-probabilities for {corpus.n_tokens + len(corpus)} events")
+    grid, floor_array = np.array(weights), np.array(floors)
+    if hasattr(model, "held_out_sweep"):
+        return FloorSweep(floors, weights, model.held_out_sweep(corpus, floor_array, partner, grid))
     from .metrics import event_targets
 
-    if len(floors) == 1 or (corpus.n_tokens + len(corpus)) * len(model.event_ids) > _MAX_SWEEP_CELLS:
-        return [model.with_floor(fl).event_log_probs(corpus).log_prob for fl in floors]
-    q = model.with_floor(0.0).event_distributions(corpus)
+    products, exponents = np.ones((len(floors), len(weights))), np.zeros((len(floors), len(weights)), dtype=np.int64)
     column = np.full(model.n_symbols, -1, dtype=np.int64)
     column[model.event_ids] = np.arange(len(model.event_ids))
-    q_target = q[np.arange(len(q)), column[event_targets(corpus)]]
-    return [np.log(np.maximum(q_target, fl)) - np.log(np.maximum(q, fl).sum(axis=1)) for fl in floors]
+    unfloored = model.with_floor(0.0)
+    n_blocks = 1 + (corpus.n_tokens + len(corpus)) * len(model.event_ids) // _MAX_SWEEP_CELLS
+    for block in np.array_split(np.arange(len(corpus)), n_blocks):
+        if len(block) == 0:
+            continue
+        part = corpus.subset(block)
+        first = int(corpus.offsets[block[0]]) + int(block[0])
+        events = slice(first, first + part.n_tokens + len(part))
+        _kernels.distribution_sweep(np.ascontiguousarray(unfloored.event_distributions(part)),
+                                    column[event_targets(part)], floor_array,
+                                    partner[events] if len(partner) else partner, grid, products, exponents)
+    return FloorSweep(floors, weights, _kernels.log_likelihoods(products, exponents))
 
 
-_MAX_SWEEP_CELLS = 50_000_000
+_MAX_SWEEP_CELLS = 20_000_000
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):
-    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train``.
+    """(fit part, held-out part, description): ``dev`` when given, else ``fraction`` of ``train`` (a corpus or an array's rows).
 
     An empty ``dev`` is an error, never a silent fall-back.
     """
@@ -160,5 +233,10 @@ def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_F
         return train, dev, "dev"
     if len(train) < 10:
         return train, train, "train (too small to hold out)"
-    fit_part, held = train.split(fraction, random_state=random_state)
+    if hasattr(train, "split"):
+        fit_part, held = train.split(fraction, random_state=random_state)
+    else:  # the rows of an array, by a seeded permutation
+        order = np.random.default_rng(random_state).permutation(len(train))
+        n_held = max(1, int(round(fraction * len(train))))
+        fit_part, held = train[order[n_held:]], train[order[:n_held]]
     return fit_part, held, f"held-out {fraction:.0%} of train"

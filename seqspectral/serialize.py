@@ -9,10 +9,20 @@ that can be saved defines
 * ``to_state(self) -> (header: dict, arrays: dict[str, np.ndarray])``,
 * ``from_state(cls, header, arrays)`` — a classmethod rebuilding the model,
 
+* ``schema(cls, header) -> Schema`` — a classmethod declaring the arrays it needs, each
+  with its dtype and shape in terms of header values (:class:`Member`, :class:`Schema`),
+
 and is listed once in :data:`KINDS`. A model holding other models (a mixture, the
 unknown-symbol wrapper, a trained language model) stores each with :func:`nest`, which puts
 the inner arrays under prefixed names (``model/operators``) and the inner header under a
-key of its own; :func:`unnest` reverses it. So no code outside a kind knows its layout.
+key of its own; :func:`unnest` and :func:`nested_schema` reverse it. So no code outside a
+kind knows its layout.
+
+Reading is bounded by the schema: the header's size and nesting are limited, then only the
+members the kind declares are read, each checked (dtype, shape, its size in the archive,
+the compression method) before one byte of it is decompressed, float arrays refused when
+they hold NaN or infinity, and the model's hyper-parameters checked. Any fault is a
+:class:`ModelFileError` naming the file (the command line exits with status 2).
 """
 
 from __future__ import annotations
@@ -20,6 +30,8 @@ from __future__ import annotations
 import importlib
 import json
 import zipfile
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +40,14 @@ from .io import atomic_open
 
 FORMAT_VERSION = 1
 _HEADER_KEY = "__header__"
+#: the largest header read (JSON bytes: hyper-parameters and vocabularies)
+MAX_HEADER_BYTES = 64 << 20
+#: the deepest nesting of lists and objects in a header
+MAX_HEADER_DEPTH = 64
+#: the most members an archive may list
+MAX_MEMBERS = 1024
+#: the largest size a header may give an array dimension
+MAX_DIM = 1 << 31
 
 #: model kind -> "module:Class" (imported only when a file of that kind is read)
 KINDS = {
@@ -45,6 +65,9 @@ KINDS = {
     "reranker": "seqspectral.reranking.reranker:Reranker",
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
 }
+#: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
+TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")
+LANGUAGE_MODEL_KINDS = ("trained_lm", "weighted_automaton", "hmm", "ngram", "interpolated", "unknown_escape")
 
 
 class ModelFileError(ValueError):
@@ -53,12 +76,84 @@ class ModelFileError(ValueError):
     user_facing = True
 
 
+# -- schemas: what a kind reads ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Member:
+    """One array of a model file: numpy dtype kinds accepted (``"f"`` float, ``"iu"``
+    integers), the shape (an int fixed by the header, a name unified across the file — the
+    same name, the same size — or None: any), whether NaN/inf are refused (floats), whether
+    the member may be absent (files of earlier versions), and for integer arrays the range
+    ``[low, high)`` of their values (``high`` an int or a dimension name)."""
+
+    kinds: str
+    shape: tuple
+    finite: bool = True
+    optional: bool = False
+    values: tuple | None = None
+
+
+@dataclass
+class Schema:
+    """The members a model file of one kind holds, and the dimensions its header fixes
+    (name -> size, unified with the members' shapes and with nested models' dimensions)."""
+
+    members: dict = field(default_factory=dict)
+    dims: dict = field(default_factory=dict)
+
+    def merged(self, other: "Schema") -> "Schema":
+        dims = dict(self.dims)
+        for name, size in other.dims.items():
+            if dims.setdefault(name, size) != size:
+                raise ModelFileError(f"{name} is {dims[name]} in one part of the model and {size} in another")
+        return Schema({**self.members, **other.members}, dims)
+
+
+def schema_of(header: dict) -> Schema:
+    """The :class:`Schema` of the model ``header`` describes (its kind checked)."""
+    kind = header.get("kind") if isinstance(header, dict) else None
+    if not isinstance(kind, str):
+        raise ModelFileError(f"header has no model kind (got {type(kind).__name__})")
+    return model_class(kind).schema(header)
+
+
+def nested_schema(prefix: str, header) -> Schema:
+    """The schema of an inner model stored by :func:`nest` under ``prefix``."""
+    if not isinstance(header, dict):
+        raise ModelFileError(f"the {prefix!r} part of the header is not an object")
+    inner = schema_of(header)
+    return Schema({f"{prefix}/{k}": v for k, v in inner.members.items()}, inner.dims)
+
+
+def size(value, what: str, low: int = 0, high: int = MAX_DIM) -> int:
+    """A header value that sets a size or count: an integer in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ModelFileError(f"{what} must be an integer in {low}..{high}, not {_short(value)}")
+    return value
+
+
+def vocabulary_size(value, what: str = "vocabulary") -> int:
+    """The number of ids (reserved ones included) of a vocabulary stored by ``Vocabulary.to_json``."""
+    from .corpus import Vocabulary
+
+    symbols = value.get("symbols") if isinstance(value, dict) else None
+    if not isinstance(symbols, list):
+        raise ModelFileError(f"{what} is not a vocabulary (an object with a list 'symbols')")
+    return len(symbols) + Vocabulary.N_RESERVED
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def model_class(kind: str):
     """The class registered for ``kind``."""
     try:
         module, name = KINDS[kind].split(":")
-    except KeyError:
-        raise ModelFileError(f"unknown model kind {kind!r}") from None
+    except (KeyError, TypeError):
+        raise ModelFileError(f"unknown model kind {_short(kind)}") from None
     return getattr(importlib.import_module(module), name)
 
 
@@ -72,8 +167,12 @@ def state(model) -> tuple[dict, dict[str, np.ndarray]]:
 
 
 def from_state(header: dict, arrays: dict[str, np.ndarray]):
-    """The model a :func:`state` describes."""
-    return model_class(header["kind"]).from_state(header, arrays)
+    """The model a :func:`state` describes (its hyper-parameters checked)."""
+    model = model_class(header["kind"]).from_state(header, arrays)
+    validate = getattr(model, "_validate_params", None)
+    if validate is not None:
+        validate()
+    return model
 
 
 def nest(prefix: str, model) -> tuple[dict, dict[str, np.ndarray]]:
@@ -95,34 +194,41 @@ def save(path: str | Path, model) -> None:
 
 
 def load(path: str | Path, kind: str | tuple[str, ...] | None = None):
-    """Read a model file (its kind checked against ``kind`` when given). Never unpickles."""
+    """Read a model file (its kind checked against ``kind`` when given). Never unpickles;
+    reads only what the kind's schema declares (module docstring)."""
     header, arrays = load_arrays(path, kind)
-    if header["kind"] not in KINDS:
-        raise ModelFileError(f"{path}: unknown model kind {header['kind']!r}")
     try:
         return from_state(header, arrays)
-    except ModelFileError:
-        raise
-    except (KeyError, ValueError, TypeError, IndexError) as e:
+    except ModelFileError as e:
+        raise ModelFileError(f"{path}: damaged {header['kind']!r} model file ({e})") from None
+    except (KeyError, ValueError, TypeError, IndexError, AttributeError, OverflowError) as e:
         what = f"missing {e}" if isinstance(e, KeyError) else str(e)
         raise ModelFileError(f"{path}: damaged {header['kind']!r} model file ({what})") from None
 
 
 def save_arrays(path: str | Path, header: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` and ``header`` (plus the format version) atomically."""
+    """Write ``arrays`` and ``header`` (plus the format version) atomically. The archive's
+    bytes depend on the content only (members in a fixed order, a fixed timestamp), so two
+    equal models give byte-identical files."""
     if _HEADER_KEY in arrays:
         raise ValueError(f"array name {_HEADER_KEY!r} is reserved")
     full = {**header, "format_version": FORMAT_VERSION}
-    blob = np.frombuffer(json.dumps(full, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)
+    members = {_HEADER_KEY: np.frombuffer(json.dumps(full, ensure_ascii=False).encode("utf-8"), dtype=np.uint8)}
     for name, a in arrays.items():
         if np.asarray(a).dtype == object:
             raise TypeError(f"array {name!r} has dtype object, which cannot be saved without pickling")
-    with atomic_open(path, "wb") as f:
-        np.savez_compressed(f, **{_HEADER_KEY: blob}, **arrays)
+        members[name] = np.asarray(a)
+    with atomic_open(path, "wb") as f, zipfile.ZipFile(f, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, a in members.items():
+            info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zf.open(info, "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, a, allow_pickle=False)
 
 
 def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> tuple[dict, dict[str, np.ndarray]]:
-    """(header, arrays) of a model file; ``kind`` (one or several) is checked when given."""
+    """(header, arrays) of a model file: the header checked (``kind``, one or several, when
+    given), then the members its kind's schema declares, checked and read."""
     path = Path(path)
     if path.is_dir():
         raise ModelFileError(f"{path}: is a directory, not a model file")
@@ -131,41 +237,114 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a seqspectral model file (not an .npz archive)")
     try:
-        _check_declared_sizes(path)
-        with np.load(path, allow_pickle=False) as npz:
-            if _HEADER_KEY not in npz.files:
-                raise ModelFileError(f"{path}: not a seqspectral model (no header)")
-            header = json.loads(npz[_HEADER_KEY].tobytes().decode("utf-8"))
-            arrays = {name: npz[name] for name in npz.files if name != _HEADER_KEY}
-    except ModelFileError:
-        raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile, UnicodeDecodeError, KeyError) as e:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise ModelFileError(f"{len(infos)} members (a model file has at most {MAX_MEMBERS})")
+            by_name = {info.filename: info for info in infos}
+            header = _read_header(zf, by_name)
+            wanted = (kind,) if isinstance(kind, str) else kind
+            if wanted is not None and header["kind"] not in wanted:
+                raise ModelFileError(f"a {header['kind']!r} model, expected {' or '.join(map(repr, wanted))}")
+            schema = schema_of(header)
+            arrays = _read_members(zf, by_name, schema)
+    except ModelFileError as e:
+        raise ModelFileError(f"{path}: {e}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as e:
+        what = f"missing {e}" if isinstance(e, KeyError) else f"{type(e).__name__}: {e}"
+        raise ModelFileError(f"{path}: damaged model file header ({what})") from None
+    except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, zlib.error) as e:
         raise ModelFileError(f"{path}: damaged or not a seqspectral model file ({type(e).__name__}: {e})") from None
-    if not isinstance(header, dict) or "kind" not in header:
-        raise ModelFileError(f"{path}: header has no model kind")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(f"{path}: unsupported model format version {header.get('format_version')!r}")
-    wanted = (kind,) if isinstance(kind, str) else kind
-    if wanted is not None and header["kind"] not in wanted:
-        raise ModelFileError(f"{path}: a {header['kind']!r} model, expected {' or '.join(wanted)}")
     return header, arrays
 
 
-def _check_declared_sizes(path: Path) -> None:
-    """Refuse members whose ``.npy`` header declares more bytes than the member holds
-    (a damaged or hostile file would otherwise allocate them before failing)."""
-    with zipfile.ZipFile(path) as zf:
-        for info in zf.infolist():
-            with zf.open(info) as f:
-                version = np.lib.format.read_magic(f)
-                reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-                if version not in reader:
-                    raise ModelFileError(f"{path}: member {info.filename!r} has an unsupported .npy version {version}")
-                shape, _, dtype = reader[version](f)
-                if dtype.hasobject:
-                    raise ModelFileError(f"{path}: member {info.filename!r} holds pickled (object) data; "
-                                         "seqspectral model files never do")
-                declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
-                if declared > info.file_size:
-                    raise ModelFileError(f"{path}: member {info.filename!r} declares shape {shape} "
-                                         f"({declared} bytes) but holds {info.file_size}")
+def _read_header(zf: zipfile.ZipFile, by_name: dict) -> dict:
+    info = by_name.get(_HEADER_KEY + ".npy")
+    if info is None:
+        raise ModelFileError("not a seqspectral model (no header)")
+    blob = _read_member(zf, info, Member("u", (None,)), {}, _HEADER_KEY, MAX_HEADER_BYTES)
+    try:
+        text = blob.tobytes().decode("utf-8")
+        if _nesting_depth(text) > MAX_HEADER_DEPTH:
+            raise ModelFileError(f"header nested deeper than {MAX_HEADER_DEPTH} levels")
+        header = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ModelFileError(f"damaged header ({type(e).__name__})") from None
+    if not isinstance(header, dict) or not isinstance(header.get("kind"), str):
+        raise ModelFileError("header has no model kind")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise ModelFileError(f"unsupported model format version {_short(header.get('format_version'))}")
+    if header["kind"] not in KINDS:
+        raise ModelFileError(f"unknown model kind {_short(header['kind'])}")
+    return header
+
+
+def _nesting_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON ``text`` (brackets in strings not counted)."""
+    import re
+
+    depth = deepest = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        c = token.group()
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _read_members(zf: zipfile.ZipFile, by_name: dict, schema: Schema) -> dict[str, np.ndarray]:
+    dims = dict(schema.dims)
+    arrays = {}
+    for name, member in schema.members.items():
+        info = by_name.get(name + ".npy")
+        if info is None:
+            if member.optional:
+                continue
+            raise ModelFileError(f"no member {name!r}")
+        arrays[name] = _read_member(zf, info, member, dims, name)
+    return arrays
+
+
+def _read_member(zf, info: zipfile.ZipInfo, member: Member, dims: dict, name: str,
+                 max_bytes: int | None = None) -> np.ndarray:
+    """One member, checked against ``member`` (``dims`` binds the named dimensions) before
+    its data is decompressed."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise ModelFileError(f"member {name!r} is compressed by method {info.compress_type}, not deflate")
+    if max_bytes is not None and info.file_size > max_bytes:
+        raise ModelFileError(f"member {name!r} holds {info.file_size} bytes (at most {max_bytes})")
+    with zf.open(info) as f:
+        version = np.lib.format.read_magic(f)
+        reader = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+        if version not in reader:
+            raise ModelFileError(f"member {name!r} has an unsupported .npy version {version}")
+        shape, fortran, dtype = reader[version](f)
+        if dtype.hasobject or dtype.kind not in member.kinds or dtype.fields is not None:
+            raise ModelFileError(f"member {name!r} has dtype {dtype}, expected kind {member.kinds!r}")
+        _unify(name, shape, member.shape, dims)
+        n_bytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if f.tell() + n_bytes != info.file_size:
+            raise ModelFileError(f"member {name!r} declares shape {shape} ({n_bytes} bytes) but holds "
+                                 f"{info.file_size - f.tell()}")
+        data = f.read(n_bytes)
+    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
+    if member.finite and dtype.kind == "f" and not np.isfinite(array).all():
+        raise ModelFileError(f"member {name!r} holds NaN or infinite values")
+    if member.values is not None and array.size:
+        low, high = member.values
+        high = dims.get(high) if isinstance(high, str) else high
+        if array.min() < low or (high is not None and array.max() >= high):
+            raise ModelFileError(f"member {name!r} holds values outside {low}..{high}")
+    return array
+
+
+def _unify(name: str, shape: tuple, declared: tuple, dims: dict) -> None:
+    if len(shape) != len(declared):
+        raise ModelFileError(f"member {name!r} has {len(shape)} dimensions, expected {len(declared)}")
+    for axis, (n, want) in enumerate(zip(shape, declared)):
+        if isinstance(want, str):
+            want = dims.setdefault(want, n)
+        if want is not None and n != want:
+            raise ModelFileError(f"member {name!r} has shape {shape}: axis {axis} should be {want}")

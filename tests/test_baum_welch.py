@@ -51,11 +51,11 @@ def test_expected_counts_match_brute_force():
 
 def test_log_likelihood_never_decreases_and_restarts_keep_the_best():
     corpus = small_hmm(4, k=3, n_symbols=5).sample(1_000, random_state=0)
-    fit = BaumWelchHMM(4, n_iter=60, tol=0, n_init=3, random_state=0, progress=False, floor=0.0).fit(corpus)
+    fit = BaumWelchHMM(4, max_iter=60, tol=0, n_init=3, random_state=0, progress=False, floor=0.0).fit(corpus)
     assert fit.n_iter_ == 60
     assert np.all(np.diff(fit.history_) >= -1e-8 * abs(fit.history_[-1]))
     assert fit.history_[-1] > fit.history_[0]
-    first = BaumWelchHMM(4, n_iter=60, tol=0, random_state=0, progress=False, floor=0.0).fit(corpus)  # the first of the 3 starts
+    first = BaumWelchHMM(4, max_iter=60, tol=0, random_state=0, progress=False, floor=0.0).fit(corpus)  # the first of the 3 starts
     assert fit.log_likelihood_ >= first.log_likelihood_
     assert fit.log_likelihood_ == pytest.approx(fit.score(corpus))
 
@@ -83,7 +83,7 @@ def test_tensor_initialisation_runs_and_beats_its_start():
     from seqspectral.automata.tensor_hmm import TensorHMM
 
     corpus = small_hmm(7, k=3, n_symbols=5).sample(3_000, random_state=0)
-    fit = BaumWelchHMM(3, n_iter=20, init="tensor", random_state=0, progress=False, floor=0.0).fit(corpus)
+    fit = BaumWelchHMM(3, max_iter=20, init="tensor", random_state=0, progress=False, floor=0.0).fit(corpus)
     assert fit.log_likelihood_ >= TensorHMM(3, floor=0.0).fit(corpus).score(corpus) - 1e-6
     with pytest.raises(ValueError, match="init"):
         BaumWelchHMM(3, init="kmeans").fit(corpus)
@@ -92,7 +92,7 @@ def test_tensor_initialisation_runs_and_beats_its_start():
 def test_params_protocol():
     from sklearn.base import clone
 
-    est = BaumWelchHMM(7, n_iter=3, init="tensor", random_state=1)
+    est = BaumWelchHMM(7, max_iter=3, init="tensor", random_state=1)
     assert clone(est).get_params() == est.get_params()
     assert est.set_params(n_states=2).n_states == 2
 
@@ -103,7 +103,7 @@ def test_auto_states_and_split_tensor_start():
 
     true = small_hmm(8, k=3, n_symbols=2)
     corpus = true.sample(2_000, random_state=0)
-    fit = BaumWelchHMM("auto", n_iter=15, max_states=4, init="tensor", random_state=0, progress=False).fit(corpus)
+    fit = BaumWelchHMM("auto", max_iter=15, max_states=4, init="tensor", random_state=0, progress=False).fit(corpus)
     assert {r["n_states"] for r in fit.selection_.table} == {k for k in STATE_GRID if k <= 4}  # 4 > |Σ| = 2: split
     best = max(fit.selection_.table, key=lambda r: r["score"])
     assert (fit.n_states_, fit.floor_) == (best["n_states"], best["floor"])

@@ -266,8 +266,8 @@ def test_bad_usage_exit_2(capsys, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     lm(capsys, "train", empty, "--format", "text", "-o", model, "--method", "ngram", status=2)
-    assert "--dev" in lm(capsys, "train", TRAIN, "-o", model, "--method", "ngram", "--dev", empty, "--format", "text",
-                         status=2)[1]
+    assert "empty.txt" in lm(capsys, "train", TRAIN, "-o", model, "--method", "ngram", "--dev", empty,
+                             "--format", "text", status=2)[1]
     assert not model.exists()
 
 

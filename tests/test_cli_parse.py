@@ -64,6 +64,90 @@ def test_nbest_output_then_rerank(trained, capsys):
         assert any(np.array_equal(s.heads, c.heads) for c in x.candidates)
 
 
+@pytest.fixture(scope="module")
+def parse_lists(trained):
+    """5-best lists of the sample's dev sentences, and two different tree models."""
+    out, train, dev, parser = trained
+    nbest = out / "dev.5best.conllu"
+    assert main(["parse", "run", str(parser), str(dev), "-k", "5", "-o", str(nbest), "--quiet"]) == 0
+    for name, field in (("tree.npz", "upos"), ("tree-xpos.npz", "xpos")):
+        assert main(["tree", "train", str(train), "--field", field, "--dim", "4", "--floor", "0.01", "--ridge", "0",
+                     "--shrinkage", "0", "-o", str(out / name), "--quiet"]) == 0
+    return out, dev, nbest
+
+
+def test_rerank_train_reports_the_held_out_1best_and_reranked_uas(parse_lists, capsys):
+    from seqspectral.reranking.reranker import _held_out_lists
+
+    out, dev, nbest = parse_lists
+    reranker = out / "r.npz"
+    capsys.readouterr()
+    assert main(["rerank", "train", str(nbest), "--gold", str(dev), "--tree-model", str(out / "tree.npz"),
+                 "--epochs", "3", "-o", str(reranker), "--json"]) == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert "held-out UAS 1-best" in captured.err and "chose anchor" in captured.err
+    lists, gold = read_nbest(nbest), read_conllu(dev)
+    # the held-out lists are the seeded 20% of the training lists: their rank-1 UAS, counted here
+    _, held, _ = _held_out_lists(len(lists), 0)
+    right = sum(int(np.sum(lists[i].candidates[0].heads == gold[i].heads)) for i in held)
+    words = sum(len(gold[i]) for i in held)
+    held_out = report["held_out"]
+    assert held_out["lists"] == len(held) and held_out["items"] == words
+    assert held_out["base_accuracy"] == pytest.approx(100 * right / words)
+    assert held_out["reranked_accuracy"] >= held_out["base_accuracy"]  # the 1-best ranking is a candidate
+    assert report["templates"] == "context" and report["passed_through"] == 0 and report["lists"] == len(lists)
+    assert set(report["chosen"]) == {"anchor", "epochs"}
+
+
+def test_rerank_apply_uses_the_recorded_tree_model_and_refuses_another(parse_lists, capsys):
+    from seqspectral import serialize
+
+    out, dev, nbest = parse_lists
+    reranker = out / "r-tree.npz"
+    assert main(["rerank", "train", str(nbest), "--gold", str(dev), "--tree-model", str(out / "tree.npz"),
+                 "--epochs", "2", "-o", str(reranker), "--quiet"]) == 0
+    assert serialize.load(reranker).sources_["tree:log_prob"]["path"] == str((out / "tree.npz").resolve())
+    recorded, given = out / "recorded.conllu", out / "given.conllu"
+    assert main(["rerank", "apply", str(reranker), str(nbest), "-o", str(recorded), "--quiet"]) == 0
+    assert main(["rerank", "apply", str(reranker), str(nbest), "--tree-model", str(out / "tree.npz"),
+                 "-o", str(given), "--quiet"]) == 0
+    assert recorded.read_text() == given.read_text()
+    capsys.readouterr()
+    other = out / "other.conllu"
+    assert main(["rerank", "apply", str(reranker), str(nbest), "--tree-model", str(out / "tree-xpos.npz"),
+                 "-o", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "tree:log_prob" in err and "tree-xpos.npz" in err and not other.exists()
+    # a parse-list LM given as --tree-model is refused by kind
+    assert main(["rerank", "apply", str(reranker), str(nbest), "--tree-model", str(reranker), "-o", str(other)]) == 2
+
+
+def test_rerank_refuses_tag_lists_and_non_finite_scores(parse_lists, tmp_path, capsys):
+    from dataclasses import replace
+
+    from seqspectral.corpus import NBestList, write_nbest
+
+    out, dev, nbest = parse_lists
+    reranker = out / "r-plain.npz"
+    assert main(["rerank", "train", str(nbest), "--gold", str(dev), "--epochs", "1", "-o", str(reranker),
+                 "--quiet"]) == 0
+    gold = read_conllu(dev)[:3]
+    tag_lists = [NBestList(str(i), [s, replace(s, upos=["X"] * len(s))], [1.0, 0.5]) for i, s in enumerate(gold)]
+    write_nbest(tmp_path / "tags.conllu", tag_lists)
+    capsys.readouterr()
+    assert main(["rerank", "apply", str(reranker), str(tmp_path / "tags.conllu"), "-o", str(tmp_path / "x")]) == 2
+    assert "ranks tag sequences" in capsys.readouterr().err and not (tmp_path / "x").exists()
+    for bad in ("nan", "inf", "1e400"):
+        text = nbest.read_text().split("\n")
+        at = [i for i, line in enumerate(text) if line.startswith("# nbest_score")][7]
+        text[at] = f"# nbest_score = {bad}"
+        (tmp_path / "bad.conllu").write_text("\n".join(text))
+        assert main(["rerank", "apply", str(reranker), str(tmp_path / "bad.conllu"), "-o", str(tmp_path / "x")]) == 2
+        err = capsys.readouterr().err
+        assert f"bad.conllu:{at + 1}" in err and "finite" in err and "Warning" not in err
+
+
 def test_jackknife_parses_every_sentence_once(trained, tmp_path):
     _, _, dev, parser = trained
     out = tmp_path / "jack.conllu"

@@ -5,6 +5,8 @@ lists; every option in --help. (Parse lists: tests/test_cli_parse.py.)"""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -92,9 +94,14 @@ def test_malformed_tag_list_passes_through_with_rank_one(planted, capsys, tmp_pa
     lists = [NBestList("a", [_sentence(BAD, 0), _sentence(GOOD, 0)], [2.0, 1.0]),
              NBestList("odd", [_sentence(BAD, 1), _sentence(GOOD, 1, ("a", "cat", "sleeps"))], [2.0, 1.0])]
     write_nbest(tmp_path / "in.conllu", lists)
+    capsys.readouterr()
     assert main(["rerank", "apply", str(reranker), str(tmp_path / "in.conllu"), "--lm", str(d / "lm.npz"),
-                 "-o", str(tmp_path / "out.conllu")]) == 0
-    assert "1 n-best list(s) cannot be reranked (first: list 2: candidate 2 has other words" in capsys.readouterr().err
+                 "-o", str(tmp_path / "out.conllu"), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert "1 n-best list(s) cannot be reranked and are passed through (first: list 2: candidate 2 has other " \
+           "words" in captured.err
+    assert json.loads(captured.out) == {"lists": 2, "passed_through": 1, "ranks": "tags",
+                                        "reasons": {"candidate 2 has other words than candidate 1": 1}}
     out = read_conllu(tmp_path / "out.conllu")
     assert [s.metadata["sent_id"] for s in out] == ["a", "odd"]
     assert out[0].upos == GOOD and out[1].upos == BAD

@@ -10,15 +10,16 @@ from scipy.optimize import minimize
 from scipy.special import logsumexp
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures.bayesnet import BayesNetStructure, DiscreteBayesNet, StructureError
-from seqspectral.mixtures.bayesnet_cpt import fit_tables, log_linear_weights, row_objective, table_counts
-from seqspectral.mixtures.bayesnet_learners import SupervisedBayesNet, ViterbiEM
-from seqspectral.mixtures.convex_em_data import DATASETS, random_network
+from seqspectral.mixtures.bayesnet.network import BayesNetStructure, DiscreteBayesNet, StructureError
+from seqspectral.mixtures.bayesnet.tables import fit_tables, log_linear_weights, row_objective, table_counts
+from seqspectral.mixtures.bayesnet.learners import SupervisedBayesNet, ViterbiEM
+from seqspectral.mixtures._research import MissingResearchDependency, require
+from seqspectral.mixtures.datasets.bayesnets import DATASETS, random_network
 
 cp = pytest.importorskip("cvxpy")
 
-from seqspectral.mixtures.convex_em import ConvexEM, round_equivalence, rounding_candidates  # noqa: E402
-from seqspectral.mixtures.convex_em_sdp import equivalence_program  # noqa: E402
+from seqspectral.mixtures.bayesnet.convex_em import ConvexEM, round_equivalence, rounding_candidates  # noqa: E402
+from seqspectral.mixtures.bayesnet.relaxation import equivalence_program  # noqa: E402
 
 
 def small_network():
@@ -298,13 +299,13 @@ def test_convex_em_refuses_a_hidden_child_of_a_hidden_parent_when_relaxing_its_t
 
 
 def test_typed_in_asia_and_cancer_tables_equal_the_packaged_bif_files():
-    from seqspectral.mixtures.bayesnet_bif import packaged_network
-    from seqspectral.mixtures.convex_em_data import asia, cancer
+    from seqspectral.mixtures.bayesnet.bif import packaged_network
+    from seqspectral.mixtures.datasets.bayesnets import asia, cancer
 
     for name, typed in (("asia", asia), ("cancer", cancer)):
         try:
             packaged = packaged_network(name)
-        except FileNotFoundError:
+        except MissingResearchDependency:
             pytest.skip("pgmpy-no-torch is not installed")
         net = typed().network
         assert net.structure.cardinalities == packaged.structure.cardinalities
@@ -313,8 +314,13 @@ def test_typed_in_asia_and_cancer_tables_equal_the_packaged_bif_files():
             np.testing.assert_allclose(np.exp(ours), np.exp(theirs), atol=1e-12)
 
 
+def test_a_missing_research_dependency_names_the_extra_and_the_caller():
+    with pytest.raises(ImportError, match=r"ConvexEM needs no_such_solver_xyz.*pip install 'seqspectral\[research\]'"):
+        require("no_such_solver_xyz", "ConvexEM")
+
+
 def test_bif_reader_reads_values_parents_and_rows():
-    from seqspectral.mixtures.bayesnet_bif import read_bif
+    from seqspectral.mixtures.bayesnet.bif import read_bif
 
     text = """network x { }
     variable A { type discrete [ 2 ] { yes, no }; }
@@ -332,7 +338,7 @@ def test_every_dataset_draws_valid_splits():
     for name, make in DATASETS.items():
         try:
             dataset = make()
-        except FileNotFoundError:  # alarm without pgmpy-no-torch
+        except MissingResearchDependency:  # alarm without pgmpy-no-torch
             continue
         X, H, X_test, H_test = dataset.draw(20, 15, random_state=0)
         assert dataset.structure.check_observed(X).shape[0] == 20 and len(H) == 20

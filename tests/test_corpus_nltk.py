@@ -52,3 +52,36 @@ def test_missing_brown_is_a_file_error(tmp_path, monkeypatch):
         read_brown(None)
     with pytest.raises(FileNotFoundError):
         read_brown(tmp_path / "nothing.zip")
+
+
+@pytest.mark.parametrize("field", ["upos", "xpos", "form"])
+def test_brown_equals_nltks_own_reader(nltk_path, field):
+    """The compiled reader against NLTK's CategorizedTaggedCorpusReader, two categories."""
+    import nltk.data
+    from nltk.corpus.reader import CategorizedTaggedCorpusReader
+
+    root = nltk.data.ZipFilePathPointer(str(nltk_path / "corpora" / "brown.zip"), "brown/")
+    reader = CategorizedTaggedCorpusReader(root, r"c[a-z]\d\d", cat_file="cats.txt", tagset="brown", encoding="ascii")
+    categories = ["news", "humor"]
+    if field == "form":
+        expected = [list(s) for s in reader.sents(categories=categories)]
+    else:
+        tagged = reader.tagged_sents(categories=categories, tagset="universal" if field == "upos" else None)
+        expected = [[t for _, t in s] for s in tagged]
+    ours = read_brown(nltk_path, field=field, categories=categories)
+    assert ours.to_symbols() == expected and len(expected) > 5000
+
+
+def test_brown_directory_and_bad_bytes(nltk_path, tmp_path):
+    """A brown/ directory reads like the zip; a non-ASCII byte is an error naming its offset."""
+    brown = tmp_path / "brown"
+    brown.mkdir()
+    zipfile.ZipFile(nltk_path / "corpora" / "brown.zip").extract("brown/ca01", tmp_path)
+    (brown / "cb01").write_bytes(b"The/at caf\xc3\xa9/nn ./.\n")
+    (brown / "cats.txt").write_text("ca01 news\ncb01 editorial\n")
+    news = read_brown(brown, field="xpos", categories="news")
+    assert news.to_symbols() == read_brown(nltk_path, field="xpos", categories="news").to_symbols()[:len(news)]
+    from seqspectral.corpus.errors import CorpusFormatError
+
+    with pytest.raises(CorpusFormatError, match="not ASCII"):
+        read_brown(brown, field="xpos")

@@ -13,7 +13,6 @@ from seqspectral.corpus import Corpus
 from seqspectral.counting import TreeStatistics, tree_statistics
 
 N_SYMBOLS = 7
-STOP = 1
 
 
 @st.composite
@@ -39,21 +38,15 @@ def make_corpus(sentences, heads):
 
 
 def brute(sentences, heads):
-    uni, root, left, right, tri = Counter(), Counter(), Counter(), Counter(), Counter()
+    uni, root, left, right = Counter(), Counter(), Counter(), Counter()
     for x, h in zip(sentences, heads):
-        n = len(x)
-        for i in range(1, n + 1):
+        for i in range(1, len(x) + 1):
             uni[x[i - 1]] += 1
             if h[i - 1] == 0:
                 root[x[i - 1]] += 1
             else:
                 (left if i < h[i - 1] else right)[x[i - 1], x[h[i - 1] - 1]] += 1
-            lefts = [j for j in range(1, i) if h[j - 1] == i]
-            rights = [j for j in range(i + 1, n + 1) if h[j - 1] == i]
-            l = x[max(lefts) - 1] if lefts else STOP
-            r = x[min(rights) - 1] if rights else STOP
-            tri[l, x[i - 1], r] += 1
-    return uni, root, left, right, tri
+    return uni, root, left, right
 
 
 def dense2(counter):
@@ -64,18 +57,12 @@ def dense2(counter):
 
 
 def check(stats, sentences, heads):
-    uni, root, left, right, tri = brute(sentences, heads)
+    uni, root, left, right = brute(sentences, heads)
     assert stats.unigram.tolist() == [uni[a] for a in range(N_SYMBOLS)]
     assert stats.root.tolist() == [root[a] for a in range(N_SYMBOLS)]
     np.testing.assert_array_equal(stats.left.toarray(), dense2(left))
     np.testing.assert_array_equal(stats.right.toarray(), dense2(right))
-    T = np.zeros((N_SYMBOLS,) * 3)
-    for (a, b, c), k in tri.items():
-        T[a, b, c] += k
-    np.testing.assert_array_equal(stats.trigram_dense(), T)
-    np.testing.assert_array_equal(stats.skip.toarray(), T.sum(axis=1))
     assert stats.n_sentences == len(sentences) and stats.n_tokens == sum(map(len, sentences))
-    return T
 
 
 @settings(max_examples=60, deadline=None)
@@ -84,27 +71,23 @@ def test_tree_counts_match_brute_force_and_add(bank, cut, chunk):
     sentences, heads = bank
     corpus = make_corpus(sentences, heads)
     stats = tree_statistics(corpus, N_SYMBOLS)
-    T = check(stats, sentences, heads)
+    check(stats, sentences, heads)
     cut = min(cut, len(sentences))
     merged = tree_statistics(corpus[:cut], N_SYMBOLS) + tree_statistics(corpus[cut:], N_SYMBOLS)
     check(merged, sentences, heads)
     check(tree_statistics(corpus, N_SYMBOLS, chunk_size=chunk), sentences, heads)
     U = np.random.default_rng(len(sentences)).normal(size=(N_SYMBOLS, 3))
     proj = stats.project(U)
-    np.testing.assert_allclose(proj["trigram"], np.einsum("lpr,la,pb,rc->abc", T, U, U, U), atol=1e-9)
-    np.testing.assert_allclose(stats.trigram_projected(U, keep_parent=True),
-                               np.einsum("lpr,la,rc->pac", T, U, U), atol=1e-9)
     np.testing.assert_allclose(proj["left"], U.T @ stats.left.toarray() @ U, atol=1e-9)
-    np.testing.assert_allclose(proj["skip"], U.T @ T.sum(axis=1) @ U, atol=1e-9)
+    np.testing.assert_allclose(proj["right"], U.T @ stats.right.toarray() @ U, atol=1e-9)
     np.testing.assert_allclose(proj["unigram"], U.T @ stats.unigram, atol=1e-9)
 
 
 def test_one_word_and_flat_trees():
     sentences, heads = [[3], [2, 4, 5, 6]], [[0], [0, 1, 1, 1]]
     stats = tree_statistics(make_corpus(sentences, heads), N_SYMBOLS)
-    T = check(stats, sentences, heads)
-    assert T[STOP, 3, STOP] == 1  # the lone word has no dependents
-    assert T[STOP, 2, 4] == 1  # the flat head: nearest right dependent is word 2
+    check(stats, sentences, heads)
+    assert stats.root.tolist() == [0, 0, 1, 1, 0, 0, 0]  # the lone word and the flat head
     assert stats.right[4:, 2].sum() == 3 and stats.left.nnz == 0
 
 

@@ -195,7 +195,7 @@ def test_estimator_conventions():
         est.transform(["a"])
     with pytest.raises(ParameterError, match="method"):
         CCAEmbeddings(method="three-step").fit(Corpus.from_symbols([["a", "b"]]))
-    with pytest.raises(ParameterError, match="dim"):
+    with pytest.raises(ParameterError, match="n_components"):
         CCAEmbeddings(0).fit(Corpus.from_symbols([["a", "b"]]))
 
 

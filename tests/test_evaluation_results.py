@@ -2,14 +2,10 @@
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-EVALUATION = Path(__file__).resolve().parents[1] / "evaluation"
-sys.path.insert(0, str(EVALUATION))
-
-from _results import require_data, write_results  # noqa: E402
+from evaluation.common import EVALUATION, REPO, markdown_table, require_data, write_results
 
 
 def test_require_data_names_every_missing_path(tmp_path, capsys):
@@ -33,10 +29,23 @@ def test_write_results_is_whole_or_nothing(tmp_path):
 def test_pautomac_benchmark_without_its_data_exits_2_and_keeps_the_committed_table():
     table = EVALUATION / "results" / "pautomac.md"
     before = table.read_bytes() if table.exists() else None
-    run = subprocess.run([sys.executable, str(EVALUATION / "pautomac.py"), "--problems", "99999", "--no-splearn"],
-                         capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "evaluation", "pautomac", "--problems", "99999", "--no-splearn"],
+                         capture_output=True, text=True, cwd=REPO)
     # with ../shared the missing problem is named; in a clone without it, the missing data directory
     missing = "99999.pautomac.train" if (EVALUATION.parents[1] / "shared" / "corpora" / "pautomac").is_dir() \
         else "corpora/pautomac"
     assert run.returncode == 2 and "data not found" in run.stderr and missing in run.stderr
     assert run.stdout == "" and (table.read_bytes() if table.exists() else None) == before
+
+
+def test_markdown_table_aligns_and_refuses_ragged_rows():
+    assert markdown_table(["a", "b"], [[1, "x"]]) == ["| a | b |", "|---|---:|", "| 1 | x |"]
+    with pytest.raises(ValueError, match="2 columns"):
+        markdown_table(["a", "b"], [[1]])
+
+
+def test_the_entry_point_lists_the_benchmarks_and_refuses_an_unknown_name():
+    listing = subprocess.run([sys.executable, "-m", "evaluation"], capture_output=True, text=True, cwd=REPO)
+    assert listing.returncode == 0 and "pautomac" in listing.stdout and "common" not in listing.stdout
+    unknown = subprocess.run([sys.executable, "-m", "evaluation", "nope"], capture_output=True, text=True, cwd=REPO)
+    assert unknown.returncode == 2 and "no benchmark 'nope'" in unknown.stderr

@@ -69,7 +69,7 @@ def test_shards_with_a_dev_set_give_the_model_of_the_whole_corpus(planted_files,
     np.testing.assert_allclose(sharded.model.sequence_log_probs(held), whole.model.sequence_log_probs(held), rtol=1e-9)
 
 
-def test_text_shards_share_one_vocabulary_and_hold_out_part_of_the_first(tmp_path, planted_files):
+def test_text_shards_share_one_vocabulary_and_hold_out_part_of_the_whole(tmp_path, planted_files):
     corpus = read_corpus(planted_files[0])
     path = tmp_path / "tags.txt"
     write_text(path, corpus)
@@ -81,7 +81,7 @@ def test_text_shards_share_one_vocabulary_and_hold_out_part_of_the_first(tmp_pat
         return read_shard(shard, vocabulary=vocabulary)
 
     lm = train_lm_sharded(shards, "spectral-substring", read=read, n_states=3, basis_length=2)
-    assert lm.selection.on == "held-out 20% of the first shard"
+    assert lm.selection.on == "held-out 20% of train"
     assert lm.training["n_sequences"] == len(corpus)
     probs = np.exp(lm.model.sequence_log_probs(read_corpus(path, format="text", vocabulary=vocabulary)))
     assert np.all(probs > 0)

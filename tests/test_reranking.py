@@ -8,7 +8,7 @@ import pytest
 
 from seqspectral import serialize
 from seqspectral.corpus import NBestList, Sentence
-from seqspectral.parsing._hashing import feature, slot
+from seqspectral.perceptron.hashing import feature, slot
 from seqspectral.reranking import (
     CandidateFeatures,
     CorpusScorer,
@@ -19,6 +19,7 @@ from seqspectral.reranking import (
     parse_features,
 )
 from seqspectral.reranking.parses import _WIDE, rerank_parses
+from seqspectral.reranking.reranker import ANCHOR_GRID
 
 
 def planted_lists(n_lists, seed):
@@ -49,10 +50,42 @@ def test_reranker_learns_the_planted_preference():
     assert learned < 0.6 * by_base < first
     assert reranker.dense_weight("planted") > 0 and reranker.dense_weight("parser") > 0
     assert reranker.sparse_weights_[7] > 0 > reranker.sparse_weights_[11]
-    assert len(reranker.history_) == 8 and "dev_loss" in reranker.history_[0]
-    best = min(reranker.history_, key=lambda r: r["dev_loss"])
-    assert reranker.selection_.chosen["epochs"] == best["epoch"]
-    assert learned == pytest.approx(best["dev_loss"])
+    # epoch 0 (the parser's ranking) once, then epochs 1..8 from every anchor weight of the grid
+    assert len(reranker.history_) == 1 + 8 * len(ANCHOR_GRID) and reranker.history_[0]["epoch"] == 0
+    assert reranker.history_[0]["held_out_loss"] == pytest.approx(by_base * len(test))
+    best = min(reranker.history_, key=lambda r: r["held_out_loss"])
+    assert reranker.selection_.chosen == {"anchor": best["anchor"], "epochs": best["epoch"]}
+    assert learned * len(test) == pytest.approx(best["held_out_loss"])
+    assert reranker.held_out_["base_loss"] == pytest.approx(by_base * len(test))
+    assert reranker.held_out_["reranked_loss"] == pytest.approx(learned * len(test))
+
+
+def test_the_parser_s_ranking_is_a_candidate_where_every_other_feature_is_noise():
+    """Every other feature is noise and the right candidate is the base model's rank 1 in 70%
+    of the lists, another at random in the rest: the perceptron moves (it is wrong on the
+    30%) but what it learns is noise, so it loses on held-out lists, the chosen model is the
+    untrained one, and its choice is rank 1 of every unseen list."""
+    def lists(n_lists, seed):
+        rng = np.random.default_rng(seed)
+        groups = np.arange(n_lists + 1) * 8
+        n = 8 * n_lists
+        base = np.concatenate([np.sort(rng.normal(size=8))[::-1] for _ in range(n_lists)])
+        right = np.where(rng.random(n_lists) < 0.7, 0, rng.integers(1, 8, size=n_lists))
+        loss = np.ones(n)
+        loss[groups[:-1] + right] = 0
+        features = CandidateFeatures(groups, np.arange(n + 1) * 3, rng.integers(0, 50, size=3 * n),
+                                     np.column_stack([base, rng.normal(size=n)]), ["parser", "noise"])
+        return features, loss
+
+    train, loss = lists(400, 5)
+    test, _ = lists(200, 6)
+    for dev in (None, lists(100, 7)):
+        reranker = Reranker(epochs=5, hash_bits=10).fit(train, loss, dev=dev)
+        assert reranker.selection_.chosen["epochs"] == 0
+        base_loss = reranker.history_[0]["held_out_loss"]
+        assert min(r["held_out_loss"] for r in reranker.history_[1:]) > base_loss  # trained on noise: worse
+        np.testing.assert_array_equal(reranker.choose(test), np.zeros(len(test)))
+        assert reranker.held_out_["reranked_loss"] == reranker.held_out_["base_loss"] == base_loss
 
 
 def test_reranker_file_round_trip_and_feature_check(tmp_path):
@@ -75,7 +108,7 @@ def _sentence(heads, upos, forms=None):
 def test_tree_features_are_the_paper_s_baseline_features_counted_by_hand():
     # root -> 2; 2 has left child 1 and right children 3, 4; 4 has right child 5
     s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
-    features = parse_features([NBestList("1", [s], [0.0])])
+    features = parse_features([NBestList("1", [s], [0.0])], templates="baseline")
     NONE, ROOT = -7, -1
     import zlib
 
@@ -100,7 +133,7 @@ def test_context_features_counted_by_hand():
     s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
     nbest = [NBestList("1", [s], [0.0])]
     extra = Counter(parse_features(nbest, templates="context").indices.tolist())
-    extra.subtract(Counter(parse_features(nbest).indices.tolist()))
+    extra.subtract(Counter(parse_features(nbest, templates="baseline").indices.tolist()))
     import zlib
 
     atom = {t: zlib.crc32(t.encode()) for t in ["D", "N", "A", "V", "X", "w1", "w2", "w3", "w4", "w5"]}
@@ -137,12 +170,12 @@ def test_a_reranker_refuses_candidates_described_by_other_templates(tmp_path):
     s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
     t = _sentence([0, 1, 2, 3, 4], ["D", "N", "A", "V", "X"])
     nbest = [NBestList("1", [s, t], [1.0, 0.0])]
-    reranker = Reranker(epochs=1, hash_bits=10).fit(parse_features(nbest), np.array([0.0, 3.0]))
+    reranker = Reranker(epochs=1, hash_bits=10).fit(parse_features(nbest, templates="baseline"), np.array([0.0, 3.0]))
     serialize.save(tmp_path / "r.npz", reranker)
     loaded = serialize.load(tmp_path / "r.npz")
     assert loaded.templates_ == "baseline"
     with pytest.raises(FeatureMismatchError, match="context"):
-        loaded.choose(parse_features(nbest, templates="context"))
+        loaded.choose(parse_features(nbest))
 
 
 class CountWords:
@@ -175,7 +208,7 @@ def test_rerank_parses_passes_malformed_lists_through_in_order():
     good = [_sentence([0, 1, 1], upos), _sentence([0, 1, 2], upos), _sentence([2, 0, 2], upos)]
     lists = [
         NBestList("s1", good, [3.0, 2.0, 1.0]),
-        NBestList("s2", [_sentence([0, 0, 1], upos), good[1]], [5.0, 1.0]),  # rank 1 has two roots
+        NBestList("s2", [_sentence([0, 3, 2], upos), good[1]], [5.0, 1.0]),  # rank 1 has a cycle
         NBestList("s3", [good[0], good[2]], [1.0, 0.5]),
     ]
     gold = [good[2], good[1], good[2]]
@@ -188,7 +221,7 @@ def test_rerank_parses_passes_malformed_lists_through_in_order():
     best, problems = rerank_parses(reranker, lists, [scorer])
     assert [s.metadata["sent_id"] for s in best] == ["s1", "s2", "s3"]
     assert problems[0][0] == 1 and "not a tree" in problems[0][1]
-    np.testing.assert_array_equal(best[1].heads, [0, 0, 1])  # passed through: rank 1
+    np.testing.assert_array_equal(best[1].heads, [0, 3, 2])  # passed through: rank 1
     np.testing.assert_array_equal(best[0].heads, good[2].heads)
     np.testing.assert_array_equal(best[2].heads, good[2].heads)
 
@@ -203,3 +236,41 @@ def test_first_k_candidates_of_every_list():
             np.testing.assert_array_equal(short.indices[short.indptr[row]:short.indptr[row + 1]],
                                           features.indices[features.indptr[old]:features.indptr[old + 1]])
             np.testing.assert_array_equal(short.dense[row], features.dense[old])
+
+
+def test_features_every_candidate_shares_are_left_out_without_changing_the_reranker():
+    features, loss = planted_lists(60, 4)
+    rng = np.random.default_rng(4)
+    # every candidate of a list also gets its list's own shared slots (one of them twice)
+    rows = []
+    for g in range(len(features)):
+        shared = rng.integers(0, 1 << 20, size=5).tolist()
+        shared.append(shared[0])
+        for c in range(features.groups[g], features.groups[g + 1]):
+            rows.append(features.indices[features.indptr[c]:features.indptr[c + 1]].tolist() + shared)
+    indptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])])
+    full = CandidateFeatures(features.groups, indptr, np.concatenate(rows), features.dense, features.dense_names)
+    compact = full.without_common()
+    assert len(compact.indices) <= len(features.indices)
+    for c in range(full.n_candidates):  # what is left of a row is the row minus the list's common multiset
+        g = np.searchsorted(full.groups, c, side="right") - 1
+        common = Counter(full.indices[full.indptr[full.groups[g]]:full.indptr[full.groups[g] + 1]].tolist())
+        for d in range(full.groups[g] + 1, full.groups[g + 1]):
+            common &= Counter(full.indices[full.indptr[d]:full.indptr[d + 1]].tolist())
+        row = Counter(full.indices[full.indptr[c]:full.indptr[c + 1]].tolist())
+        assert Counter(compact.indices[compact.indptr[c]:compact.indptr[c + 1]].tolist()) == row - common
+    a = Reranker(epochs=3, hash_bits=12).fit(full, loss)
+    b = Reranker(epochs=3, hash_bits=12).fit(compact, loss)
+    assert a.selection_.chosen == b.selection_.chosen
+    np.testing.assert_array_equal(a.choose(full), b.choose(compact))
+
+
+def test_subsets_and_concatenation_of_lists():
+    features, _ = planted_lists(6, 5)
+    parts = [features.subset([0, 1]), features.subset([2, 3, 4, 5])]
+    joined = CandidateFeatures.concatenate(parts)
+    for name in ("groups", "indptr", "indices", "dense"):
+        np.testing.assert_array_equal(getattr(joined, name), getattr(features, name))
+    picked = features.subset([4, 1])
+    np.testing.assert_array_equal(picked.dense, features.dense[np.r_[32:40, 8:16]])
+    np.testing.assert_array_equal(features.rows([4, 1]), np.r_[32:40, 8:16])

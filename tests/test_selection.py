@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import itertools
 from pathlib import Path
 
@@ -53,10 +53,7 @@ def test_held_out_split_is_seeded_and_refuses_an_empty_dev():
 
 
 def _pautomac_benchmark():
-    spec = importlib.util.spec_from_file_location("pautomac_benchmark", ROOT / "evaluation" / "pautomac.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("evaluation.pautomac")
 
 
 @pytest.mark.parametrize("method", ["spectral-substring", "tensor"])

@@ -8,11 +8,11 @@ from scipy.optimize import linear_sum_assignment
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures.smooth_coupled_cp import fit_coupled_cp, model_histograms, random_start
-from seqspectral.mixtures.smooth_histograms import (EqualWidthBins, MissingDataError, all_triples, balanced_triples,
+from seqspectral.mixtures.smooth.coupled_cp import fit_coupled_cp, model_histograms, random_start
+from seqspectral.mixtures.smooth.histograms import (EqualWidthBins, MissingDataError, all_triples, balanced_triples,
                                                     triple_histograms)
-from seqspectral.mixtures.smooth_product import SmoothProductMixture
-from seqspectral.mixtures.smooth_sinc import SincDensities
+from seqspectral.mixtures.smooth.product import SmoothProductMixture
+from seqspectral.mixtures.smooth.sinc import SincDensities
 
 
 # -- sinc / CDF recovery (Section 3) ---------------------------------------------------------
@@ -159,7 +159,7 @@ def test_recovers_a_planted_mixture_from_samples():
 def test_bins_chosen_on_validation_rows():
     X, _ = gaussian_mixture_sample(1500, seed=4, means=MEANS)
     V, _ = gaussian_mixture_sample(500, seed=5, means=MEANS)
-    model = SmoothProductMixture(2, n_bins="auto", bins_grid=(3, 8, 12), n_init=1, max_iter=100).fit(X, validation=V)
+    model = SmoothProductMixture(2, n_bins="auto", bins_grid=(3, 8, 12), n_init=1, max_iter=100).fit(X, dev=V)
     table = model.selection_.table
     assert [row["n_bins"] for row in table] == [3, 8, 12]
     best = max(table, key=lambda row: row["score"])

@@ -11,7 +11,6 @@ from seqspectral.automata.wfa import WeightedAutomaton
 from seqspectral.base import NotFittedError, ParameterError
 from seqspectral.corpus import Corpus
 from seqspectral.counting import HankelBasis
-from seqspectral.selection import floored_log_probs
 from seqspectral.serialize import load, save
 
 from references import exact_hankel
@@ -102,18 +101,6 @@ def test_extra_statistics_are_added_on_the_basis_they_were_counted_on(samples):
     assert other != basis
     with pytest.raises(ValueError, match="same basis"):  # a given basis is kept: extra on another is refused
         SpectralWA(n_states=3, basis=other, floor=0.01).fit(a, extra=hankel_statistics(b, basis, statistic="substring"))
-
-
-def test_one_pass_floor_sweep_equals_scoring_each_floor(samples):
-    """The sweep scores every floor from one pass; the result must equal scoring each floored
-    automaton on its own."""
-    train, test = samples
-    wa = SpectralWA(n_states=5, basis_length=3, floor=0.0).fit(train).model_
-    floors = (0.0, 1e-3, 0.05, 0.3)
-    swept = floored_log_probs(wa, test, floors)
-    for floor, log_prob in zip(floors, swept):
-        np.testing.assert_allclose(log_prob, wa.with_floor(floor).event_log_probs(test).log_prob, rtol=0, atol=1e-12)
-    assert np.max(np.abs(swept[0] - swept[-1])) > 0.01  # the floors bite
 
 
 def test_estimator_protocol():

@@ -9,15 +9,16 @@ import pytest
 from scipy.stats import norm
 
 from seqspectral.base import NotFittedError, ParameterError
-from seqspectral.mixtures._fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
-from seqspectral.mixtures.experts_alignment import align_components, parameter_error
-from seqspectral.mixtures.experts_em import MixtureOfLinearRegressionsEM
-from seqspectral.mixtures.experts_mixture import InputError
-from seqspectral.mixtures.experts_synthetic import (FEATURE_MAPS, HISTOGRAM_MAP, independent_monomials,
-                                                    polynomial_features, sample_inputs, sample_responses)
-from seqspectral.mixtures.regression_cvxpy import solve_low_rank_regression_cvxpy
-from seqspectral.mixtures.regression_monomials import SymmetricIndex, regression_statistics
-from seqspectral.mixtures.spectral_experts import SpectralExperts, experts_from_moments, mixture_moments
+from seqspectral.mixtures.experts.fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
+from seqspectral.mixtures.experts.alignment import align_components, parameter_error
+from seqspectral.mixtures.experts.em import MixtureOfLinearRegressionsEM
+from seqspectral.mixtures.experts.mixture import InputError
+from seqspectral.mixtures.datasets.experts import (FEATURE_MAPS, HISTOGRAM_MAP, independent_monomials,
+                                                    polynomial_features, random_instance, sample_inputs,
+                                                    sample_responses)
+from seqspectral.mixtures.experts.cvxpy_regression import solve_low_rank_regression_cvxpy
+from seqspectral.mixtures.experts.monomials import SymmetricIndex, regression_statistics
+from seqspectral.mixtures.experts.spectral import SpectralExperts, experts_from_moments, mixture_moments
 
 
 def planted(n, coef, weights, noise_variance, seed, *, bias=False):
@@ -168,8 +169,10 @@ def test_em_step_matches_brute_force():
     B, pi = np.array([[1.0, -1.0], [0.5, 1.5]]), np.array([0.3, 0.7])
     X, y = planted(500, B, pi, 0.2, seed=4)
     start_coef, start_weights = np.array([[0.5, -0.2], [0.1, 1.0]]), np.array([0.5, 0.5])
-    em = MixtureOfLinearRegressionsEM(2, coef_init=start_coef, weights_init=start_weights, max_iter=1, tol=0.0).fit(X, y)
-    coef, weights, sigma2, _ = brute_force_em_step(X, y, start_coef, start_weights, np.var(y))
+    em = MixtureOfLinearRegressionsEM(2, n_init=1, coef_init=start_coef, weights_init=start_weights, max_iter=1,
+                                      tol=0.0).fit(X, y)
+    start_variance = np.mean(np.min((y[:, None] - X @ start_coef) ** 2, axis=1))  # to the nearest regression
+    coef, weights, sigma2, _ = brute_force_em_step(X, y, start_coef, start_weights, start_variance)
     assert np.allclose(em.coef_, coef) and np.allclose(em.weights_, weights) and em.noise_variance_ == pytest.approx(sigma2)
     assert em.score(X, y) == pytest.approx(brute_force_em_step(X, y, coef, weights, sigma2)[3])
 
@@ -177,7 +180,8 @@ def test_em_step_matches_brute_force():
 def test_em_log_likelihood_never_decreases():
     B, pi = np.array([[1.0, -1.0, 0.2], [0.5, 1.5, -1.0]]), np.array([0.3, 0.3, 0.4])
     X, y = planted(2000, B, pi, 0.1, seed=5)
-    values = [MixtureOfLinearRegressionsEM(3, max_iter=t, tol=0.0, random_state=2).fit(X, y).log_likelihood_
+    values = [MixtureOfLinearRegressionsEM(3, init="random", n_init=1, max_iter=t, tol=0.0, random_state=2).fit(X, y)
+              .log_likelihood_
               for t in range(0, 30, 3)]
     assert np.all(np.diff(values) >= -1e-12)
 
@@ -185,12 +189,28 @@ def test_em_log_likelihood_never_decreases():
 def test_spectral_em_reaches_the_planted_parameters():
     B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
     X, y = planted(50_000, B, pi, 0.1, seed=6)
-    em = MixtureOfLinearRegressionsEM(2, init="spectral", noise_variance=0.1).fit(X, y)
+    em = MixtureOfLinearRegressionsEM(2, init="spectral", n_init=1, noise_variance=0.1).fit(X, y)
     assert em.converged_ and hasattr(em, "spectral_")
     assert parameter_error(B, em.coef_) < 0.05
-    free = MixtureOfLinearRegressionsEM(2, init="spectral", spectral=SpectralExperts(2, noise_variance=0.1)).fit(X, y)
+    free = MixtureOfLinearRegressionsEM(2, init="spectral", n_init=1, spectral=SpectralExperts(2, noise_variance=0.1)).fit(X, y)
     assert free.noise_variance_ == pytest.approx(0.1, rel=0.05)
     assert em.predict(X[:3]) == pytest.approx(X[:3] @ (em.coef_ @ em.weights_))
+
+
+def test_default_em_keeps_the_start_of_highest_likelihood_and_says_which():
+    # a planted k = 3 mixture of the paper's histogram features at small n: the defaults (Spectral+EM and
+    # nine random starts, σ² estimated) end at the planted parameters, the winner is the best start
+    rng = np.random.default_rng(11)
+    B, pi = random_instance(4, 3, rng)
+    X = polynomial_features(sample_inputs(30_000, 1, rng), HISTOGRAM_MAP)
+    y, _ = sample_responses(X, B, pi, 0.1, rng)
+    em = MixtureOfLinearRegressionsEM(3).fit(X, y)
+    assert [r.label for r in em.starts_] == ["spectral"] + [f"random {i}" for i in range(1, 10)]
+    best = max(em.starts_, key=lambda r: r.log_likelihood)
+    assert em.start_ == best.label and em.log_likelihood_ == best.log_likelihood
+    assert np.array_equal(em.coef_, best.coef) and np.allclose(em.starts_[0].start_coef, em.spectral_.coef_)
+    assert em.score(X, y) == pytest.approx(em.log_likelihood_, abs=1e-6)
+    assert parameter_error(B, em.coef_) < 0.1 and em.noise_variance_ == pytest.approx(0.1, rel=0.1)
 
 
 # -- the paper's data ----------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from seqspectral.trees import (EMTreeModel, SpectralTreeModel, TreeError, Valenc
                                branching_topologies, planted_model, tree_layout)
 from seqspectral.trees import _kernels
 from seqspectral.trees.reattach import reattached_copies
-from seqspectral.trees.spectral import (FLOOR_GRID, RIDGE_GRID, SHRINKAGE_GRID, Operators,
-                                        conditional_log_probs)
+from seqspectral.selection import TREE_FLOOR_GRID, TREE_RIDGE_GRID, TREE_SHRINKAGE_GRID
+from seqspectral.trees.spectral import Operators, conditional_log_probs
 from seqspectral.trees.statistics import spectral_tree_statistics
 
 #: small trees (heads, 1-based, 0 = root): dependents on both sides, several per side, two roots
@@ -297,7 +297,7 @@ def test_auto_values_are_chosen_on_held_out_trees(planted):
     _, train, test = planted
     auto = SpectralTreeModel(4, shrinkage="auto", floor="auto").fit(train[20_000])
     table = auto.selection_.table
-    assert len(table) == len(SHRINKAGE_GRID) * len(FLOOR_GRID) and auto.selection_.on.startswith("held-out")
+    assert len(table) == len(TREE_SHRINKAGE_GRID) * len(TREE_FLOOR_GRID) and auto.selection_.on.startswith("held-out")
     best = max(table, key=lambda row: row["score"])
     assert (auto.shrinkage_, auto.floor_) == (best["shrinkage"], best["floor"])
     chosen = SpectralTreeModel(4, shrinkage=auto.shrinkage_, floor=auto.floor_).fit(train[20_000])
@@ -346,21 +346,21 @@ def test_ranking_selection_chooses_the_best_held_out_ranking(planted):
         fixed = SpectralTreeModel(4, ridge=row["ridge"], shrinkage=1.0, floor=0.01).fit(train[20_000])
         shares.append(np.mean(fixed.log_probs(held)[index] > fixed.log_probs(rivals)))
         assert row["score"] == pytest.approx(shares[-1], abs=1e-12)
-    assert [row["ridge"] for row in auto.selection_.table] == list(RIDGE_GRID)
-    assert auto.ridge_ == RIDGE_GRID[int(np.argmax(shares))] and max(shares) > 0.5
+    assert [row["ridge"] for row in auto.selection_.table] == list(TREE_RIDGE_GRID)
+    assert auto.ridge_ == TREE_RIDGE_GRID[int(np.argmax(shares))] and max(shares) > 0.5
 
 
 def test_em_climbs_and_reaches_the_planted_likelihood(planted):
     model, train, test = planted
-    em = EMTreeModel(4, init="spectral", tol=1e-6, n_iter=100).fit(train[20_000])
-    assert np.all(np.diff(em.log_likelihoods_) > -1e-9)
+    em = EMTreeModel(4, init="spectral", tol=1e-6, max_iter=100).fit(train[20_000])
+    assert np.all(np.diff(em.history_) > -1e-9)
     truth = model.log_probs(test).sum() / test.n_tokens
     assert em.score(test) > truth * 1.01  # per-word log-likelihoods are negative
 
 
 def test_model_files_round_trip(planted, tmp_path):
     _, train, test = planted
-    for model in (SpectralTreeModel(4).fit(train[20_000]), EMTreeModel(4, n_iter=3).fit(train[20_000])):
+    for model in (SpectralTreeModel(4).fit(train[20_000]), EMTreeModel(4, max_iter=3).fit(train[20_000])):
         path = tmp_path / f"{model.kind}.npz"
         serialize.save(path, model)
         loaded = serialize.load(path, kind=model.kind)
@@ -436,7 +436,7 @@ def test_models_are_item_scorers(planted):
     from seqspectral.protocols import ItemScorer
 
     _, train, test = planted
-    for model in (SpectralTreeModel(4).fit(train[20_000]), EMTreeModel(4, n_iter=2).fit(train[20_000])):
+    for model in (SpectralTreeModel(4).fit(train[20_000]), EMTreeModel(4, max_iter=2).fit(train[20_000])):
         assert isinstance(model, ItemScorer)
         scores = model.log_probs(test)
         assert scores.shape == (len(test),) and np.all(np.isfinite(scores))

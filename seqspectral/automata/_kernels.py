@@ -108,6 +108,40 @@ def normalise_state(s, prefix_final, fallback):
 
 
 @njit(cache=True)
+def advance(s, operator, prefix_final, beta_max, work):
+    """``s`` ← normalise_state(s A_x) in place (``work``: a scratch vector of the state's size);
+    loops, no allocation: this runs once per token."""
+    k = len(s)
+    work[:] = 0.0
+    for i in range(k):
+        si = s[i]
+        if si != 0.0:
+            for j in range(k):
+                work[j] += si * operator[i, j]
+    norm = 0.0
+    mass = 0.0
+    for j in range(k):
+        norm += abs(work[j])
+        mass += work[j] * prefix_final[j]
+    if norm == 0.0 or not np.isfinite(norm):
+        return  # the state stays as it was (``normalise_state``'s fallback)
+    by = mass if abs(mass) > 1e-12 * norm * beta_max and abs(mass) > _TINY else norm
+    for j in range(k):
+        s[j] = work[j] / by
+
+
+@njit(cache=True)
+def event_weights(s, event_matrix, weights):
+    """``weights`` ← s · event_matrix, in loops."""
+    weights[:] = 0.0
+    for i in range(len(s)):
+        si = s[i]
+        if si != 0.0:
+            for j in range(event_matrix.shape[1]):
+                weights[j] += si * event_matrix[i, j]
+
+
+@njit(cache=True)
 def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_matrix, event_ids, event_column, floor,
                     distributions):
     """Floored conditionals of every event (tokens then stop) of every sequence.
@@ -128,13 +162,16 @@ def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_ma
     weights = np.empty(n_ev)
     probs = np.empty(n_ev)
     start = normalise_state(initial.copy(), prefix_final, initial)
+    beta_max = np.max(np.abs(prefix_final))
+    s = np.empty(len(initial))
+    work = np.empty(len(initial))
     n_floored = 0
     n_missing = 0
     for i in range(n):
-        s = start.copy()
+        s[:] = start
         e = offsets[i] + i
         for t in range(offsets[i], offsets[i + 1] + 1):
-            weights[:] = s @ event_matrix
+            event_weights(s, event_matrix, weights)
             n_floored += floored_conditional(weights, floor, probs)
             col = stop_col if t == offsets[i + 1] else event_of(symbols[t], event_column)
             record_event(probs, e, col, event_ids, log_prob, predicted, distributions)
@@ -143,9 +180,126 @@ def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_ma
             if col < 0:
                 n_missing += 1
             else:
-                s = normalise_state(s @ operators[symbols[t]], prefix_final, s)
+                advance(s, operators[symbols[t]], prefix_final, beta_max, work)
             e += 1
     return log_prob, predicted, n_floored, n_missing
+
+
+# -- held-out selection: every (floor, mixture weight) candidate in one pass ---------------------
+#: products of probabilities are rescaled by 2^±600 (exact) before they underflow
+_RESCALE = 2.0 ** 600
+_LOG2 = np.log(2.0)
+
+
+@njit(cache=True)
+def floored_probabilities(weights, col, floors, out):
+    """``out[f]`` ← the probability of column ``col`` (-1: none, 0) in ``weights`` floored at
+    ``floors[f]`` × the positive mass and renormalised (``floored_conditional``'s rule: a
+    weight below the threshold t ≥ 0, or not positive, becomes t, i.e. max(w, t))."""
+    n = len(weights)
+    pos = 0.0
+    finite = True
+    for j in range(n):
+        w = weights[j]
+        if not np.isfinite(w):
+            finite = False
+        elif w > 0.0:
+            pos += w
+    for f in range(len(floors)):
+        if col < 0:
+            out[f] = 0.0
+        elif not finite or pos <= 0.0 or not np.isfinite(pos):
+            out[f] = 1.0 / n
+        else:
+            threshold = floors[f] * pos
+            total = 0.0
+            for j in range(n):
+                total += max(weights[j], threshold)
+            out[f] = max(weights[col], threshold) / total
+
+
+@njit(cache=True)
+def accumulate(p_floors, partner, mix_weights, products, exponents):
+    """Multiply every candidate's running likelihood by this event's probability:
+    products[f, w] *= λ_w p_f + (1 − λ_w) partner (exactly p_f at λ = 1 and partner at λ = 0
+    for the finite partner probability), kept in range by exact powers of two counted in
+    ``exponents``."""
+    n_w = products.shape[1]
+    smallest = np.inf
+    for f in range(products.shape[0]):
+        p = p_floors[f]
+        for w in range(n_w):
+            v = products[f, w] * (mix_weights[w] * p + (1.0 - mix_weights[w]) * partner)
+            products[f, w] = v
+            smallest = min(smallest, v)
+    if smallest < 1.0 / _RESCALE:
+        for f in range(products.shape[0]):
+            for w in range(n_w):
+                if products[f, w] < 1.0 / _RESCALE:
+                    products[f, w] *= _RESCALE
+                    exponents[f, w] -= 600
+
+
+@njit(cache=True)
+def log_likelihoods(products, exponents):
+    """Σ log of the accumulated probabilities: log(product) + exponent · log 2."""
+    out = np.empty(products.shape)
+    for f in range(products.shape[0]):
+        for w in range(products.shape[1]):
+            out[f, w] = np.log(products[f, w]) + exponents[f, w] * _LOG2 if products[f, w] > 0.0 else -np.inf
+    return out
+
+
+@njit(cache=True)
+def held_out_sweep(symbols, offsets, initial, operators, prefix_final, event_matrix, event_column, floors,
+                   partner_log_prob, mix_weights):
+    """The held-out log-likelihood of every (floor, mixture weight) candidate, one pass.
+
+    The running state does not depend on the floor, so each event's raw weights give its
+    probability under every floor (``floored_probabilities``), mixed with the partner model's
+    probability ``exp(partner_log_prob[e])`` at every weight (empty partner: ``mix_weights``
+    must be [1.0]). Returns (log-likelihoods (n_floors, n_weights), n_missing).
+    """
+    n = len(offsets) - 1
+    n_ev = event_matrix.shape[1]
+    stop_col = n_ev - 1
+    weights = np.empty(n_ev)
+    p_floors = np.empty(len(floors))
+    products = np.ones((len(floors), len(mix_weights)))
+    exponents = np.zeros((len(floors), len(mix_weights)), dtype=np.int64)
+    start = normalise_state(initial.copy(), prefix_final, initial)
+    beta_max = np.max(np.abs(prefix_final))
+    s = np.empty(len(initial))
+    work = np.empty(len(initial))
+    has_partner = len(partner_log_prob) > 0
+    n_missing = 0
+    for i in range(n):
+        s[:] = start
+        e = offsets[i] + i
+        for t in range(offsets[i], offsets[i + 1] + 1):
+            event_weights(s, event_matrix, weights)
+            col = stop_col if t == offsets[i + 1] else event_of(symbols[t], event_column)
+            floored_probabilities(weights, col, floors, p_floors)
+            accumulate(p_floors, np.exp(partner_log_prob[e]) if has_partner else 0.0, mix_weights, products, exponents)
+            if t == offsets[i + 1]:
+                break
+            if col < 0:
+                n_missing += 1
+            else:
+                advance(s, operators[symbols[t]], prefix_final, beta_max, work)
+            e += 1
+    return log_likelihoods(products, exponents), n_missing
+
+
+@njit(cache=True)
+def distribution_sweep(distributions, columns, floors, partner_log_prob, mix_weights, products, exponents):
+    """``held_out_sweep``'s accumulation for a block of given conditionals (one row per event,
+    ``columns`` the actual event's column, -1: none), into ``products`` and ``exponents``."""
+    p_floors = np.empty(len(floors))
+    has_partner = len(partner_log_prob) > 0
+    for e in range(distributions.shape[0]):
+        floored_probabilities(distributions[e], columns[e], floors, p_floors)
+        accumulate(p_floors, np.exp(partner_log_prob[e]) if has_partner else 0.0, mix_weights, products, exponents)
 
 
 @njit(cache=True)

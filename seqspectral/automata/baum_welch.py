@@ -31,7 +31,7 @@ class BaumWelchHMM(SelectingLearner):
         to ``max_states`` by held-out log-likelihood (``SelectingLearner``: one EM fit per
         size on the fit part, same budget), then refitted on all of the corpus by one more EM
         run started from the chosen candidate's model.
-    n_iter : maximum EM iterations per run.
+    max_iter : maximum EM iterations per run.
     tol : a run stops when the mean log-likelihood per sequence improves by less than this.
     n_init : number of runs (restarts); the one with the highest log-likelihood is kept.
     init : "random" (Dirichlet-perturbed starts) or "tensor" (``TensorHMM`` estimates with
@@ -48,22 +48,22 @@ class BaumWelchHMM(SelectingLearner):
     model_ : the fitted ``HMM``.
     log_likelihood_ : its mean log-likelihood per training sequence.
     history_ : total log-likelihood at every iteration of its last EM run (non-decreasing).
-    n_iter_ : iterations of that run.
+    n_iter_ : iterations of that run; ``converged_`` whether it stopped by ``tol`` before ``max_iter``.
     n_states_, floor_, selection_ : as for every ``SelectingLearner``.
     """
 
     _swept = "n_states"
     _parameter_checks = {
-        "n_states": either(one_of("auto"), integer(1, 100_000)), "n_iter": integer(1), "tol": real(),
+        "n_states": either(one_of("auto"), integer(1, 100_000)), "max_iter": integer(1), "tol": real(),
         "n_init": integer(1), "init": one_of(*INITS), "random_state": seed, "floor": FLOOR_CHECK,
         "max_states": integer(1, 100_000),
     }
 
-    def __init__(self, n_states="auto", *, n_iter: int = 100, tol: float = 1e-4, n_init: int = 1,
+    def __init__(self, n_states="auto", *, max_iter: int = 100, tol: float = 1e-4, n_init: int = 1,
                  init: str = "random", random_state=0, progress: bool | None = None, floor="auto",
                  max_states: int = 64):
         self.n_states = n_states
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
         self.init = init
@@ -94,7 +94,8 @@ class BaumWelchHMM(SelectingLearner):
         return fit_k
 
     def _refit(self, corpus, added):
-        self._runs[self.n_states_] = self._best_run(corpus, [self.model_])
+        start = _covering(self._runs[self.n_states_][0], corpus)
+        self._runs[self.n_states_] = self._best_run(corpus, [start])
         return self._runs[self.n_states_][0]
 
     def fit_from(self, corpus, model: HMM) -> "BaumWelchHMM":
@@ -111,12 +112,13 @@ class BaumWelchHMM(SelectingLearner):
         super()._finish(value, floor)
         _, self.log_likelihood_, history = self._runs[value]
         self.history_, self.n_iter_ = np.array(history), len(history)
+        self.converged_ = self.n_iter_ < self.max_iter
 
     def _best_run(self, corpus, starts) -> tuple[HMM, float, list]:
         """(model, mean log-likelihood per sequence, history) of the best EM run from ``starts``."""
         best = None
         for run, start in enumerate(starts):
-            model, history = em(corpus, start, self.n_iter, self.tol, self.progress, f"EM run {run + 1}/{len(starts)}")
+            model, history = em(corpus, start, self.max_iter, self.tol, self.progress, f"EM run {run + 1}/{len(starts)}")
             ll = float(model.exact_log_probs(corpus).mean())
             if best is None or ll > best[1]:
                 best = (model.with_vocabulary(corpus.vocabulary), ll, history)
@@ -165,6 +167,19 @@ def _normalise_rows(counts: np.ndarray, previous: np.ndarray) -> np.ndarray:
     """Rows of ``counts`` normalised; a row with no expected count keeps its previous value."""
     sums = counts.sum(1, keepdims=True)
     return np.where(sums > 0, counts / np.where(sums > 0, sums, 1.0), previous)
+
+
+def _covering(model: HMM, corpus, weight: float = 1e-3) -> HMM:
+    """``model`` with ``weight`` of every state's emissions moved to ``corpus``'s symbol and
+    stop frequencies: EM on ``corpus`` can start from it even when ``corpus`` holds symbols
+    the model never emits (the refit adds the held-out part, whose symbols the fit part may lack)."""
+    emit = model.extended_emissions()
+    freq = np.bincount(corpus.symbols, minlength=emit.shape[1]).astype(np.float64)[:emit.shape[1]]
+    freq[EOS] = len(corpus)
+    emit = (1.0 - weight) * emit + weight * freq[None, :] / freq.sum()
+    stop = emit[:, EOS].copy()
+    emit[:, EOS] = 0.0
+    return HMM(model.initial, model.transitions, emit, stop, model.vocabulary, model.floor)
 
 
 def _random_start(corpus, n_states: int, n_symbols: int, rng) -> HMM:

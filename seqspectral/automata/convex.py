@@ -62,7 +62,7 @@ class ADMMSolver:
             A, Z, U, self.rho = previous.solutions.get(warm_tau, (previous.A, previous.Z, previous.U, previous.rho))
             turn = previous.eigvec.T @ self.eigvec  # from the previous eigenbasis to this one
             self.A, self.Z, self.U = A @ turn, Z @ turn, U @ turn
-        self.iterations, self.solutions = [], {}
+        self.iterations, self.solutions = {}, {}  # per tau: (ADMM iterations run, converged)
 
     def solve(self, tau: float):
         """Run ADMM at regularisation ``tau`` (a fraction of ``tau_max``) from the current
@@ -80,7 +80,8 @@ class ADMMSolver:
             dual = rho * np.linalg.norm(Z - Z_prev)
             eps_primal = n * 1e-9 * scale + self.tol * max(np.linalg.norm(A), np.linalg.norm(Z))
             eps_dual = n * 1e-9 * scale + self.tol * rho * np.linalg.norm(U)
-            if primal <= eps_primal and dual <= eps_dual:
+            converged = primal <= eps_primal and dual <= eps_dual
+            if converged:
                 break
             if primal > 10.0 * dual:
                 rho *= 2.0
@@ -90,7 +91,7 @@ class ADMMSolver:
                 U = U * 2.0
         self.A, self.Z, self.U, self.rho = A, Z, U, rho
         self.solutions[tau] = (A, Z, U, rho)
-        self.iterations.append(it)
+        self.iterations[tau] = (it, converged)
         return L, R @ self.eigvec.T
 
     def automaton(self, L, R, alphabet, n_symbols, statistic, vocabulary):
@@ -122,6 +123,8 @@ class ConvexWA(HankelEstimator):
     max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
     progress : progress over the swept values on stderr (:mod:`seqspectral.progress`; None: a bar on a
         terminal only).
+
+    Also fitted: ``n_iter_`` (ADMM iterations at the chosen τ) and ``converged_``.
     """
 
     _swept = "regularization"
@@ -152,6 +155,10 @@ class ConvexWA(HankelEstimator):
     def _prepare(self, stats, previous, largest):
         warm = getattr(self, "regularization_", None)  # the refit starts from the chosen τ's solution
         return ADMMSolver(stats, self.max_iter, self.tol, previous, warm)
+
+    def _finish(self, value, floor) -> None:
+        super()._finish(value, floor)
+        self.n_iter_, self.converged_ = self.prepared_.iterations[float(value)]
 
     def _build(self, solver, regularization):
         L, R = solver.solve(float(regularization))

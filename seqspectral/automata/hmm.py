@@ -180,6 +180,15 @@ class HMM(SequenceLanguageModel):
                         "stop": self.stop}
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, vocabulary_size
+
+        vocab = header["vocabulary"]
+        return Schema({"initial": Member("f", ("n_states",)), "transitions": Member("f", ("n_states", "n_states")),
+                       "emissions": Member("f", ("n_states", "n_ids")), "stop": Member("f", ("n_states",))},
+                      {} if vocab is None else {"n_ids": vocabulary_size(vocab)})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "HMM":
         vocab = header["vocabulary"]
         return cls(arrays["initial"], arrays["transitions"], arrays["emissions"], arrays["stop"],

@@ -15,8 +15,9 @@ one path, so the same method on the same data makes the same choice.
 
 Subclasses provide ``_swept``, ``_grid(corpus)`` (values tried, in sweep order),
 ``_candidates(corpus, extra)`` → a function value → unfloored model (counting once per corpus,
-cheap per value where the method allows), and ``_refit(corpus, added)`` → the unfloored
-model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
+cheap per value where the method allows; what differs between candidates is kept with the
+candidate and adopted by ``_finish`` for the chosen value only), and ``_refit(corpus, added)``
+→ the unfloored model of the chosen value on ``corpus``. Every candidate model has ``with_floor``,
 ``event_distributions``, ``event_ids`` and ``n_symbols`` (``WeightedAutomaton``, ``HMM``).
 """
 
@@ -29,7 +30,7 @@ from typing import ClassVar
 from ..base import Estimator
 from ..progress import stage
 from ..protocols import EventLogProbs, SequenceLanguageModel
-from ..selection import FLOOR_GRID, floored_log_probs, grid_search, held_out_split
+from ..selection import FLOOR_GRID, floor_sweep, grid_search, select_and_refit
 
 
 class SelectingLearner(Estimator, SequenceLanguageModel):
@@ -39,7 +40,8 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     stderr, by the rule of :mod:`seqspectral.progress` (None: a bar on a terminal only).
 
     Fitted attributes: ``model_`` (the language model), ``<swept>_`` and ``floor_`` (the
-    values used), ``selection_`` (a ``SelectionResult``, None when nothing was chosen) and
+    values used), ``selection_`` (a ``SelectionResult``, None when nothing was chosen),
+    ``held_out_`` (the chosen value's ``FloorSweep``, None when nothing was chosen) and
     ``fit_time_`` (seconds, counting and selection included).
     """
 
@@ -52,44 +54,44 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
     def _selects(self) -> bool:
         return "auto" in (getattr(self, self._swept), self.floor)
 
-    def fit(self, corpus, dev=None, extra=None):
+    def fit(self, corpus, dev=None, extra=None, partner_log_prob=None):
         """Fit on ``corpus``; ``"auto"`` values are chosen on ``dev`` (else on a held-out part
         of ``corpus``, then refitted on all of it). ``extra``: statistics of more training
         data, counted on ``choose_basis(corpus)`` (or the given ``basis``), added to those of
-        ``corpus`` (learners whose statistics add); the fit uses their basis. Returns self.
+        ``corpus`` (learners whose statistics add); the fit uses their basis.
+        ``partner_log_prob``: the event log-probabilities on ``dev`` of a model to mix with;
+        every mixture weight is then scored in the floor sweep's pass (``held_out_``). Returns self.
 
         BLAS runs single-threaded inside: the learners' matrices are small to medium, and a
         threaded OpenBLAS on two busy cores made them up to 60x slower."""
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=1, user_api="blas"):
-            return self._fit(corpus, dev, extra)
+            return self._fit(corpus, dev, extra, partner_log_prob)
 
-    def _fit(self, corpus, dev, extra):
+    def _fit(self, corpus, dev, extra, partner_log_prob=None):
         self._validate_params()
         if extra is not None and not self._adds_statistics:
             raise ValueError(f"{type(self).__name__} is fitted on sequences: it takes no extra statistics")
         if len(corpus) == 0 or corpus.n_tokens == 0:
             raise ValueError(f"cannot fit {type(self).__name__} on an empty corpus")
         start = time.perf_counter()
-        unseen = None  # the part of corpus the chosen model has not seen, to add by a refit
         if not self._selects():
             value, floor = getattr(self, self._swept), float(self.floor)
             self.model_ = self._candidates(corpus, extra)(value).with_floor(floor)
-            self.selection_ = None
+            self.selection_ = self.held_out_ = None
+            self._finish(value, floor)
         else:
-            fit_part, held, on = held_out_split(corpus, dev, self.random_state)
-            value, floor = self._choose(fit_part, held, on, extra)
-            if dev is None and held is not corpus:
-                unseen = held
-        self._finish(value, floor)
-        if unseen is not None:
-            self.refit(corpus, unseen)
+            self.selection_ = select_and_refit(
+                corpus, dev, self.random_state,
+                lambda part, held, on: self._choose(part, held, on, extra, partner_log_prob), self.refit)
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _choose(self, fit_part, held, on: str, extra=None):
-        """Every (swept value, floor) scored on ``held`` by mean log-likelihood per sequence."""
+    def _choose(self, fit_part, held, on: str, extra=None, partner_log_prob=None):
+        """Every (swept value, floor) scored on ``held`` by mean log-likelihood per sequence, one
+        pass per value (``floor_sweep``); the chosen model adopted (``model_``, ``<swept>_``,
+        ``floor_``) and its sweep kept as ``held_out_``."""
         make = self._candidates(fit_part, extra)
         value, floor = getattr(self, self._swept), self.floor
         values = self._grid(fit_part) if value == "auto" else [value]
@@ -102,19 +104,20 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
             bar.set_postfix_str(f"{self._swept}={v:g}")
             model = make(v)
             bar.update(1)
-            n = len(held)
-            return model, [float(lp.sum() / n) for lp in floored_log_probs(model, held, floors)]
+            return model, floor_sweep(model, held, floors, partner_log_prob)
 
         try:
             result = grid_search({self._swept: values, "floor": floors},
-                                 lambda **c: scored(c[self._swept])[1][floors.index(c["floor"])], on, self._patience)
+                                 lambda **c: scored(c[self._swept])[1].alone[floors.index(c["floor"])] / len(held),
+                                 on, self._patience)
             bar.set_postfix_str(f"chose {self._swept}={result.chosen[self._swept]:g}")
         finally:
             bar.close()
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]
-        self.model_ = scored(chosen_value)[0].with_floor(chosen_floor)
-        self.selection_ = result
-        return chosen_value, chosen_floor
+        model, self.held_out_ = scored(chosen_value)
+        self.model_ = model.with_floor(chosen_floor)
+        self._finish(chosen_value, chosen_floor)
+        return result
 
     def _finish(self, value, floor) -> None:
         setattr(self, self._swept + "_", value)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpus.errors import CorpusFormatError, read_utf8
+from ..corpus.errors import CorpusFormatError
+from ..corpus.textfile import read_utf8
 from ..corpus.vocabulary import Vocabulary
 
 _HEADER = re.compile(r"^([IFST]):")

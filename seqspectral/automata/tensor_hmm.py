@@ -110,7 +110,12 @@ class TensorHMM(SelectingLearner):
 
     def _candidates(self, corpus, extra=None):
         self.statistics_ = self.statistics(corpus)
+        self._per_state = {}  # k -> (tensor weights, refinement sweeps), adopted by _finish for the chosen k
         return lambda k: self._from_statistics(self.statistics_, corpus.vocabulary, k)
+
+    def _finish(self, value, floor) -> None:
+        super()._finish(value, floor)
+        self.weights_, self.n_refine_ = self._per_state[value]
 
     def _refit(self, corpus, added):
         self.statistics_ = self.statistics_ + self.statistics(added, self.statistics_.basis)
@@ -122,7 +127,7 @@ class TensorHMM(SelectingLearner):
         self._validate_params()
         if self._selects():
             raise ValueError("fit_statistics needs explicit n_states and floor, not 'auto'")
-        self.statistics_, self.selection_ = stats, None
+        self.statistics_, self.selection_, self._per_state = stats, None, {}
         self.model_ = self._from_statistics(stats, vocabulary, self.n_states).with_floor(float(self.floor))
         self._finish(self.n_states, self.floor)
         return self
@@ -143,8 +148,9 @@ class TensorHMM(SelectingLearner):
         if stats.statistic not in ("prefix", "substring"):
             raise ValueError(f"TensorHMM works on prefix or substring statistics, got {stats.statistic!r}")
         blocks = _Blocks(stats)
-        O, self.weights_ = _emissions(blocks, k, self.n_starts, self.n_iter, self.random_state)
-        O, self.n_refine_ = _refine(blocks, O, self.n_refine, REFINE_TOL)
+        O, weights = _emissions(blocks, k, self.n_starts, self.n_iter, self.random_state)
+        O, n_refine = _refine(blocks, O, self.n_refine, REFINE_TOL)
+        self._per_state[k] = (weights, n_refine)
         initial, trans, emissions, stop = _other_parameters(blocks, O, basis, alphabet, stats.statistic)
         n_symbols = len(vocabulary) if vocabulary is not None else int(alphabet.max()) + 1
         full = np.zeros((k, n_symbols))

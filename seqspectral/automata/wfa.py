@@ -193,6 +193,20 @@ class WeightedAutomaton(SequenceLanguageModel):
             return out
         return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
 
+    def held_out_sweep(self, corpus, floors: np.ndarray, partner_log_prob: np.ndarray,
+                       mix_weights: np.ndarray) -> np.ndarray:
+        """Total log-likelihood of ``corpus`` under every floor × mixture weight, one compiled
+        pass (``seqspectral.selection.floor_sweep`` says what the table holds)."""
+        self._check_ids(corpus.symbols)
+        matrix, _, column = self._event_arrays()
+        totals, n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, self.initial, self.operators,
+                                                    self.prefix_final, matrix, column, floors, partner_log_prob,
+                                                    mix_weights)
+        if n_missing:
+            raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet; "
+                             "encode the corpus with the model's vocabulary")
+        return totals
+
     def _check_ids(self, ids: np.ndarray) -> None:
         if len(ids) and (ids.min() < 0 or ids.max() >= self.n_symbols):
             raise ValueError(f"symbol ids must be in [0, {self.n_symbols}), got range [{ids.min()}, {ids.max()}]")
@@ -242,6 +256,15 @@ class WeightedAutomaton(SequenceLanguageModel):
     def to_state(self) -> tuple[dict, dict]:
         header = {"floor": self.floor, "vocabulary": None if self.vocabulary is None else self.vocabulary.to_json()}
         return header, {"initial": self.initial, "final": self.final, "operators": self.operators}
+
+    @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, vocabulary_size
+
+        vocab = header["vocabulary"]
+        return Schema({"initial": Member("f", ("n_states",)), "final": Member("f", ("n_states",)),
+                       "operators": Member("f", ("n_ids", "n_states", "n_states"))},
+                      {} if vocab is None else {"n_ids": vocabulary_size(vocab)})
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "WeightedAutomaton":

@@ -4,7 +4,7 @@ from .conllu_format import read_conllu, read_conllu_corpus, write_conllu
 from .conllx import read_conllx, read_malttab
 from .describe import describe
 from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
-from .nbest import NBestList, read_nbest, write_nbest
+from .nbest import NBestList, iter_nbest, read_nbest, write_nbest
 from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
 from .readers import FORMATS, Detection, detect, detect_format, read_corpus
 from .sentence import FIELDS, Sentence, corpus_from_sentences
@@ -46,6 +46,7 @@ __all__ = [
     "read_conllx",
     "read_corpus",
     "read_malttab",
+    "iter_nbest",
     "read_nbest",
     "read_pautomac",
     "read_pautomac_solution",

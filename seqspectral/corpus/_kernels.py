@@ -106,3 +106,82 @@ def nonprojective_sentences(heads, offsets):
                 queue[tail] = p
                 tail += 1
     return out
+
+
+@njit(cache=True)
+def _is_space(c):
+    """Python's ``str.split()`` white space among ASCII bytes: space, \\t \\n \\v \\f \\r, \\x1c-\\x1f."""
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+@njit(cache=True)
+def slash_tagged_tokens(buf, tag_part):
+    """The ``word/tag`` tokens of ``buf`` (ASCII bytes), one sentence per line with a token.
+
+    Each token is split at its last slash; the part kept is the word (``tag_part`` False;
+    the whole token without a slash) or the tag, upper-cased (``tag_part`` True; empty
+    without a slash). Returns ``(starts, ends, hashes, lengths, bad)``: each kept part's
+    byte range and 64-bit FNV-1a hash (of the upper-cased bytes for tags), the tokens of
+    each sentence, and the offset of the first non-ASCII byte (-1: none).
+    """
+    n = len(buf)
+    starts = np.empty(n // 2 + 1, np.int64)
+    ends = np.empty(n // 2 + 1, np.int64)
+    lengths = np.empty(n // 2 + 1, np.int64)
+    n_tokens = 0
+    n_sentences = 0
+    on_line = 0
+    i = 0
+    while i <= n:
+        if i == n or _is_space(buf[i]):
+            if i == n or buf[i] == 10:
+                if on_line:
+                    lengths[n_sentences] = on_line
+                    n_sentences += 1
+                    on_line = 0
+            i += 1
+            continue
+        if buf[i] > 127:
+            return starts[:0], ends[:0], np.zeros(0, np.uint64), lengths[:0], i
+        start = i
+        slash = -1
+        while i < n and not _is_space(buf[i]):
+            if buf[i] > 127:
+                return starts[:0], ends[:0], np.zeros(0, np.uint64), lengths[:0], i
+            if buf[i] == 47:
+                slash = i
+            i += 1
+        if tag_part:
+            starts[n_tokens], ends[n_tokens] = (slash + 1, i) if slash >= 0 else (i, i)
+        else:
+            starts[n_tokens], ends[n_tokens] = start, (slash if slash >= 0 else i)
+        n_tokens += 1
+        on_line += 1
+    hashes = np.empty(n_tokens, np.uint64)
+    for t in range(n_tokens):
+        h = np.uint64(14695981039346656037)
+        for j in range(starts[t], ends[t]):
+            c = buf[j]
+            if tag_part and 97 <= c <= 122:
+                c -= 32
+            h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
+        hashes[t] = h
+    return starts[:n_tokens], ends[:n_tokens], hashes, lengths[:n_sentences], -1
+
+
+@njit(cache=True)
+def same_parts(buf, starts, ends, other, fold_case):
+    """Whether every part t equals part ``other[t]`` byte for byte (upper-cased when
+    ``fold_case``): no two distinct strings share a hash."""
+    for t in range(len(starts)):
+        o = other[t]
+        if ends[t] - starts[t] != ends[o] - starts[o]:
+            return False
+        for j in range(ends[t] - starts[t]):
+            a, b = buf[starts[t] + j], buf[starts[o] + j]
+            if fold_case:
+                a = a - 32 if 97 <= a <= 122 else a
+                b = b - 32 if 97 <= b <= 122 else b
+            if a != b:
+                return False
+    return True

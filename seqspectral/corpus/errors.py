@@ -75,10 +75,3 @@ class ErrorPolicy:
         if self.n_skipped:
             warnings.warn(SkippedRecordsWarning(self.path, self.n_skipped, self.first), stacklevel=3)
         return self.n_skipped
-
-
-def read_utf8(path, data: bytes | None = None) -> str:
-    """The UTF-8 text of ``path`` (see :func:`seqspectral.corpus.textfile.decode`)."""
-    from .textfile import decode
-
-    return decode(path, Path(path).read_bytes() if data is None else data)

@@ -5,16 +5,19 @@ the candidates of one sentence are consecutive, ranks 1, 2, ... in order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from seqspectral.io import atomic_open
 
-from .conllu_format import format_conllu, read_conllu
+from .conllu_format import CONLLU, format_conllu
 from .errors import ErrorPolicy
 from .sentence import Sentence
+from .tabular import iter_sentences
+from .textfile import DEFAULT_ENCODING
 
 _KEYS = ("sent_id", "nbest_rank", "nbest_score")
 
@@ -38,9 +41,15 @@ class NBestList:
 
 def read_nbest(path, errors: str = "raise") -> list[NBestList]:
     """The n-best lists of ``path``, in file order."""
+    return list(iter_nbest(path, errors))
+
+
+def iter_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> Iterator[NBestList]:
+    """The n-best lists of ``path`` one at a time (memory: one list, not the file). A score
+    that is not a finite number (nan, inf, 1e400) is a bad record, like a missing one."""
     policy = ErrorPolicy(path, errors)
-    lists: list[NBestList] = []
-    for s in read_conllu(path, errors):
+    current: NBestList | None = None
+    for s in iter_sentences(path, CONLLU, errors, encoding):
         missing = [k for k in _KEYS if s.metadata.get(k) is None]
         if missing:
             policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")
@@ -51,18 +60,24 @@ def read_nbest(path, errors: str = "raise") -> list[NBestList]:
             policy.bad(s.line, f"nbest_rank must be an integer and nbest_score a number, not "
                                f"{s.metadata['nbest_rank']!r} and {s.metadata['nbest_score']!r}")
             continue
+        if not math.isfinite(score):  # the line of the comment: comments are the block's first lines
+            policy.bad(s.line + list(s.metadata).index("nbest_score"),
+                       f"nbest_score must be a finite number, not {s.metadata['nbest_score']!r}")
+            continue
         candidate = replace(s, metadata={k: v for k, v in s.metadata.items() if k not in _KEYS})
-        current = lists[-1] if lists else None
         if rank == 1:
-            lists.append(NBestList(s.metadata["sent_id"], [candidate], [score]))
+            if current is not None:
+                yield current
+            current = NBestList(s.metadata["sent_id"], [candidate], [score])
         elif current is None or current.sent_id != s.metadata["sent_id"] or len(current) + 1 != rank:
             expected = 1 if current is None or current.sent_id != s.metadata["sent_id"] else len(current) + 1
             policy.bad(s.line, f"nbest_rank {rank} where {expected} was expected")
         else:
             current.candidates.append(candidate)
             current.scores = np.append(current.scores, score)
+    if current is not None:
+        yield current
     policy.finish()
-    return lists
 
 
 def write_nbest(path, nbest: Iterable[NBestList]) -> None:

@@ -25,7 +25,7 @@ from .errors import CorpusOptionError, ErrorPolicy, SeveralRootsWarning
 from .sentence import FIELDS, Sentence
 from .sequences import Corpus
 from .tagsets import tag_mapping
-from .textfile import DEFAULT_ENCODING, read_text_file
+from .textfile import DEFAULT_ENCODING, iter_lines
 from .trees import head_problem, invalid_trees
 from .vocabulary import Vocabulary
 
@@ -70,13 +70,12 @@ class Block(NamedTuple):
 
 def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAULT_ENCODING) -> Iterator[Block]:
     """The sentences of ``path`` as blocks of parsed rows; bad sentences go to ``policy``."""
-    text = read_text_file(path, encoding)
     split = layout.split
     head_column = layout.index["head"]
     comments, rows, lines, heads = [], [], [], []
     start = 0
     bad = False
-    for lineno, line in enumerate(text.split("\n"), 1):
+    for lineno, line in enumerate(iter_lines(path, encoding), 1):
         if not line or line.isspace():
             if (rows or comments) and not bad:
                 yield Block(start, comments, rows, lines, heads)
@@ -106,6 +105,8 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
                 head = int(row[head_column])
             except ValueError:
                 raise BadLine(f"non-integer head {row[head_column]!r}") from None
+            if not 0 <= head < 1 << 31:  # larger cannot be a word of the sentence, nor fit the head arrays
+                raise BadLine(f"head {row[head_column]} out of range")
         except BadLine as e:
             policy.bad(lineno, str(e))
             bad = True
@@ -118,9 +119,10 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
 
 
 def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy,
-                layout: Layout) -> np.ndarray:
+                layout: Layout, several: list | None = None) -> np.ndarray:
     """Indices of the sentences whose heads form a tree (one or several root attachments);
-    the others go to ``policy``."""
+    the others go to ``policy``. Sentences with several root attachments are added to
+    ``several`` (count, first line) when given, else warned of here."""
     keep = np.ones(len(word_lines), dtype=bool)
     for i in invalid_trees(heads, offsets, several_roots=True):
         word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
@@ -129,10 +131,12 @@ def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndar
     kept = np.flatnonzero(keep)
     if layout.warn_several_roots and len(heads):
         sentence = np.repeat(np.arange(len(word_lines)), np.diff(offsets))
-        several = np.flatnonzero(np.bincount(sentence[heads == 0], minlength=len(word_lines))[kept] > 1)
-        if len(several):
-            first = int(kept[several[0]])
-            warnings.warn(SeveralRootsWarning(policy.path, len(several), word_lines[first][0]), stacklevel=4)
+        many = np.flatnonzero(np.bincount(sentence[heads == 0], minlength=len(word_lines))[kept] > 1)
+        if len(many) and several is not None:
+            several[0] += len(many)
+            several[1] = several[1] or word_lines[int(kept[many[0]])][0]
+        elif len(many):
+            warnings.warn(SeveralRootsWarning(policy.path, len(many), word_lines[int(kept[many[0]])][0]), stacklevel=4)
     return kept
 
 
@@ -144,12 +148,35 @@ def _offsets(lengths) -> np.ndarray:
 
 def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """Every well-formed sentence of ``path`` with all its columns and comments."""
+    return list(iter_sentences(path, layout, errors, encoding))
+
+
+def iter_sentences(path, layout: Layout, errors: str = "raise", encoding: str = DEFAULT_ENCODING,
+                   chunk: int = 4096) -> Iterator[Sentence]:
+    """:func:`read_sentences` one at a time: memory grows with ``chunk`` sentences (trees
+    are checked ``chunk`` at a time), not with the file."""
     policy = ErrorPolicy(path, errors)
-    blocks = [b for b in iter_blocks(path, layout, policy, encoding) if b.rows]
+    several = [0, None]  # sentences with several root attachments, the first one's line
+    blocks = []
+    for block in iter_blocks(path, layout, policy, encoding):
+        if block.rows:
+            blocks.append(block)
+        if len(blocks) == chunk:
+            yield from _sentences(blocks, policy, layout, several)
+            blocks = []
+    yield from _sentences(blocks, policy, layout, several)
+    if several[0]:
+        warnings.warn(SeveralRootsWarning(policy.path, several[0], several[1]), stacklevel=2)
+    policy.finish()
+
+
+def _sentences(blocks: list[Block], policy: ErrorPolicy, layout: Layout, several: list) -> list[Sentence]:
+    """The sentences of ``blocks`` whose heads form trees (the others go to ``policy``);
+    ``several`` counts those with several root attachments when the layout warns of them."""
     offsets = _offsets([len(b.rows) for b in blocks])
     heads = np.fromiter((h for b in blocks for h in b.heads), dtype=np.int64, count=int(offsets[-1]))
     sentences = []
-    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy, layout):
+    for i in _tree_check([b.lines for b in blocks], heads, offsets, policy, layout, several):
         b = blocks[i]
         metadata = {}
         if layout.parse_comment is not None:
@@ -172,7 +199,6 @@ def read_sentences(path, layout: Layout, errors: str = "raise", encoding: str = 
                 line=b.line,
             )
         )
-    policy.finish()
     return sentences
 
 

@@ -42,6 +42,19 @@ def decode(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> str:
     return text
 
 
+def iter_lines(path, encoding: str = DEFAULT_ENCODING):
+    """The lines of ``path`` one at a time, without their line break, decoded as by
+    :func:`decode` (memory: one line, not the file)."""
+    name = check_encoding(encoding)
+    try:
+        with open(path, encoding="utf-8-sig" if name == "utf-8" else name, newline=None) as f:
+            for line in f:
+                yield line[:-1] if line.endswith("\n") else line
+    except UnicodeDecodeError:
+        decode(path, Path(path).read_bytes(), name)  # raises with the exact line
+        raise
+
+
 def read_text_file(path, encoding: str = DEFAULT_ENCODING) -> str:
     """The whole file ``path`` decoded by :func:`decode`."""
     return decode(path, Path(path).read_bytes(), encoding)
@@ -64,3 +77,8 @@ def line_of(data: bytes, offset: int) -> int:
     """1-based line of byte ``offset``, counting LF, CR LF and lone CR as line breaks."""
     head = data[:offset]
     return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def read_utf8(path, data: bytes | None = None) -> str:
+    """The UTF-8 text of ``path`` (see :func:`decode`)."""
+    return decode(path, Path(path).read_bytes() if data is None else data)

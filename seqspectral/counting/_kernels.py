@@ -12,8 +12,8 @@ table for small alphabets):
    S, ``build_trie``): the entries of H and H_sigma, each produced once, O(depth) per w.
 
 The cost of pass 2 depends on the number of distinct strings, not on the sample size.
-Tree events: ``tree_links`` finds every word's head and nearest dependents in one pass;
-``project_triples`` contracts sparse trigram events with projection matrices.
+Tree events: ``tree_parents`` finds every word's head in one pass; ``project_triples``
+contracts sparse triples of symbols with projection matrices.
 """
 
 from __future__ import annotations
@@ -284,34 +284,25 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
 
 
 @njit(cache=True)
-def tree_links(heads, offsets):
-    """Per token (global index): its head, its nearest left and nearest right dependent.
+def tree_parents(heads, offsets):
+    """Per token (global index): the global index of its head, -1 for the root.
 
-    ``heads`` are 1-based within each sentence, 0 = root. Returns ``(parent, near_left,
-    near_right, bad)`` with -1 for "none"; ``bad`` is the index of the first token whose
-    head is out of range or itself (-1 when all are fine).
+    ``heads`` are 1-based within each sentence, 0 = root. Returns ``(parent, bad)``;
+    ``bad`` is the index of the first token whose head is out of range or itself (-1 when
+    all are fine).
     """
     n = len(heads)
     parent = np.full(n, -1, np.int64)
-    near_left = np.full(n, -1, np.int64)
-    near_right = np.full(n, -1, np.int64)
     for j in range(len(offsets) - 1):
         a = offsets[j]
         b = offsets[j + 1]
         for t in range(a, b):
             h = heads[t]
             if h < 0 or h > b - a or a + h - 1 == t:
-                return parent, near_left, near_right, t
-            if h == 0:
-                continue
-            g = a + h - 1
-            parent[t] = g
-            if t < g:
-                if t > near_left[g]:
-                    near_left[g] = t
-            elif near_right[g] == -1 or t < near_right[g]:
-                near_right[g] = t
-    return parent, near_left, near_right, -1
+                return parent, t
+            if h != 0:
+                parent[t] = a + h - 1
+    return parent, -1
 
 
 @njit(cache=True)

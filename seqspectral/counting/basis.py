@@ -91,12 +91,9 @@ class HankelBasis:
         ``n_prefixes``/``n_suffixes`` count the empty string; ties are broken by length,
         then lexicographically. The alphabet is every symbol observed in ``corpus``.
         """
-        if statistic not in STATISTICS:
-            raise ValueError(f"statistic must be one of {STATISTICS}, not {statistic!r}")
         if n_prefixes < 1 or n_suffixes < 1 or max_length < 0:
             raise ValueError("n_prefixes and n_suffixes must be >= 1 and max_length >= 0")
-        kind_p = "substring" if statistic == "substring" else "prefix"
-        kind_s = {"string": "suffix", "prefix": "substring", "substring": "substring"}[statistic]
+        kind_p, kind_s = ranking_kinds(statistic)
         if kind_s == kind_p:
             ranked = _most_frequent(corpus, kind_p, max(n_prefixes, n_suffixes) - 1, max_length)
             prefixes, suffixes = ranked[: n_prefixes - 1], ranked[: n_suffixes - 1]
@@ -150,6 +147,31 @@ class HankelBasis:
             return cls(data["prefixes"], data["suffixes"], data["alphabet"])
         except (KeyError, TypeError) as e:
             raise ValueError(f"not a Hankel basis description ({e})") from None
+
+
+def ranking_kinds(statistic: str) -> tuple[str, str]:
+    """The counts (prefix, suffix or substring) that rank the basis prefixes and suffixes of ``statistic``."""
+    if statistic not in STATISTICS:
+        raise ValueError(f"statistic must be one of {STATISTICS}, not {statistic!r}")
+    return ("substring" if statistic == "substring" else "prefix",
+            {"string": "suffix", "prefix": "substring", "substring": "substring"}[statistic])
+
+
+def string_counts(corpus, kind: str, max_length: int) -> dict[tuple[int, ...], int]:
+    """Occurrences of every non-empty prefix / suffix / substring up to ``max_length``."""
+    from . import _kernels
+
+    mode = {"prefix": _kernels.PREFIX, "suffix": _kernels.SUFFIX, "substring": _kernels.SUBSTRING}[kind]
+    parent, sym, depth, count = _kernels.count_trie(corpus.symbols, corpus.offsets, mode, max_length)
+    strings = _kernels.node_strings(parent, sym, depth, max(max_length, 1))
+    keep = np.flatnonzero((count > 0) & (depth > 0))
+    return {tuple(row[:d]): c for row, d, c in zip(strings[keep].tolist(), depth[keep].tolist(), count[keep].tolist())}
+
+
+def most_frequent(counts: dict, n: int) -> list[tuple[int, ...]]:
+    """The ``n`` strings of ``counts`` ranked as :meth:`HankelBasis.from_corpus` ranks them:
+    by count, then the shorter, then lexicographically."""
+    return sorted(counts, key=lambda s: (-counts[s], len(s), s))[:n]
 
 
 def _most_frequent(corpus, kind: str, n: int, max_length: int) -> list[tuple[int, ...]]:

@@ -14,7 +14,8 @@ functions, or ``functools.partial`` of them) for the last two.
 
 The statistics must be counted in one frame: one vocabulary for every shard (a first
 pass, :func:`sharded_vocabulary`), and for Hankel blocks one basis chosen before counting
-(from the first shard, say).
+(from the counts of every shard, :func:`sharded_basis`), so that the result does not depend
+on how the input was cut: the same model from one process, N processes or a cluster.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 
 from seqspectral.corpus import Vocabulary
 
-from .basis import HankelBasis
+from .basis import HankelBasis, most_frequent, ranking_kinds, string_counts
 from .hankel import hankel_statistics
 from .shards import read_shard
 from .trees import tree_statistics
@@ -158,40 +159,44 @@ def sharded_vocabulary(shards, *, read=read_shard, **where):
 def sharded_hankel_statistics(shards, basis: HankelBasis | dict | None = None, statistic: str = "substring", *,
                               read=read_shard, **where):
     """Hankel statistics of every shard on one basis: ``basis`` itself, or chosen by
-    :meth:`HankelBasis.from_corpus` on the first shard (``basis`` then holds its keyword
-    arguments, or is None for the defaults). ``read`` must encode every shard alike (a
-    shared vocabulary, or PAutomaC's fixed ids)."""
+    :func:`sharded_basis` on all of them (``basis`` then holds its keyword arguments, or is
+    None for the defaults). ``read`` must encode every shard alike (a shared vocabulary, or
+    PAutomaC's fixed ids)."""
     shards = list(shards)
     if not isinstance(basis, HankelBasis):
-        basis = HankelBasis.from_corpus(read(shards[0]), statistic, **(basis or {}))
+        basis = sharded_basis(shards, statistic, **(basis or {}), read=read, **where)
     return count_sharded(shards, partial(hankel_statistics, basis=basis, statistic=statistic), read=read, **where)
+
+
+def sharded_basis(shards, statistic: str = "substring", n_prefixes: int = 1000, n_suffixes: int = 1000,
+                  max_length: int = 3, *, read=read_shard, **where) -> HankelBasis:
+    """The basis :meth:`HankelBasis.from_corpus` chooses on the whole of ``shards``, from
+    the string counts of every shard (the same basis however the corpus is cut)."""
+    if n_prefixes < 1 or n_suffixes < 1 or max_length < 0:
+        raise ValueError("n_prefixes and n_suffixes must be >= 1 and max_length >= 0")
+    kinds = ranking_kinds(statistic)
+    counts = count_sharded(shards, partial(_basis_counts, kinds=kinds, max_length=max_length), read=read, **where)
+    prefixes = most_frequent(counts.strings[0], n_prefixes - 1)
+    suffixes = most_frequent(counts.strings[1], n_suffixes - 1)
+    return HankelBasis._clean([()] + prefixes, [()] + suffixes, np.array(sorted(counts.alphabet), dtype=np.int64))
+
+
+class _BasisCounts:
+    """String counts of the two ranking kinds and the symbols seen; they add."""
+
+    def __init__(self, strings: tuple, alphabet: set):
+        self.strings, self.alphabet = strings, alphabet
+
+    def __add__(self, other: "_BasisCounts") -> "_BasisCounts":
+        return _BasisCounts(tuple(a + b for a, b in zip(self.strings, other.strings)), self.alphabet | other.alphabet)
+
+
+def _basis_counts(corpus, kinds, max_length: int) -> _BasisCounts:
+    first = Counter(string_counts(corpus, kinds[0], max_length))
+    second = first if kinds[1] == kinds[0] else Counter(string_counts(corpus, kinds[1], max_length))
+    return _BasisCounts((first, second), set(np.unique(corpus.symbols).tolist()))
 
 
 def sharded_tree_statistics(shards, vocabulary, *, read=read_shard, **where):
     """Tree statistics of every shard over ``vocabulary`` (which ``read`` must encode)."""
     return count_sharded(shards, partial(tree_statistics, n_symbols=len(vocabulary)), read=read, **where)
-
-
-def sharded_view_counts(shards, estimator, *, read=read_shard, **where):
-    """The CCA view counts of every shard for ``estimator`` (a
-    :class:`~seqspectral.embeddings.CCAEmbeddings`) and the embedding vocabulary they are
-    counted in, chosen first from the word counts of every shard; returns ``(counts,
-    vocabulary)`` for ``estimator.fit_counts``. Shards may be read each with its own
-    vocabulary: words are mapped by their forms."""
-    from seqspectral.embeddings.vocabulary import build_vocabulary
-
-    words = count_sharded(shards, partial(_word_counts, lowercase=estimator.lowercase, digits=estimator.digits),
-                          read=read, **where)
-    vocabulary = build_vocabulary(words, estimator.min_count, estimator.max_vocab)
-    return count_sharded(shards, partial(_view_counts, estimator=estimator, vocabulary=vocabulary),
-                         read=read, **where), vocabulary
-
-
-def _word_counts(corpus, lowercase: bool, digits: bool) -> Counter:
-    from seqspectral.embeddings.vocabulary import word_counts
-
-    return word_counts([corpus], lowercase, digits)
-
-
-def _view_counts(corpus, estimator, vocabulary):
-    return estimator.count(corpus, vocabulary)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.corpus import Corpus, Vocabulary
 from seqspectral.linalg.whitening import whitening
 
@@ -47,7 +47,7 @@ METHODS = ("one-step", "two-step")
 
 
 class CCAEmbeddings(Estimator):
-    """CCA word embeddings of dimension ``dim`` from a window of ``window`` words each side.
+    """CCA word embeddings of dimension ``n_components`` from a window of ``window`` words each side.
 
     ``fit(corpus)`` takes a :class:`~seqspectral.corpus.Corpus` of words (or a list of
     them, counted one after the other and added); ``fit_counts(counts, vocabulary)`` takes
@@ -58,7 +58,7 @@ class CCAEmbeddings(Estimator):
 
     kind = "cca_embeddings"
     _parameter_checks = {
-        "dim": integer(1),
+        "n_components": integer(1),
         "window": integer(1),
         "min_count": integer(1),
         "max_vocab": either(one_of(None), integer(1)),
@@ -74,10 +74,10 @@ class CCAEmbeddings(Estimator):
         "progress": one_of(True, False),
     }
 
-    def __init__(self, dim=50, *, window=2, min_count=2, max_vocab=None, method="one-step", context_dim=None,
+    def __init__(self, n_components=50, *, window=2, min_count=2, max_vocab=None, method="one-step", context_dim=None,
                  count_power=0.5, smoothing=1.0, lowercase=False, digits=False,
                  chunk_tokens=_views.CHUNK_TOKENS, n_iter=4, random_state=0, progress=False):
-        self.dim = dim
+        self.n_components = n_components
         self.window = window
         self.min_count = min_count
         self.max_vocab = max_vocab
@@ -126,7 +126,7 @@ class CCAEmbeddings(Estimator):
             raise ValueError("no tokens to learn embeddings from")
         if self.method == "two-step" and not counts.has_context_pairs:
             raise ValueError("the two-step CCA needs view counts with context pairs (count with method='two-step')")
-        k = min(self.dim, len(vocabulary) - 1)
+        k = min(self.n_components, len(vocabulary) - 1)
         if self.method == "one-step":
             omega, context_scale = self._one_step_matrix(counts)
             U, d, Vt = self._svd(omega, k)
@@ -155,7 +155,7 @@ class CCAEmbeddings(Estimator):
         half = counts.window * counts.n_words
         totals = counts.context_totals
         d_l, d_r = _inverse_sqrt(totals[:half] ** a + kappa), _inverse_sqrt(totals[half:] ** a + kappa)
-        U1, _, V1t = self._svd(_scale(counts.left_right, a, d_l, d_r), min(self.context_dim or self.dim, half - 1))
+        U1, _, V1t = self._svd(_scale(counts.left_right, a, d_l, d_r), min(self.context_dim or self.n_components, half - 1))
         phi_l, phi_r = d_l[:, None] * U1, d_r[:, None] * V1t.T  # step 1 (Φ_l, Φ_r)
         cw = counts.word_context
         cross = np.hstack([cw[:, :half] @ phi_l, cw[:, half:] @ phi_r])  # WᵀS
@@ -183,10 +183,6 @@ class CCAEmbeddings(Estimator):
         return U.astype(np.float64), d.astype(np.float64), Vt.astype(np.float64)
 
     # -- use -----------------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "word_vectors_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     @property
     def words_(self) -> list[str]:
         """The words with a vector, ``<unk>`` first (the boundary ``</s>`` is not a word)."""
@@ -206,7 +202,7 @@ class CCAEmbeddings(Estimator):
         return self.word_vectors_[ids]
 
     def token_vectors(self, corpus: Corpus) -> np.ndarray:
-        """The context-specific vector of every token of ``corpus`` ((n_tokens, dim))."""
+        """The context-specific vector of every token of ``corpus`` ((n_tokens, n_components))."""
         self._check_fitted()
         table = word_map(corpus, self.vocabulary_, self.lowercase, self.digits)
         features = _views.token_context_features(corpus, table, len(self.vocabulary_), self.window)
@@ -228,8 +224,20 @@ class CCAEmbeddings(Estimator):
         return header, arrays
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+
+        n = vocabulary_size(header["vocabulary"])
+        rows = 2 * size(header["params"]["window"], "window", 1, 1000) * n
+        return Schema({"word_vectors": Member("f", (n, "dim")), "singular_values": Member("f", ("dim",)),
+                       "context_projection": Member("f", (rows, "dim"))})
+
+    @classmethod
     def from_state(cls, header, arrays):
-        params = {k: v for k, v in header["params"].items() if k in cls._get_param_names()}
+        params = dict(header["params"])
+        if "dim" in params:  # written before the estimators shared one vocabulary
+            params["n_components"] = params.pop("dim")
+        params = {k: v for k, v in params.items() if k in cls._get_param_names()}
         if not isinstance(params.get("random_state", 0), (int, type(None))):
             params.pop("random_state")
         model = cls(**params)

@@ -22,9 +22,9 @@ SPECTRAL_STATISTIC = {"spectral": "string", "spectral-prefix": "prefix", "spectr
 
 
 def make_estimator(method: str, n_states="auto", *, basis_length: int | None = None, random_state=0,
-                   n_iter: int | None = None, order: int = 3, progress: bool = False):
+                   max_iter: int | None = None, order: int = 3, progress: bool = False):
     """The estimator of ``method``: ``n_states`` (or "auto"), the Hankel basis length (the
-    method's default when None), EM iterations (``n_iter``), the n-gram ``order``."""
+    method's default when None), the cap on EM iterations (``max_iter``), the n-gram ``order``."""
     basis = {} if basis_length is None else {"basis_length": basis_length}
     if method in SPECTRAL_STATISTIC:
         from ..automata import SpectralWA
@@ -44,7 +44,7 @@ def make_estimator(method: str, n_states="auto", *, basis_length: int | None = N
     if method in ("em", "em-tensor"):
         from ..automata import BaumWelchHMM
 
-        iterations = {} if n_iter is None else {"n_iter": n_iter}
+        iterations = {} if max_iter is None else {"max_iter": max_iter}
         return BaumWelchHMM(n_states, init="tensor" if method == "em-tensor" else "random", random_state=random_state,
                             progress=progress, **iterations)
     if method in ("ngram", "unigram"):

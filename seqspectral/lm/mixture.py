@@ -10,10 +10,12 @@ positions where the automaton's weight for the actual event is negative (EWT POS
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import numpy as np
 
 from ..protocols import EventLogProbs, SequenceLanguageModel
-from ..selection import WEIGHT_GRID, SelectionResult, grid_search
+from ..selection import SelectionResult, grid_search
 from ..serialize import nest, unnest
 
 _MAX_DISTRIBUTION_CELLS = 20_000_000
@@ -60,6 +62,14 @@ class Interpolated(SequenceLanguageModel):
         return {"weight": self.weight, "model": model_header, "lower": lower_header}, {**model_arrays, **lower_arrays}
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import nested_schema
+
+        if not 0.0 <= float(header["weight"]) <= 1.0:
+            raise ValueError(f"mixture weight {header['weight']!r} is not in [0, 1]")
+        return nested_schema("model", header["model"]).merged(nested_schema("lower", header["lower"]))
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "Interpolated":
         return cls(unnest("model", header["model"], arrays), unnest("lower", header["lower"], arrays), header["weight"])
 
@@ -73,7 +83,7 @@ def mix_log_probs(lp_model: np.ndarray, lp_lower: np.ndarray, weight: float) -> 
     return np.logaddexp(np.log(weight) + lp_model, np.log1p(-weight) + lp_lower)
 
 
-def select_weight(lp_model: np.ndarray, lp_lower: np.ndarray, n_sequences: int, on: str, grid=WEIGHT_GRID) -> SelectionResult:
-    """The weight λ of ``grid`` maximising the held-out log-likelihood (per sequence) of the mixture."""
-    return grid_search({"model_weight": tuple(grid)},
-                       lambda model_weight: float(mix_log_probs(lp_model, lp_lower, model_weight).sum() / n_sequences), on)
+def select_weight(totals: Mapping[float, float], n_sequences: int, on: str) -> SelectionResult:
+    """The weight λ maximising the held-out log-likelihood per sequence of the mixture, from
+    every weight's total (``FloorSweep.mixed``: all scored in the floor sweep's one pass)."""
+    return grid_search({"model_weight": tuple(totals)}, lambda model_weight: totals[model_weight] / n_sequences, on)

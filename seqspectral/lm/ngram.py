@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..base import Estimator, NotFittedError, either, integer, one_of, real, seed
+from ..base import Estimator, either, integer, one_of, real, seed
 from ..corpus import Corpus, Vocabulary
 from ..metrics import event_targets
 from ..protocols import EventLogProbs, SequenceLanguageModel
-from ..selection import NGRAM_K_GRID, grid_search, held_out_split
+from ..selection import NGRAM_K_GRID, grid_search, select_and_refit
 
 _START = Vocabulary.EOS_ID  # the start padding reuses the stop id: stop never occurs inside a history
 
@@ -100,10 +100,6 @@ class NGramLM(Estimator, SequenceLanguageModel):
                 "is handled by seqspectral.lm.UnknownEscape)"
             )
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "keys_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     def fit(self, corpus: Corpus, dev: Corpus | None = None, n_ids: int | None = None,
             extra: NGramCounts | None = None) -> "NGramLM":
         """Count the n-grams of ``corpus`` (V is ``n_ids`` or the vocabulary size), plus
@@ -118,17 +114,20 @@ class NGramLM(Estimator, SequenceLanguageModel):
         if self.k != "auto":
             self.k_, self.selection_ = float(self.k), None
             return self._set_counts(self._counted(corpus, extra))
-        fit_part, held, on = held_out_split(corpus, dev, self.random_state)
+        self.selection_ = select_and_refit(corpus, dev, self.random_state,
+                                           lambda part, held, on: self._choose_k(part, held, on, extra), self.refit)
+        return self
+
+    def _choose_k(self, fit_part, held, on, extra):
+        """Every k of ``NGRAM_K_GRID`` on the counts of ``fit_part`` (one table serves them all),
+        scored on ``held``; the chosen ``k_`` adopted."""
         self._set_counts(self._counted(fit_part, extra))
         c_hw, c_h, _ = self._lookups(held)
         n_events = self.n_events_
-        self.selection_ = grid_search(
-            {"k": NGRAM_K_GRID},
-            lambda k: float((np.log(c_hw + k) - np.log(c_h + k * n_events)).sum() / len(held)), on)
-        self.k_ = float(self.selection_.chosen["k"])
-        if dev is None and held is not corpus:
-            self.refit(corpus, held)
-        return self
+        result = grid_search({"k": NGRAM_K_GRID},
+                             lambda k: float((np.log(c_hw + k) - np.log(c_h + k * n_events)).sum() / len(held)), on)
+        self.k_ = float(result.chosen["k"])
+        return result
 
     def refit(self, corpus: Corpus, added: Corpus | None = None) -> "NGramLM":
         """The chosen k on the counts of all of ``corpus``: the stored counts plus those of
@@ -216,6 +215,20 @@ class NGramLM(Estimator, SequenceLanguageModel):
         header = {"params": self.json_params(), "k_": self.k_, "n_ids": self.n_ids_, "unigram_best": self.unigram_best_}
         return header, {"keys": self.keys_, "counts": self.counts_, "context_keys": self.context_keys_,
                         "context_counts": self.context_counts_, "context_best": self.context_best_}
+
+    @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, size
+
+        n_ids = size(header["n_ids"], "n_ids", 2)
+        order = size(header["params"]["order"], "order", 1, 20)
+        if n_ids ** order >= 1 << 62:
+            raise ValueError(f"{n_ids} symbol ids to the power {order} do not fit the 64-bit n-gram keys")
+        size(header["unigram_best"], "unigram_best", 0, n_ids - 1)
+        counts = {name: Member("iu", (length,), values=(0, None)) for name, length in
+                  (("keys", "n_keys"), ("counts", "n_keys"), ("context_keys", "n_contexts"),
+                   ("context_counts", "n_contexts"))}
+        return Schema({**counts, "context_best": Member("iu", ("n_contexts",), values=(0, "n_ids"))}, {"n_ids": n_ids})
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "NGramLM":

@@ -78,6 +78,13 @@ class TrainedLM:
                 "training": self.training, "model": header}, arrays
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Schema, nested_schema, vocabulary_size
+
+        return Schema(dims={"n_ids": vocabulary_size(header["vocabulary"])}).merged(
+            nested_schema("model", header["model"]))
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "TrainedLM":
         selection = header["selection"]
         return cls(unnest("model", header["model"], arrays), header["method"], dict(header["params"]),

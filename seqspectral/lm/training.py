@@ -14,14 +14,13 @@ benchmarks.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import numpy as np
 
 from ..corpus import Corpus, Vocabulary
 from ..metrics import event_report
-from ..selection import CandidateFailed, SelectionError, held_out_split
+from ..selection import CandidateFailed, SelectionError, floor_sweep, select_and_refit
 from .methods import METHODS, make_estimator
 from .mixture import Interpolated, select_weight
 from .ngram import NGramLM
@@ -36,16 +35,17 @@ class LanguageModelError(ValueError):
 
 
 def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = None, basis_length: int | None = None,
-             random_state=0, verbose: bool = False, order: int = 3, n_iter: int | None = None,
-             mix_order: int | None = 2, more=None) -> TrainedLM:
+             random_state=0, verbose: bool = False, order: int = 3, max_iter: int | None = None,
+             mix_order: int | None = 2, more=None, split=None) -> TrainedLM:
     """Fit ``method`` on ``train``, every choice made by held-out log-likelihood (module docstring).
 
-    ``order`` is the n-gram order of ``method="ngram"``, ``n_iter`` caps EM iterations,
+    ``order`` is the n-gram order of ``method="ngram"``, ``max_iter`` caps EM iterations,
     ``mix_order`` the order of the n-gram mixed into every learner (None: no mixing).
-    ``more``: a function ``(basis, statistic, n-gram orders)`` → the
-    :class:`~.sharded.LMCounts` of the training data beyond ``train``, its Hankel statistics
-    counted on that basis (None for the n-gram methods); the held-out part and the basis
-    come from ``train``.
+    ``more``: a function ``(estimator, n-gram orders)`` → the :class:`~.sharded.LMCounts`
+    of the training data beyond ``train``, its Hankel statistics counted on the basis the
+    estimator would choose on all of the fit part (None for the n-gram methods); ``split``:
+    the (fit part, held-out part, description) of ``train`` when the caller chose them
+    (:mod:`.sharded`: drawn from the whole input, as :func:`held_out_split` draws them).
     """
     if method not in METHODS:
         raise LanguageModelError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -56,29 +56,41 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     n_ids = len(train.vocabulary)
     try:
         estimator = make_estimator(method, n_states, basis_length=basis_length, random_state=random_state,
-                                   n_iter=n_iter, order=order, progress=verbose)
-        fit_part, held, on = held_out_split(train, None if dev is None else dev.drop_unknown(), random_state)
-        if more is not None:
-            on = on.replace("of train", "of the first shard")
+                                   max_iter=max_iter, order=order, progress=verbose)
         ngram = isinstance(estimator, NGramLM)
         mixing = bool(mix_order) and not ngram
         orders = [estimator.order] if ngram else [mix_order] if mixing else []
-        extra = None if more is None else _counted_elsewhere(estimator, fit_part, more, method, orders)
-        estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else {}),
-                      **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
-        spectrum = getattr(getattr(estimator, "prepared_", None), "singular_values", None)  # as selection saw it
-        # the estimator chose on what it was given as dev: say what that was
-        selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
-        lower = None
-        if mixing:
-            lower = NGramLM(mix_order, random_state=random_state).fit(
-                fit_part, dev=held, n_ids=n_ids, extra=None if extra is None else extra.ngrams[mix_order])
-            weight = select_weight(estimator.event_log_probs(held).log_prob, lower.event_log_probs(held).log_prob,
-                                   len(held), on)
-            selection = _merged(selection, lower.selection_.prefixed("mixture_"), weight)
-        if dev is None and held is not train:
+        fitted = {"extra": None, "lower": None, "spectrum": None}
+
+        def choose(fit_part, held, on):
+            extra = fitted["extra"] = None if more is None else _counted_elsewhere(estimator, fit_part, more, method,
+                                                                                   orders)
+            partner = None
+            if mixing:  # fitted first: every mixture weight is scored in the learner's floor sweep
+                lower = fitted["lower"] = NGramLM(mix_order, random_state=random_state).fit(
+                    fit_part, dev=held, n_ids=n_ids, extra=None if extra is None else extra.ngrams[mix_order])
+                partner = {"partner_log_prob": lower.event_log_probs(held).log_prob}
+            estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else partner or {}),
+                          **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
+            # the Hankel spectrum as selection saw it, for the plot a user chooses the number of states from
+            fitted["spectrum"] = getattr(getattr(estimator, "prepared_", None), "singular_values", None)
+            # the estimator chose on what it was given as dev: say what that was
+            selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
+            if mixing:
+                sweep = estimator.held_out_
+                if sweep is None:  # nothing was chosen: one pass for the weights alone
+                    sweep = floor_sweep(estimator.model_, held, [estimator.floor_], **partner)
+                weight = select_weight(sweep.mixed(estimator.floor_), len(held), on)
+                selection = _merged(selection, fitted["lower"].selection_.prefixed("mixture_"), weight)
+            return selection
+
+        def refit(train, held):
             estimator.refit(train, held)
-            lower = lower and lower.refit(train, held)
+            fitted["lower"] = fitted["lower"] and fitted["lower"].refit(train, held)
+
+        selection = select_and_refit(train, None if dev is None else dev.drop_unknown(), random_state, choose, refit,
+                                     split=split)
+        extra, lower = fitted["extra"], fitted["lower"]
     except (CandidateFailed, SelectionError) as e:
         raise LanguageModelError(f"{method}: {e}") from None
     model = estimator if ngram else estimator.model_
@@ -89,20 +101,20 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     if extra is not None:
         symbols = symbols + extra.symbols
         sizes = {"n_sequences": len(train) + extra.n_sequences, "n_tokens": train.n_tokens + extra.n_tokens}
-    if spectrum is not None:  # for the plot a user chooses the number of states from
-        sizes["hankel_singular_values"] = [float(f"{v:.6g}") for v in spectrum.tolist()]
+    if fitted["spectrum"] is not None:  # for the plot a user chooses the number of states from
+        sizes["hankel_singular_values"] = [float(f"{v:.6g}") for v in fitted["spectrum"].tolist()]
     return TrainedLM(UnknownEscape(model, unseen_mass(symbols)), method, estimator.json_params(), train.vocabulary,
                      selection, sizes)
 
 
 def _counted_elsewhere(estimator, fit_part, more, method: str, orders):
-    """The statistics of the training data beyond ``train``, on the basis ``estimator`` chooses on ``fit_part``."""
+    """The statistics of the training data beyond ``train`` (``more``'s, module docstring)."""
     if isinstance(estimator, NGramLM):
-        return more(None, None, orders)
+        return more(None, orders)
     if not getattr(estimator, "_adds_statistics", False):
         raise LanguageModelError(f"{method} is fitted on the sequences themselves: its training data cannot be "
                                  f"counted in shards (the spectral methods, convex and the n-grams can)")
-    return more(estimator.choose_basis(fit_part), estimator.statistic, orders)
+    return more(estimator, orders)
 
 
 def _merged(*results):
@@ -127,9 +139,3 @@ def evaluate_lm(lm: TrainedLM, corpus: Corpus, solution: np.ndarray | None = Non
         "n_weights": int(events.n_weights),
     }
 
-
-def timed(fn, *args, **kwargs):
-    """(result, wall seconds) of ``fn(*args, **kwargs)``."""
-    t0 = time.perf_counter()
-    out = fn(*args, **kwargs)
-    return out, time.perf_counter() - t0

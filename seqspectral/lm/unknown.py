@@ -48,6 +48,14 @@ class UnknownEscape(SequenceLanguageModel):
         return {"unknown_probability": self.unknown_probability, "model": header}, arrays
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import nested_schema
+
+        if not 0.0 <= float(header["unknown_probability"]) < 1.0:
+            raise ValueError(f"unknown_probability {header['unknown_probability']!r} is not in [0, 1)")
+        return nested_schema("model", header["model"])
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict) -> "UnknownEscape":
         return cls(unnest("model", header["model"], arrays), header["unknown_probability"])
 

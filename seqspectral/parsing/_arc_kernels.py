@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._hashing import feature, mix, slot
+from seqspectral.perceptron.hashing import feature, mix, slot
 from .atoms import AFTER, BEFORE
 
 W, L, P, X, PRE, SUF, F = 0, 1, 2, 3, 4, 5, 6

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from ._arc_kernels import L as LEMMA, P, SUF, W, X, atom, direction_distance
-from ._hashing import feature, slot
+from seqspectral.perceptron.hashing import feature, slot
 
 #: features per arc (the exact count :func:`label_features` writes)
 N_FEATURES = 29

@@ -25,7 +25,7 @@ from numba import njit
 from ._eisner_kernels import (I_LEFT, I_RIGHT, SECOND_ORDER_SHAPES, SIB_LEFT, SIB_RIGHT, SIBLING, SPLIT, _merge,
                               complete_kbest, complete_spans, kbest_chart, kbest_trees)
 from ._arc_kernels import P, W, X, XPOS, atom, direction_distance
-from ._hashing import feature, mix, slot
+from seqspectral.perceptron.hashing import feature, mix, slot
 
 NEG = -np.inf
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, seed
+from seqspectral.base import Estimator, integer, seed
+from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
 
 from . import _label_kernels
 from .atoms import encode, flat_heads
-from .weights import AveragedWeights, dense_from_state, sparse_state
 
 
 class DependencyLabeler(Estimator):
@@ -29,10 +29,6 @@ class DependencyLabeler(Estimator):
         self.hash_bits = hash_bits
         self.random_state = random_state
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     def fit(self, sentences):
         """Learn DEPREL from the gold trees of ``sentences``."""
         self._validate_params()
@@ -44,12 +40,16 @@ class DependencyLabeler(Estimator):
         labels = np.concatenate([[0] + [index[d] for d in s.deprels] for s in sentences]).astype(np.int32)
         rng = np.random.default_rng(self.random_state)
         weights = AveragedWeights(1 << self.hash_bits)
-        for _ in range(self.epochs):
+
+        def run_epoch(epoch):
             order = rng.permutation(len(table)).astype(np.int64)
-            weights.step, _, _ = _label_kernels.labeler_epoch(
+            weights.step, correct, total = _label_kernels.labeler_epoch(
                 table.atoms, table.offsets, heads, labels, order, len(self.labels_),
                 weights.current, weights.totals, weights.step)
-        self.weights_ = weights.average()
+            return {"train_accuracy": 100.0 * correct / max(total, 1)}
+
+        self.weights_ = train_epochs(self.epochs, run_epoch, weights.average).model
+        self.selection_ = None
         return self
 
     def predict(self, sentences) -> list[list[str]]:
@@ -67,8 +67,18 @@ class DependencyLabeler(Estimator):
         return {"params": self.json_params(), "labels": self.labels_}, sparse_state("label", self.weights_)
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Schema, size
+
+        labels = header["labels"]
+        if not isinstance(labels, list) or not labels or not all(isinstance(x, str) for x in labels):
+            raise ValueError("the labels are not a non-empty list of strings")
+        return Schema(sparse_schema("label", size(header["params"]["hash_bits"], "hash_bits", 1, 30)))
+
+    @classmethod
     def from_state(cls, header, arrays):
         labeler = cls(**header["params"])
         labeler.labels_ = list(header["labels"])
         labeler.weights_ = dense_from_state("label", arrays, 1 << labeler.hash_bits)
+        labeler.selection_ = None
         return labeler

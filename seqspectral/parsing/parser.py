@@ -19,14 +19,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, real, seed
-from seqspectral.selection import SelectionResult, grid_search
+from seqspectral.base import Estimator, integer, one_of, real, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
+                                    sparse_state, train_epochs)
+from seqspectral.selection import SelectionResult
 
 from . import _training_kernels
 from ._arc_kernels import FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
-from .weights import AveragedWeights, dense_from_state, sparse_state
 
 
 class DependencyParser(Estimator):
@@ -71,10 +72,6 @@ class DependencyParser(Estimator):
         self.labels = labels
         self.random_state = random_state
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     # -- training --------------------------------------------------------------------------
     def fit(self, sentences, dev=None, on_epoch=None):
         """Train on ``sentences`` (with gold heads). ``dev`` sentences are parsed after every
@@ -90,30 +87,24 @@ class DependencyParser(Estimator):
         self.single_root_ = self.single_root if self.single_root != "auto" else \
             bool(np.all(np.add.reduceat(gold == 0, table.offsets[:-1]) <= 2))  # the root row's 0 counts once
         gold = _training_kernels.lift_nonprojective(gold, table.offsets)
-        dev_table = encode(dev) if dev else None
-        dev_gold = flat_heads(dev) if dev else None
         rng = np.random.default_rng(self.random_state)
         weights = AveragedWeights(1 << self.hash_bits)
-        self.history_ = []
-        best = None
-        for epoch in range(1, self.epochs + 1):
+
+        def run_epoch(epoch):
             order = rng.permutation(len(table)).astype(np.int64)
             weights.step, correct, total = _training_kernels.training_epoch(
                 table.atoms, table.offsets, gold, order, self.order == 2, self._tags(), self.single_root_,
                 float(self.margin), self.update == "pa", weights.current, weights.totals, weights.step)
-            record = {"epoch": epoch, "train_uas": 100.0 * correct / max(total, 1)}
-            self.weights_ = weights.average()
-            if dev_table is not None:
-                record["dev_uas"] = _uas(self._heads(dev_table), dev_gold, dev_table.offsets)
-                if best is None or record["dev_uas"] > best[0]:
-                    best = (record["dev_uas"], self.weights_)
-            self.history_.append(record)
-            if on_epoch is not None:
-                on_epoch(record)
-        if dev_table is not None:
-            by_epoch = {r["epoch"]: r["dev_uas"] for r in self.history_}
-            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs], on="dev UAS")
-            self.weights_ = best[1]
+            return {"train_uas": 100.0 * correct / max(total, 1)}
+
+        held_out = None
+        if dev:
+            dev_table, dev_gold = encode(dev), flat_heads(dev)
+            held_out = HeldOut("dev_uas", lambda w: _uas(self._heads(dev_table, w), dev_gold, dev_table.offsets),
+                               on="dev UAS")
+        run = train_epochs(self.epochs, run_epoch, weights.average, held_out, on_epoch=on_epoch)
+        self.history_, self.weights_ = run.history, run.model
+        self.selection_ = epoch_selection(run)
         has_labels = any(d not in ("_", "") for s in sentences for d in s.deprels)
         self.labeler_ = DependencyLabeler(random_state=self.random_state).fit(sentences) \
             if self.labels and has_labels else None
@@ -123,9 +114,9 @@ class DependencyParser(Estimator):
     def _tags(self) -> int:
         return (XPOS if self.use_xpos else 0) | (FEATS if self.use_feats else 0)
 
-    def _heads(self, table) -> np.ndarray:
+    def _heads(self, table, weights=None) -> np.ndarray:
         return _training_kernels.parse_corpus(table.atoms, table.offsets, self.order == 2, self._tags(),
-                                              self.single_root_, self.weights_)
+                                              self.single_root_, self.weights_ if weights is None else weights)
 
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
@@ -176,13 +167,23 @@ class DependencyParser(Estimator):
 
         self._check_fitted()
         header = {"params": self.json_params(), "history": self.history_, "single_root": self.single_root_}
-        if hasattr(self, "selection_"):
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = sparse_state("arc", self.weights_)
         if self.labeler_ is not None:
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
             arrays.update(inner)
         return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral import serialize
+
+        params = header["params"]
+        if params.get("order", 1) not in (1, 2):
+            raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
+        schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
+        return schema.merged(serialize.nested_schema("labeler", header["labeler"])) if "labeler" in header else schema
 
     @classmethod
     def from_state(cls, header, arrays):
@@ -193,8 +194,7 @@ class DependencyParser(Estimator):
         parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
         parser.history_ = header["history"]
         parser.single_root_ = bool(header.get("single_root", parser.single_root))
-        if "selection" in header:
-            parser.selection_ = SelectionResult.from_json(header["selection"])
+        parser.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None
         return parser
 

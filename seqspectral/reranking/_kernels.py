@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from seqspectral.parsing._hashing import feature, slot
+from seqspectral.perceptron.hashing import feature, slot
 
 _NONE = -7  # no modifier on that side / no grandparent
 
@@ -41,7 +41,7 @@ def tree_features(pos, sentence_offsets, owner, heads, tree_offsets, mask):
     indptr = np.zeros(n_trees + 1, dtype=np.int64)
     for c in range(n_trees):
         indptr[c + 1] = indptr[c] + _tree_feature_count(heads, tree_offsets[c], tree_offsets[c + 1] - tree_offsets[c])
-    indices = np.empty(indptr[-1], dtype=np.int64)
+    indices = np.empty(indptr[-1], dtype=np.int32)
     for c in range(n_trees):
         start = sentence_offsets[owner[c]]
         at = tree_offsets[c]
@@ -121,7 +121,7 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
     for c in range(n_trees):
         n = tree_offsets[c + 1] - tree_offsets[c]
         indptr[c + 1] = indptr[c] + _PER_MODIFIER * n + _PER_HEAD * (n + 1)
-    indices = np.empty(indptr[-1], dtype=np.int64)
+    indices = np.empty(indptr[-1], dtype=np.int32)
     for c in range(n_trees):
         start = sentence_offsets[owner[c]]
         at = tree_offsets[c]
@@ -201,31 +201,49 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
 
 
 @njit(cache=True)
-def candidate_scores(indptr, indices, dense, sparse_weights, dense_weights):
-    """``w · f`` of every candidate."""
+def candidate_scores(indptr, indices, mask, dense, sparse_weights, dense_weights):
+    """``w · f`` of every candidate (hashed slots taken ``& mask``)."""
     out = np.empty(len(indptr) - 1)
     for c in range(len(out)):
-        s = 0.0
-        for j in range(indptr[c], indptr[c + 1]):
-            s += sparse_weights[indices[j]]
-        for j in range(dense.shape[1]):
-            s += dense[c, j] * dense_weights[j]
-        out[c] = s
+        out[c] = _score(indptr, indices, mask, dense, c, sparse_weights, dense_weights)
     return out
 
 
 @njit(cache=True)
-def _add(indptr, indices, dense, c, delta, step, ws, ts, wd, td):
+def best_in_groups(scores, groups):
+    """The index within its group of the best-scoring row of every group (ties: the
+    earlier; -1 for an empty group)."""
+    out = np.full(len(groups) - 1, -1, dtype=np.int64)
+    for g in range(len(out)):
+        best = -np.inf
+        for c in range(groups[g], groups[g + 1]):
+            if out[g] < 0 or scores[c] > best:
+                out[g], best = c - groups[g], scores[c]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _score(indptr, indices, mask, dense, c, ws, wd):
+    s = 0.0
     for j in range(indptr[c], indptr[c + 1]):
-        ws[indices[j]] += delta
-        ts[indices[j]] += step * delta
+        s += ws[indices[j] & mask]
+    for j in range(dense.shape[1]):
+        s += dense[c, j] * wd[j]
+    return s
+
+
+@njit(cache=True)
+def _add(indptr, indices, mask, dense, c, delta, step, ws, ts, wd, td):
+    for j in range(indptr[c], indptr[c + 1]):
+        ws[indices[j] & mask] += delta
+        ts[indices[j] & mask] += step * delta
     for j in range(dense.shape[1]):
         wd[j] += delta * dense[c, j]
         td[j] += step * delta * dense[c, j]
 
 
 @njit(cache=True)
-def rerank_epoch(indptr, indices, dense, groups, loss, order, ws, ts, wd, td, step):
+def rerank_epoch(indptr, indices, mask, dense, groups, loss, order, ws, ts, wd, td, step):
     """One structured-perceptron pass over the lists in ``order``: where the model's pick has
     a higher loss than the best candidate, move towards the best-scoring lowest-loss
     candidate (the oracle). Returns ``(step, lists where the pick was an oracle)``."""
@@ -239,19 +257,67 @@ def rerank_epoch(indptr, indices, dense, groups, loss, order, ws, ts, wd, td, st
             best_loss = min(best_loss, loss[c])
         pick, pick_score, oracle, oracle_score = a, -np.inf, a, -np.inf
         for c in range(a, b):
-            s = 0.0
-            for j in range(indptr[c], indptr[c + 1]):
-                s += ws[indices[j]]
-            for j in range(dense.shape[1]):
-                s += dense[c, j] * wd[j]
+            s = _score(indptr, indices, mask, dense, c, ws, wd)
             if s > pick_score:
                 pick, pick_score = c, s
             if loss[c] == best_loss and s > oracle_score:
                 oracle, oracle_score = c, s
         if loss[pick] > best_loss:
-            _add(indptr, indices, dense, oracle, 1.0, step, ws, ts, wd, td)
-            _add(indptr, indices, dense, pick, -1.0, step, ws, ts, wd, td)
+            _add(indptr, indices, mask, dense, oracle, 1.0, step, ws, ts, wd, td)
+            _add(indptr, indices, mask, dense, pick, -1.0, step, ws, ts, wd, td)
         else:
             good += 1
         step += 1
     return step, good
+
+
+@njit(cache=True)
+def _intersect(a, na, b, nb):
+    """Sorted multiset a[:na] ∩ sorted b[:nb], written into a; its length."""
+    i = j = k = 0
+    while i < na and j < nb:
+        if a[i] < b[j]:
+            i += 1
+        elif a[i] > b[j]:
+            j += 1
+        else:
+            a[k] = a[i]
+            k += 1
+            i += 1
+            j += 1
+    return k
+
+
+@njit(cache=True)
+def without_common(groups, indptr, indices):
+    """CSR features (rows sorted) with, in every group, the multiset of slots every row of
+    the group has removed from each row."""
+    out_indptr = np.zeros(len(indptr), dtype=np.int64)
+    out = np.empty(len(indices), dtype=np.int32)
+    k = 0
+    for g in range(len(groups) - 1):
+        a, b = groups[g], groups[g + 1]
+        if b <= a:
+            continue
+        rows = indices[indptr[a]:indptr[b]].copy()
+        for c in range(a, b):
+            rows[indptr[c] - indptr[a]:indptr[c + 1] - indptr[a]].sort()
+        common = rows[:indptr[a + 1] - indptr[a]].copy()
+        n_common = len(common)
+        for c in range(a + 1, b):
+            n_common = _intersect(common, n_common, rows[indptr[c] - indptr[a]:], indptr[c + 1] - indptr[c])
+        for c in range(a, b):
+            row = rows[indptr[c] - indptr[a]:indptr[c + 1] - indptr[a]]
+            i = j = 0
+            while i < len(row):
+                if j < n_common and common[j] < row[i]:
+                    j += 1
+                elif j < n_common and common[j] == row[i]:
+                    i += 1
+                    j += 1
+                else:
+                    out[k] = row[i]
+                    k += 1
+                    i += 1
+            out_indptr[c + 1] = k
+    return out_indptr, out[:k].copy()

@@ -1,16 +1,19 @@
 """The reranker's input: feature vectors of the candidates of many n-best lists.
 
 Candidates of list ``i`` are rows ``groups[i]:groups[i + 1]``. Each row has binary hashed
-features (weight slots, CSR: ``indptr``, ``indices``; a slot repeated counts twice) and
+features (weight slots in [0, 2**31), CSR: ``indptr``, ``indices``; a slot repeated counts
+twice; a slot every candidate of a list has may be left out, :meth:`without_common`) and
 real-valued features (``dense``, one named column each: the base model's score, tree or
-language-model log-probabilities); ``templates`` names the set of hashed features (a
-reranker applies only to candidates described as it was trained). What the candidates are — parses, tag sequences — is
+language-model log-probabilities); ``templates`` names the set of hashed features,
+``ranks`` what the candidates are (``parses``, ``tags``) and ``sources`` the model file
+(path, content hash) behind every real-valued column that comes from one: a reranker
+applies only to candidates described as it was trained. What the candidates are — parses, tag sequences — is
 the business of the code that builds this; the reranker sees only these arrays.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -23,11 +26,13 @@ class CandidateFeatures:
     dense: np.ndarray
     dense_names: list[str]
     templates: str = ""
+    ranks: str = ""
+    sources: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.groups = np.ascontiguousarray(self.groups, dtype=np.int64)
         self.indptr = np.ascontiguousarray(self.indptr, dtype=np.int64)
-        self.indices = np.ascontiguousarray(self.indices, dtype=np.int64)
+        self.indices = np.ascontiguousarray(self.indices, dtype=np.int32)
         self.dense = np.ascontiguousarray(self.dense, dtype=np.float64).reshape(self.n_candidates, -1)
         if self.dense.shape[1] != len(self.dense_names):
             raise ValueError(f"{self.dense.shape[1]} dense columns but {len(self.dense_names)} names")
@@ -41,25 +46,61 @@ class CandidateFeatures:
     def __len__(self) -> int:
         return len(self.groups) - 1
 
+    def rows(self, lists) -> np.ndarray:
+        """The candidate rows of ``lists`` (list indices), in that order."""
+        lists = np.asarray(lists, dtype=np.int64)
+        sizes = self.groups[lists + 1] - self.groups[lists]
+        return np.repeat(self.groups[lists], sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes,
+                                                                                         sizes))
+
+    def subset(self, lists) -> "CandidateFeatures":
+        """The features of ``lists`` (list indices), in that order."""
+        lists = np.asarray(lists, dtype=np.int64)
+        groups = np.zeros(len(lists) + 1, dtype=np.int64)
+        np.cumsum(self.groups[lists + 1] - self.groups[lists], out=groups[1:])
+        return self._taken(self.rows(lists), groups)
+
     def first(self, k: int) -> "CandidateFeatures":
         """The features of the first ``k`` candidates of every list."""
-        sizes = np.minimum(np.diff(self.groups), k)
         rank = np.arange(self.n_candidates) - np.repeat(self.groups[:-1], np.diff(self.groups))
-        keep = np.flatnonzero(rank < k)
+        groups = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(np.minimum(np.diff(self.groups), k), out=groups[1:])
+        return self._taken(np.flatnonzero(rank < k), groups)
+
+    def _taken(self, keep: np.ndarray, groups: np.ndarray) -> "CandidateFeatures":
         lengths = np.diff(self.indptr)[keep]
         indptr = np.zeros(len(keep) + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         starts = np.repeat(self.indptr[keep], lengths)
         within = np.arange(indptr[-1]) - np.repeat(indptr[:-1], lengths)
-        groups = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=groups[1:])
-        return CandidateFeatures(groups, indptr, self.indices[starts + within], self.dense[keep],
-                                 list(self.dense_names), self.templates)
+        return replace(self, groups=groups, indptr=indptr, indices=self.indices[starts + within],
+                       dense=self.dense[keep])
 
-    def with_dense(self, names: list[str], columns: list[np.ndarray]) -> "CandidateFeatures":
-        """These features plus more real-valued columns."""
+    def without_common(self) -> "CandidateFeatures":
+        """The same ranking problem with, in every list, the hashed features that every
+        candidate of the list has (as a multiset) left out: they add the same to every
+        candidate's score and cancel in every perceptron update, and n-best candidates
+        share most of their features."""
+        from ._kernels import without_common
+
+        indptr, indices = without_common(self.groups, self.indptr, self.indices)
+        return replace(self, indptr=indptr, indices=indices)
+
+    @classmethod
+    def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
+        """The lists of ``parts`` one after the other (the same feature names)."""
+        candidates = np.cumsum([0] + [p.n_candidates for p in parts])
+        slots = np.cumsum([0] + [len(p.indices) for p in parts])
+        groups = np.concatenate([[0]] + [p.groups[1:] + candidates[i] for i, p in enumerate(parts)])
+        indptr = np.concatenate([[0]] + [p.indptr[1:] + slots[i] for i, p in enumerate(parts)])
+        return replace(parts[0], groups=groups, indptr=indptr, indices=np.concatenate([p.indices for p in parts]),
+                       dense=np.concatenate([p.dense for p in parts]))
+
+    def with_dense(self, names: list[str], columns: list[np.ndarray], sources: dict | None = None
+                   ) -> "CandidateFeatures":
+        """These features plus more real-valued columns (``sources``: name -> where it came from)."""
         if not columns:
             return self
         dense = np.column_stack([self.dense, *[np.asarray(c, dtype=np.float64) for c in columns]])
-        return CandidateFeatures(self.groups, self.indptr, self.indices, dense, self.dense_names + list(names),
-                                 self.templates)
+        return replace(self, dense=dense, dense_names=self.dense_names + list(names),
+                       sources={**self.sources, **(sources or {})})

@@ -17,20 +17,21 @@ from . import _kernels
 from .candidates import CandidateFeatures
 from .lists import rerank_lists
 
-#: hashed features are kept at this width; the reranker masks them to its own size
-_WIDE = (1 << 40) - 1
+#: hashed features are kept at this width (int32 slots); the reranker masks them to its own size
+_WIDE = (1 << 31) - 1
 
 
 def list_problem(nbest) -> str | None:
     """Why an n-best list cannot be reranked (no candidates, candidates over other words,
-    a candidate that is not a tree), or None."""
+    a candidate that is not a tree: a cycle, a head out of range), or None. Several words
+    on the root are a tree like any other (CoNLL-X treebanks have them; so may the parser)."""
     if len(nbest) == 0:
         return "no candidates"
     first = nbest.candidates[0]
     for rank, c in enumerate(nbest.candidates, 1):
         if c.forms != first.forms:
             return f"candidate {rank} has other words than candidate 1"
-        problem = head_errors(c.heads)
+        problem = head_errors(c.heads, several_roots=True)
         if problem:
             return f"candidate {rank} is not a tree: {problem}"
     return None
@@ -41,7 +42,7 @@ def list_problem(nbest) -> str | None:
 TEMPLATES = ("baseline", "context")
 
 
-def parse_features(candidates, scorers=(), templates: str = "baseline") -> CandidateFeatures:
+def parse_features(candidates, scorers=(), templates: str = "context") -> CandidateFeatures:
     """Features of every candidate: ``candidates`` are n-best lists (all valid; see
     :func:`list_problem`) or :class:`~seqspectral.parsing.tree_lists.TreeLists`;
     ``templates`` one of :data:`TEMPLATES`."""
@@ -55,8 +56,9 @@ def parse_features(candidates, scorers=(), templates: str = "baseline") -> Candi
     if templates == "context":
         word = np.ascontiguousarray(table.atoms[:, COLUMNS.index("word")])
         indptr, indices = _joined(indptr, indices, *_kernels.context_features(word, pos, *args))
-    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates)
-    return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers])
+    features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates, "parses")
+    return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers],
+                               {s.name: s.source for s in scorers if s.source})
 
 
 def _joined(indptr_a, indices_a, indptr_b, indices_b) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +66,7 @@ def _joined(indptr_a, indices_a, indptr_b, indices_b) -> tuple[np.ndarray, np.nd
     len_a, len_b = np.diff(indptr_a), np.diff(indptr_b)
     indptr = np.zeros(len(len_a) + 1, dtype=np.int64)
     np.cumsum(len_a + len_b, out=indptr[1:])
-    indices = np.empty(indptr[-1], dtype=np.int64)
+    indices = np.empty(indptr[-1], dtype=np.int32)
     within_a = np.arange(indptr_a[-1]) - np.repeat(indptr_a[:-1], len_a)
     within_b = np.arange(indptr_b[-1]) - np.repeat(indptr_b[:-1], len_b)
     indices[np.repeat(indptr[:-1], len_a) + within_a] = indices_a

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, seed
-from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
-from seqspectral.selection import SelectionResult, grid_search
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, HeldOut, sparse_schema, sparse_state,
+                                    train_epochs)
+from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
 
 from . import _kernels
 from .candidates import CandidateFeatures
+
+#: weights of the base score (standardised) the perceptron starts from when ``anchor="auto"``:
+#: the larger, the more evidence the other features need to overrule the base model
+ANCHOR_GRID = (1.0, 4.0, 16.0)
 
 
 class FeatureMismatchError(ValueError):
@@ -28,81 +33,140 @@ class FeatureMismatchError(ValueError):
 
 
 class Reranker(Estimator):
-    """Picks one candidate per n-best list (``epochs`` perceptron passes, 2**``hash_bits``
-    binary-feature weights, ``random_state`` for the visiting order)."""
+    """Picks one candidate per n-best list.
+
+    The first real-valued feature is the base model's score (the parser's, the tagger's):
+    the anchor. Training starts from the weights that rank by it alone (weight ``anchor``
+    on it, 0 elsewhere), so the untrained model is the base model's own 1-best ranking,
+    and it is one of the candidates of the held-out choice of (``anchor``, number of
+    epochs up to ``epochs``; epoch 0 is that ranking): the reranker is never worse than
+    the base model on the held-out lists. Held out: ``dev`` lists when given (the kept
+    weights are those of the chosen epoch), else a seeded :data:`HELD_OUT_FRACTION` of the
+    training lists (then refitted on all of them with the choice). ``anchor="auto"``
+    tries :data:`ANCHOR_GRID`. ``hash_bits``: 2**hash_bits binary-feature weights;
+    ``random_state``: the held-out lists and the visiting order.
+    """
 
     kind = "reranker"
-    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(8, 30), "random_state": seed}
+    _parameter_checks = {"epochs": integer(1), "anchor": either(one_of("auto"), real(0.0, open_low=True)),
+                         "hash_bits": integer(8, 30), "random_state": seed}
 
-    def __init__(self, epochs=10, *, hash_bits=20, random_state=0):
+    def __init__(self, epochs=10, *, anchor="auto", hash_bits=20, random_state=0):
         self.epochs = epochs
+        self.anchor = anchor
         self.hash_bits = hash_bits
         self.random_state = random_state
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "sparse_weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+    def fit(self, features: CandidateFeatures, loss, dev=None, *, sizes=None, on_epoch=None):
+        """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads).
 
-    def fit(self, features: CandidateFeatures, loss, dev: tuple[CandidateFeatures, np.ndarray] | None = None):
-        """Learn from ``features`` and each candidate's ``loss`` (say, wrong heads). With ``dev``
-        (features, loss), the lists are reranked after every epoch (``history_``) and the
-        averaged weights of the epoch with the lowest dev loss are kept (``selection_``)."""
+        ``dev``: held-out ``(features, loss)`` or ``(features, loss, sizes)``; ``sizes``:
+        the number of scored items of every list (words, tags), for held-out accuracies
+        (``held_out_``). ``on_epoch(record)`` sees every record of ``history_``.
+        """
         self._validate_params()
         loss = np.ascontiguousarray(loss, dtype=np.float64)
         if len(loss) != features.n_candidates:
             raise ValueError(f"{len(loss)} losses for {features.n_candidates} candidates")
+        if not features.dense_names:
+            raise ValueError("the candidates have no real-valued feature: the first must be the base model's score")
         self.dense_names_ = list(features.dense_names)
         self.templates_ = features.templates
+        self.ranks_ = features.ranks
+        self.sources_ = dict(features.sources)
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
+        sizes = np.ones(len(features)) if sizes is None else np.asarray(sizes, dtype=np.float64)
+        if dev is not None:
+            fit_part, held, held_sizes = (features, loss), dev[:2], (dev[2] if len(dev) > 2 else None)
+            where = "dev lists"
+        else:
+            fit_idx, held_idx, where = _held_out_lists(len(features), self.random_state)
+            fit_part = (features.subset(fit_idx), loss[features.rows(fit_idx)])
+            held = (features.subset(held_idx), loss[features.rows(held_idx)])
+            held_sizes = sizes[held_idx]
+        held_features, held_loss = held[0], np.asarray(held[1], dtype=np.float64)
+        held_sizes = np.ones(len(held_features)) if held_sizes is None else np.asarray(held_sizes, np.float64)
+        held_out = HeldOut("held_out_loss", lambda model: float(np.sum(held_loss[held_features.groups[:-1] +
+                                                                                 self._choose(held_features, model)])),
+                           on=f"loss on {where}", higher_is_better=False)
+        anchors = ANCHOR_GRID if self.anchor == "auto" else (float(self.anchor),)
+        runs = {}
+        for anchor in anchors:
+            runs[anchor] = self._train(*fit_part, anchor, self.epochs, held_out,
+                                       lambda r, a=anchor: on_epoch({"anchor": a, **r}) if on_epoch else None)
+        self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
+                                      lambda anchor, epochs: runs[anchor].scores[epochs], on=held_out.on)
+        anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
+        model = runs[anchor].model if dev is not None else self._train(features, loss, anchor, epochs).model
+        self.sparse_weights_, self.dense_weights_ = model
+        self.history_ = [{"anchor": a, **r} for a in anchors for r in runs[a].history if r["epoch"] or a == anchors[0]]
+        base = runs[anchors[0]].history[0]["held_out_loss"]
+        reranked = -max(row["score"] for row in self.selection_.table)
+        total = float(np.sum(held_sizes))
+        self.held_out_ = {"on": where, "lists": len(held_features), "items": total, "base_loss": base,
+                          "reranked_loss": reranked,
+                          "base_accuracy": 100.0 * (1 - base / total) if total else None,
+                          "reranked_accuracy": 100.0 * (1 - reranked / total) if total else None}
+        return self
+
+    def _train(self, features, loss, anchor, epochs, held_out=None, on_epoch=None):
+        """Averaged-perceptron epochs from the anchor-only weights (:func:`train_epochs`)."""
         dense = self._standardised(features)
         mask = (1 << self.hash_bits) - 1
-        indices = features.indices & mask
         rng = np.random.default_rng(self.random_state)
         sparse = AveragedWeights(1 << self.hash_bits)
         dense_w = AveragedWeights(len(self.dense_names_))
-        self.history_ = []
-        best = None
-        for epoch in range(1, self.epochs + 1):
+        dense_w.current[0] = anchor
+
+        def run_epoch(epoch):
             order = rng.permutation(len(features)).astype(np.int64)
-            step, good = _kernels.rerank_epoch(features.indptr, indices, dense, features.groups, loss, order,
-                                               sparse.current, sparse.totals, dense_w.current, dense_w.totals,
+            step, good = _kernels.rerank_epoch(features.indptr, features.indices, mask, dense, features.groups, loss,
+                                               order, sparse.current, sparse.totals, dense_w.current, dense_w.totals,
                                                sparse.step)
             sparse.step = dense_w.step = step
-            record = {"epoch": epoch, "train_oracle_picks": good / max(len(features), 1)}
-            self.sparse_weights_, self.dense_weights_ = sparse.average(), dense_w.average().astype(np.float64)
-            if dev is not None:
-                record["dev_loss"] = float(mean_loss(self.choose(dev[0]), dev[0], dev[1]))
-                if best is None or record["dev_loss"] < best[0]:
-                    best = (record["dev_loss"], self.sparse_weights_, self.dense_weights_)
-            self.history_.append(record)
-        if dev is not None:
-            by_epoch = {r["epoch"]: -r["dev_loss"] for r in self.history_}
-            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs],
-                                          on="dev loss per list")
-            _, self.sparse_weights_, self.dense_weights_ = best
-        return self
+            return {"train_oracle_picks": good / max(len(features), 1)}
+
+        def average():
+            return sparse.average(), dense_w.average().astype(np.float64)
+
+        return train_epochs(epochs, run_epoch, average, held_out, start=average(), on_epoch=on_epoch)
 
     def _standardised(self, features: CandidateFeatures) -> np.ndarray:
+        if self.ranks_ and features.ranks and features.ranks != self.ranks_:
+            raise FeatureMismatchError(f"the reranker ranks {self.ranks_}, these candidates are {features.ranks}")
         if features.templates != self.templates_:
             raise FeatureMismatchError(f"the reranker was trained on hashed features {self.templates_!r}, these "
                                        f"candidates have {features.templates!r}")
         if list(features.dense_names) != self.dense_names_:
             raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}, "
                                        f"these candidates have {list(features.dense_names)}")
+        for name, source in self.sources_.items():
+            given = features.sources.get(name)
+            if given is not None and given.get("sha256") != source.get("sha256"):
+                raise FeatureMismatchError(
+                    f"feature {name} comes from {given.get('path')} (sha256 {str(given.get('sha256'))[:12]}), "
+                    f"the reranker was trained with {source.get('path')} (sha256 {str(source.get('sha256'))[:12]})")
         return np.ascontiguousarray((features.dense - self.dense_mean_) / self.dense_scale_)
 
     def scores(self, features: CandidateFeatures) -> np.ndarray:
-        """The model score of every candidate."""
+        """The model score of every candidate (up to a constant per list: features every
+        candidate of a list has may be left out of its rows)."""
         self._check_fitted()
-        mask = len(self.sparse_weights_) - 1
-        return _kernels.candidate_scores(features.indptr, features.indices & mask, self._standardised(features),
-                                         self.sparse_weights_, self.dense_weights_)
+        return self._scores(features, (self.sparse_weights_, self.dense_weights_))
+
+    def _scores(self, features, model) -> np.ndarray:
+        sparse_weights, dense_weights = model
+        return _kernels.candidate_scores(features.indptr, features.indices, len(sparse_weights) - 1,
+                                         self._standardised(features), sparse_weights, dense_weights)
 
     def choose(self, features: CandidateFeatures) -> np.ndarray:
         """The index, within its list, of the chosen candidate of every list (ties: the earlier)."""
-        s = self.scores(features)
-        return np.array([int(np.argmax(s[a:b])) if b > a else -1
-                         for a, b in zip(features.groups[:-1], features.groups[1:])], dtype=np.int64)
+        self._check_fitted()
+        return self._choose(features)
+
+    def _choose(self, features, model=None) -> np.ndarray:
+        model = model or (self.sparse_weights_, self.dense_weights_)
+        return _kernels.best_in_groups(self._scores(features, model), features.groups)
 
     def dense_weight(self, name: str) -> float:
         """The weight of real-valued feature ``name`` in original units."""
@@ -112,21 +176,37 @@ class Reranker(Estimator):
     def to_state(self):
         self._check_fitted()
         header = {"params": self.json_params(), "dense_names": self.dense_names_, "templates": self.templates_,
-                  "history": self.history_}
-        if hasattr(self, "selection_"):
+                  "ranks": self.ranks_, "sources": self.sources_, "history": self.history_,
+                  "held_out": self.held_out_}
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = {**sparse_state("sparse", self.sparse_weights_), "dense_weights": self.dense_weights_,
                   "dense_mean": self.dense_mean_, "dense_scale": self.dense_scale_}
         return header, arrays
 
     @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        names = header["dense_names"]
+        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
+            raise ValueError("dense_names is not a list of strings")
+        n = len(names)
+        return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
+                       **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}})
+
+    @classmethod
     def from_state(cls, header, arrays):
-        model = cls(**header["params"])
+        # files of the reranker before the anchor started from weight 0 on the base score
+        model = cls(**{"anchor": 1.0, **header["params"]})
         model.dense_names_ = list(header["dense_names"])
         model.templates_ = header.get("templates", "baseline" if "parser" in model.dense_names_ else "")
+        # files before the reranker recorded what it ranks: the base score's name says
+        model.ranks_ = header.get("ranks", "tags" if model.dense_names_[:1] == ["tagger"] else "parses")
+        model.sources_ = dict(header.get("sources", {}))
         model.history_ = header["history"]
-        if "selection" in header:
-            model.selection_ = SelectionResult.from_json(header["selection"])
+        model.held_out_ = header.get("held_out")
+        model.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         model.sparse_weights_ = dense_from_state("sparse", arrays, 1 << model.hash_bits)
         for name in ("dense_weights", "dense_mean", "dense_scale"):
             value = np.asarray(arrays[name], dtype=np.float64)
@@ -150,6 +230,17 @@ def _within_list_scale(features: CandidateFeatures) -> tuple[np.ndarray, np.ndar
     list_mean /= np.maximum(sizes, 1)[:, None]
     spread = np.sqrt(np.mean((features.dense - list_mean[owner]) ** 2, axis=0))
     return features.dense.mean(axis=0), np.where(spread > 0, spread, 1.0)
+
+
+def _held_out_lists(n_lists: int, random_state) -> tuple[np.ndarray, np.ndarray, str]:
+    """(fit lists, held-out lists, description): a seeded :data:`HELD_OUT_FRACTION` of the
+    lists held out; with fewer than 10 lists, all of them on both sides."""
+    if n_lists < 10:
+        every = np.arange(n_lists)
+        return every, every, "the training lists (too few to hold out)"
+    order = np.random.default_rng(random_state).permutation(n_lists)
+    n_held = max(1, int(round(HELD_OUT_FRACTION * n_lists)))
+    return np.sort(order[n_held:]), np.sort(order[:n_held]), f"held-out {HELD_OUT_FRACTION:.0%} of the training lists"
 
 
 def mean_loss(choice: np.ndarray, features: CandidateFeatures, loss: np.ndarray) -> float:

@@ -13,13 +13,22 @@ from __future__ import annotations
 import numpy as np
 
 
-class CorpusScorer:
-    """``name`` and ``log_probs(sentences)`` for a model scoring encoded corpora."""
+class ScorerError(ValueError):
+    """A scorer gave a score that is not a finite number."""
 
-    def __init__(self, model, name: str, *, method: str = "log_probs", field: str | None = None):
+    user_facing = True
+
+
+class CorpusScorer:
+    """``name`` and ``log_probs(sentences)`` for a model scoring encoded corpora; ``source``
+    (say, the model file's path and content hash) is recorded by a reranker trained on it."""
+
+    def __init__(self, model, name: str, *, method: str = "log_probs", field: str | None = None,
+                 source: dict | None = None):
         self.model = model
         self.name = name
         self.method = method
+        self.source = source
         reading = getattr(model, "reading_", None) or getattr(model, "reading", None) or {}
         self.field = field or reading.get("field") or "upos"
         self.tagset = reading.get("tagset")
@@ -46,13 +55,18 @@ class CorpusScorer:
         scores = np.asarray(getattr(self.model, self.method)(corpus), dtype=np.float64)
         if scores.shape != (len(corpus),):
             raise ValueError(f"scorer {self.name} gave {scores.shape} scores for {len(corpus)} items")
+        bad = np.flatnonzero(~np.isfinite(scores))
+        if len(bad):
+            raise ScorerError(f"scorer {self.name} gave {len(bad)} score(s) that are not finite numbers "
+                              f"(first: {scores[bad[0]]} for item {bad[0] + 1})")
         return scores
 
 
-def tree_model_scorers(model, prefix: str = "tree", topology: bool = True) -> list[CorpusScorer]:
+def tree_model_scorers(model, prefix: str = "tree", topology: bool = True, source: dict | None = None
+                       ) -> list[CorpusScorer]:
     """The spectral feature (log p(words | tree)) of a tree model and, when it has one and
     ``topology`` is asked for, its topology term."""
-    out = [CorpusScorer(model, f"{prefix}:log_prob")]
+    out = [CorpusScorer(model, f"{prefix}:log_prob", source=source)]
     if topology and hasattr(model, "topology_"):
-        out.append(CorpusScorer(model, f"{prefix}:topology", method="topology_log_probs"))
+        out.append(CorpusScorer(model, f"{prefix}:topology", method="topology_log_probs", source=source))
     return out

@@ -1,8 +1,7 @@
 """k-best POS tagging: an averaged-perceptron tagger with Viterbi and k-best Viterbi
-decoding, jackknifed tagging, and tag n-best lists as reranker input."""
+decoding, and jackknifed tagging (tag n-best lists are reranked by :mod:`seqspectral.reranking.tags`)."""
 
 from .jackknife import jackknife
-from .reranking import list_problem, rerank_tags, tag_features, tag_losses
 from .tagger import PerceptronTagger
 
-__all__ = ["PerceptronTagger", "jackknife", "list_problem", "rerank_tags", "tag_features", "tag_losses"]
+__all__ = ["PerceptronTagger", "jackknife"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from seqspectral.parsing._hashing import feature, slot
+from seqspectral.perceptron.hashing import feature, slot
 
 # the columns of seqspectral.tagging.words.COLUMNS
 FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS = 0, 1, 2, 6, 8, 10, 11

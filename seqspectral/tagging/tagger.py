@@ -13,9 +13,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from seqspectral.base import Estimator, NotFittedError, integer, one_of, seed
-from seqspectral.parsing.weights import AveragedWeights, dense_from_state, sparse_state
-from seqspectral.selection import SelectionResult, grid_search
+from seqspectral.base import Estimator, integer, one_of, seed
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
+                                    sparse_state, train_epochs)
+from seqspectral.selection import SelectionResult
 
 from . import _kernels
 from .words import encode
@@ -38,10 +39,6 @@ class PerceptronTagger(Estimator):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.random_state = random_state
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "weights_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
     # -- features and gold tags ------------------------------------------------------------
     def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
@@ -67,33 +64,29 @@ class PerceptronTagger(Estimator):
         T = len(self.tags_)
         slots, offsets = self._slots(sentences)
         gold = self._gold(sentences)
-        dev_data = (self._slots(dev), self._gold(dev)) if dev else None
         rng = np.random.default_rng(self.random_state)
         emission = AveragedWeights((1 << self.hash_bits) * T)
         transition = AveragedWeights((T + 1) * (T + 1))
-        self.history_, best = [], None
-        for epoch in range(1, self.epochs + 1):
+
+        def run_epoch(epoch):
             order = rng.permutation(len(sentences)).astype(np.int64)
             step, correct = _kernels.perceptron_epoch(
                 slots, offsets, gold, order, emission.current, emission.totals,
                 transition.current.reshape(T + 1, T + 1), transition.totals.reshape(T + 1, T + 1), emission.step)
             emission.step = transition.step = step
-            self.weights_ = emission.average()
-            self.transitions_ = transition.average().astype(np.float64).reshape(T + 1, T + 1)
-            record = {"epoch": epoch, "train_accuracy": 100.0 * correct / max(len(gold), 1)}
-            if dev_data is not None:
-                (dev_slots, dev_offsets), dev_gold = dev_data
-                record["dev_accuracy"] = _accuracy(self._decode(dev_slots, dev_offsets)[0], dev_gold)
-                if best is None or record["dev_accuracy"] > best[0]:
-                    best = (record["dev_accuracy"], self.weights_, self.transitions_)
-            self.history_.append(record)
-            if on_epoch is not None:
-                on_epoch(record)
-        if dev_data is not None:
-            by_epoch = {r["epoch"]: r["dev_accuracy"] for r in self.history_}
-            self.selection_ = grid_search({"epochs": tuple(by_epoch)}, lambda epochs: by_epoch[epochs],
-                                          on="dev accuracy")
-            _, self.weights_, self.transitions_ = best
+            return {"train_accuracy": 100.0 * correct / max(len(gold), 1)}
+
+        def average():
+            return emission.average(), transition.average().astype(np.float64).reshape(T + 1, T + 1)
+
+        held_out = None
+        if dev:
+            (dev_slots, dev_offsets), dev_gold = self._slots(dev), self._gold(dev)
+            held_out = HeldOut("dev_accuracy", lambda model: _accuracy(
+                _kernels.tag_corpus(dev_slots, dev_offsets, *model)[0], dev_gold), on="dev accuracy")
+        run = train_epochs(self.epochs, run_epoch, average, held_out, on_epoch=on_epoch)
+        self.history_, (self.weights_, self.transitions_) = run.history, run.model
+        self.selection_ = epoch_selection(run)
         return self
 
     # -- tagging ---------------------------------------------------------------------------
@@ -150,9 +143,19 @@ class PerceptronTagger(Estimator):
     def to_state(self):
         self._check_fitted()
         header = {"params": self.json_params(), "tags": self.tags_, "history": self.history_}
-        if hasattr(self, "selection_"):
+        if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import Member, Schema, size
+
+        tags = header["tags"]
+        if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
+            raise ValueError("the tags are not a non-empty list of strings")
+        bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
+        return Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
 
     @classmethod
     def from_state(cls, header, arrays):
@@ -164,8 +167,7 @@ class PerceptronTagger(Estimator):
         if tagger.transitions_.shape != (T + 1, T + 1):
             raise ValueError(f"transitions have shape {tagger.transitions_.shape} for {T} tags")
         tagger.history_ = header["history"]
-        if "selection" in header:
-            tagger.selection_ = SelectionResult.from_json(header["selection"])
+        tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return tagger
 
 

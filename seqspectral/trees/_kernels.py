@@ -221,7 +221,8 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
 @njit(cache=True)
 def _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL, TR, O, beta, up):
     """Sum-normalised inside vectors ``beta`` and upward messages ``up`` (T_d^T beta) of
-    one sentence ``[lo, hi)``, rows indexed by position in it; returns the log of the scales."""
+    one sentence ``[lo, hi)``, rows indexed by position in it; returns the log of the scales
+    (-inf, the vectors left unfinished, when the sentence has probability 0)."""
     m = O.shape[1]
     log_scale = 0.0
     for q in range(hi - 1, lo - 1, -1):
@@ -236,6 +237,8 @@ def _upward(symbols, parent, is_left, order, child_start, child_list, lo, hi, TL
         s = 0.0
         for h in range(m):
             s += beta[i - lo, h]
+        if s == 0.0:  # a word no state emits (unknown to the model): the sentence has probability 0
+            return -np.inf
         log_scale += np.log(s)
         for h in range(m):
             beta[i - lo, h] /= s

@@ -5,7 +5,7 @@ E-step: upward-downward message passing over every tree (inside β and outside �
 rescaling; :func:`_kernels.latent_expected_counts`), giving the expected root-state,
 left/right transition (head state x dependent state) and emission counts. M-step: each
 normalised (plus ``smoothing`` per cell). EM stops when the per-word log-likelihood gains
-less than ``tol`` or after ``n_iter`` iterations.
+less than ``tol`` or after ``max_iter`` iterations.
 
 Starts: ``"random"`` (Dirichlet(1) π and transitions, emissions the training unigram
 frequencies times Dirichlet(1) noise) or ``"spectral"``: the parameters read off a fitted
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, integer, one_of, real, seed
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.corpus.vocabulary import Vocabulary
 from seqspectral.progress import stage
 
@@ -37,40 +37,78 @@ _TINY = 1e-6
 
 
 class EMTreeModel(Estimator):
-    """EM for the latent dependency model; ``model_`` is the fitted
-    :class:`~seqspectral.trees.planted.LatentTreeModel`; ``log_likelihoods_`` the
-    per-word training log-likelihood after each E-step, ``n_iter_`` the iterations run,
-    ``converged_``, ``topology_`` (the optional valence term). ``progress``: the iterations
-    with the log-likelihood, as in :mod:`seqspectral.progress`."""
+    """EM for the latent dependency model. ``n_states`` may be ``"auto"``: chosen among
+    ``selection.STATE_GRID`` up to ``max_states`` by the per-word log-likelihood of held-out
+    trees (``dev`` when given to ``fit``, else a seeded 20% of the training trees, then EM
+    run again on all of them from the chosen model: ``selection.select_and_refit``).
+
+    Fitted: ``model_`` (the :class:`~seqspectral.trees.planted.LatentTreeModel`),
+    ``n_states_``, ``history_`` (the per-word training log-likelihood after each E-step),
+    ``n_iter_`` (iterations run), ``converged_``, ``topology_`` (the optional valence term),
+    ``selection_``. ``progress``: each EM run's iterations with the log-likelihood, as in
+    :mod:`seqspectral.progress`."""
 
     kind = "em_tree_model"
-    _parameter_checks = {"n_states": integer(1), "n_iter": integer(0), "tol": real(0),
+    _parameter_checks = {"n_states": either(one_of("auto"), integer(1)), "max_iter": integer(0), "tol": real(0),
                          "init": one_of("random", "spectral"), "smoothing": real(0), "random_state": seed,
-                         "progress": one_of(None, True, False)}
+                         "max_states": integer(1), "progress": one_of(None, True, False)}
 
-    def __init__(self, n_states: int = 16, *, n_iter: int = 200, tol: float = 1e-4, init: str = "random",
-                 smoothing: float = 1e-6, random_state=0, progress: bool | None = None):
+    def __init__(self, n_states=16, *, max_iter: int = 200, tol: float = 1e-4, init: str = "random",
+                 smoothing: float = 1e-6, random_state=0, max_states: int = 32,
+                 progress: bool | None = None):
         self.n_states = n_states
-        self.n_iter = n_iter
+        self.max_iter = max_iter
         self.tol = tol
         self.init = init
         self.smoothing = smoothing
         self.random_state = random_state
+        self.max_states = max_states
         self.progress = progress
 
-    def fit(self, corpus) -> "EMTreeModel":
-        """Run EM on the trees of ``corpus`` (a Corpus with heads and a vocabulary)."""
+    def fit(self, corpus, dev=None) -> "EMTreeModel":
+        """Run EM on the trees of ``corpus`` (a Corpus with heads and a vocabulary); with
+        ``n_states="auto"`` the number of states is chosen on ``dev`` (else on held-out trees)."""
+        from seqspectral.selection import STATE_GRID, grid_search, select_and_refit
+
         self._validate_params()
+        if self.n_states != "auto":
+            self._adopt(corpus, *self._em(corpus, self._start(corpus, self.n_states)))
+            self.selection_ = None
+            return self
+
+        def choose(fit_part, held, on):
+            runs = {}
+
+            def score(n_states):
+                runs[n_states] = self._em(fit_part, self._start(fit_part, n_states))
+                return float(runs[n_states][0].log_probs(held).sum() / max(held.n_tokens, 1))
+
+            grid = [k for k in STATE_GRID if k <= self.max_states] or [self.max_states]
+            result = grid_search({"n_states": grid}, score, on)
+            self._adopt(fit_part, *runs[result.chosen["n_states"]])
+            return result
+
+        def refit(train, held):
+            m = self.model_
+            self._adopt(train, *self._em(train, (m.pi, m.left, m.right, m.emission)))
+
+        self.selection_ = select_and_refit(corpus, dev, self.random_state, choose, refit)
+        return self
+
+    def _start(self, corpus, n_states: int):
+        unigram = np.bincount(corpus.symbols, minlength=len(corpus.vocabulary)).astype(np.float64)
+        return self._spectral_start(corpus, n_states) if self.init == "spectral" else self._random_start(unigram, n_states)
+
+    def _em(self, corpus, start):
+        """EM from ``start`` (π, T_L, T_R, O): (LatentTreeModel, per-word log-likelihoods, converged)."""
         lay = tree_layout(corpus)
-        n_symbols = len(corpus.vocabulary)
-        unigram = np.bincount(corpus.symbols, minlength=n_symbols).astype(np.float64)
-        pi, left, right, emission = (self._spectral_start(corpus) if self.init == "spectral"
-                                     else self._random_start(unigram))
+        unigram = np.bincount(corpus.symbols, minlength=len(corpus.vocabulary)).astype(np.float64)
+        pi, left, right, emission = start
         history = []
         converged = False
         n_tokens = max(corpus.n_tokens, 1)
-        with stage("tree EM", self.n_iter, "iteration", self.progress) as bar:
-            for _ in range(self.n_iter):
+        with stage(f"tree EM, {len(pi)} states", self.max_iter, "iteration", self.progress) as bar:
+            for _ in range(self.max_iter):
                 root, tl, tr, o, loglik = _kernels.latent_expected_counts(
                     corpus.symbols, corpus.offsets, *lay, pi, left, right, emission)
                 history.append(loglik / n_tokens)
@@ -81,27 +119,26 @@ class EMTreeModel(Estimator):
                     converged = True
                     break
         emission = _with_unknown(emission, unigram)
-        self.model_ = LatentTreeModel(pi, left, right, emission, corpus.vocabulary)
-        self.log_likelihoods_ = np.array(history)
-        self.n_iter_ = len(history)
-        self.converged_ = converged
-        self.topology_ = ValenceModel().fit(corpus)
-        return self
+        return LatentTreeModel(pi, left, right, emission, corpus.vocabulary), np.array(history), converged
 
-    def _random_start(self, unigram):
+    def _adopt(self, corpus, model, history, converged) -> None:
+        self.model_, self.n_states_ = model, len(model.pi)
+        self.history_, self.n_iter_, self.converged_ = history, len(history), converged
+        self.topology_ = ValenceModel().fit(corpus)
+
+    def _random_start(self, unigram, m: int):
         rng = np.random.default_rng(self.random_state)
-        m = self.n_states
         pi = rng.dirichlet(np.ones(m))
         left, right = rng.dirichlet(np.ones(m), size=m).T, rng.dirichlet(np.ones(m), size=m).T
         emission = _normalise((unigram + _TINY)[:, None] * rng.dirichlet(np.ones(m), size=len(unigram)))
         return pi, left, right, emission
 
-    def _spectral_start(self, corpus):
+    def _spectral_start(self, corpus, m: int):
         from .spectral import SpectralTreeModel
 
-        spectral = SpectralTreeModel(self.n_states, shrinkage=0.0).fit(corpus)  # consistent: shared eigenvectors
+        spectral = SpectralTreeModel(m, shrinkage=0.0).fit(corpus)  # consistent: shared eigenvectors
         rng = np.random.default_rng(self.random_state)
-        theta = rng.standard_normal(self.n_states)
+        theta = rng.standard_normal(m)
         _, vectors = np.linalg.eig(np.tensordot(theta, spectral.KL_, axes=1))
         vectors = np.real(vectors)
         G = vectors / (spectral.c1_ @ vectors)  # columns scaled so that 1^T G^{-1} G = 1^T: O sums to one
@@ -133,23 +170,38 @@ class EMTreeModel(Estimator):
         m = self.model_
         header = {"params": self.json_params(), "n_iter_run": self.n_iter_, "converged": self.converged_,
                   "vocabulary": m.vocabulary.to_json(), "reading": getattr(self, "reading_", None),
-                  "topology": self.topology_.to_state()[0]}
+                  "topology": self.topology_.to_state()[0],
+                  "selection": None if self.selection_ is None else self.selection_.to_json()}
         arrays = {"pi": m.pi, "left": m.left, "right": m.right, "emission": m.emission,
-                  "log_likelihoods": self.log_likelihoods_}
+                  "log_likelihoods": self.history_}
         arrays.update({f"topology/{k}": v for k, v in self.topology_.to_state()[1].items()})
         return header, arrays
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+
+        n, m = vocabulary_size(header["vocabulary"]), size(header["params"]["n_states"], "n_states", 1, 100_000)
+        return Schema({"pi": Member("f", (m,)), "left": Member("f", (m, m)), "right": Member("f", (m, m)),
+                       "emission": Member("f", (n, m)), "log_likelihoods": Member("f", (None,), finite=False),
+                       **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]) -> "EMTreeModel":
+        from seqspectral.selection import SelectionResult
+
         params = header["params"]
-        model = cls(params["n_states"], n_iter=params["n_iter"], tol=params["tol"], init=params["init"],
-                    smoothing=params["smoothing"],
-                    random_state=params["random_state"] if not isinstance(params["random_state"], str) else 0)
+        model = cls(params["n_states"], max_iter=params.get("max_iter", params.get("n_iter")),  # n_iter: older files
+                    tol=params["tol"], init=params["init"], smoothing=params["smoothing"],
+                    random_state=params["random_state"] if not isinstance(params["random_state"], str) else 0,
+                    max_states=params.get("max_states", 32))
         model.model_ = LatentTreeModel(arrays["pi"], arrays["left"], arrays["right"], arrays["emission"],
                                        Vocabulary.from_json(header["vocabulary"]))
-        model.log_likelihoods_ = arrays["log_likelihoods"]
-        model.n_iter_ = header["n_iter_run"]
+        model.history_ = arrays["log_likelihoods"]
+        model.n_iter_, model.n_states_ = header["n_iter_run"], len(arrays["pi"])
         model.converged_ = header["converged"]
+        if header.get("selection") is not None:
+            model.selection_ = SelectionResult.from_json(header["selection"])
         model.reading_ = header.get("reading")
         model.topology_ = ValenceModel.from_state(
             header["topology"], {k[len("topology/"):]: v for k, v in arrays.items() if k.startswith("topology/")})

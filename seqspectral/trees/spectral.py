@@ -116,7 +116,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from seqspectral.base import Estimator, NotFittedError, either, integer, one_of, real, seed
+from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.corpus.vocabulary import Vocabulary
 
 from . import _kernels
@@ -126,10 +126,6 @@ from .representation import representation_matrix
 from .statistics import SpectralTreeStatistics, spectral_tree_statistics
 from .topology import ValenceModel
 
-#: values tried for ``"auto"`` (on held-out trees, through ``selection.grid_search``)
-RIDGE_GRID = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0)
-SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
-FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 #: rows of the per-word conditionals computed at once (times the vocabulary size)
 _CHUNK_CELLS = 1 << 21
 
@@ -173,8 +169,8 @@ def _representation(v) -> str | None:
 class SpectralTreeModel(Estimator):
     """The observable-operator tree model estimated by the method of moments.
 
-    ``dim`` — k, the number of hidden dimensions (default: the number of symbols for the
-    identity representation, else 16); ``representation`` — U (see
+    ``n_states`` — k, the number of hidden states, the dimension of the operators (default:
+    the number of symbols for the identity representation, else 16); ``representation`` — U (see
     :mod:`.representation`); ``ridge`` — the Tikhonov weight of the moments' inverses,
     relative to their largest singular value (module docstring; 0: pseudo-inverses);
     ``shrinkage`` — λ of S7 in the module docstring (0: consistent);
@@ -196,15 +192,15 @@ class SpectralTreeModel(Estimator):
     """
 
     kind = "spectral_tree_model"
-    _parameter_checks = {"dim": either(one_of(None), integer(1)), "representation": _representation,
+    _parameter_checks = {"n_states": either(one_of(None), integer(1)), "representation": _representation,
                          "floor": either(one_of("auto"), real(0, open_low=True)),
                          "ridge": either(one_of("auto"), real(0)),
                          "shrinkage": either(one_of("auto"), real(0)),
                          "selection": one_of("likelihood", "ranking"), "random_state": seed}
 
-    def __init__(self, dim: int | None = None, *, representation="svd", floor=0.03, ridge=0.03,
+    def __init__(self, n_states: int | None = None, *, representation="svd", floor=0.03, ridge=0.03,
                  shrinkage=3.0, selection="likelihood", random_state=0):
-        self.dim = dim
+        self.n_states = n_states
         self.representation = representation
         self.floor = floor
         self.ridge = ridge
@@ -218,27 +214,35 @@ class SpectralTreeModel(Estimator):
     def fit(self, corpus, dev=None) -> "SpectralTreeModel":
         """Estimate the operators from the trees of ``corpus`` (a Corpus with heads and a
         vocabulary); ``"auto"`` values are chosen on ``dev`` (else on a held-out part of
-        ``corpus``, then refitted on all of it)."""
-        from seqspectral.selection import held_out_split
+        ``corpus``, then refitted on all of it: ``selection.select_and_refit``)."""
+        from threadpoolctl import threadpool_limits
+
+        from seqspectral.selection import select_and_refit
 
         self._validate_params()
         if corpus.vocabulary is None:
             raise SpectralTreeError("the training corpus needs a vocabulary")
-        n_symbols = len(corpus.vocabulary)
+        n_symbols, vocabulary = len(corpus.vocabulary), corpus.vocabulary
         if not self._selects():
-            return self.fit_statistics(spectral_tree_statistics(corpus, n_symbols), corpus.vocabulary)
-        fit_part, held, on = held_out_split(corpus, dev, self.random_state)
-        stats = spectral_tree_statistics(fit_part, n_symbols)
-        self.fit_statistics(stats, corpus.vocabulary, held_out=held, on=on)
-        if dev is None and held is not corpus:  # refit the chosen values on every training tree
-            self._estimate(stats + spectral_tree_statistics(held, n_symbols), corpus.vocabulary,
-                           **self.selection_.chosen)
+            return self.fit_statistics(spectral_tree_statistics(corpus, n_symbols), vocabulary)
+        counted = {}
+
+        def choose(fit_part, held, on):
+            counted["fit"] = spectral_tree_statistics(fit_part, n_symbols)
+            return self._select(counted["fit"], vocabulary, held, on)
+
+        def refit(train, held):  # the chosen values on every training tree: the held-out trees' counts added
+            self._estimate(counted["fit"] + spectral_tree_statistics(held, n_symbols), vocabulary,
+                           ridge=self.ridge_, shrinkage=self.shrinkage_, floor=self.floor_)
+
+        with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only cost here
+            self.selection_ = select_and_refit(corpus, dev, self.random_state, choose, refit)
         return self
 
-    def fit_statistics(self, stats: SpectralTreeStatistics, vocabulary, held_out=None,
-                       on: str = "held-out trees") -> "SpectralTreeModel":
+    def fit_statistics(self, stats: SpectralTreeStatistics, vocabulary, dev=None,
+                       on: str = "dev") -> "SpectralTreeModel":
         """Estimate from counted (e.g. sharded, summed) statistics over ``vocabulary``;
-        ``"auto"`` values need ``held_out`` trees (a Corpus encoded in ``vocabulary``)."""
+        ``"auto"`` values need ``dev`` trees (a Corpus encoded in ``vocabulary``)."""
         from threadpoolctl import threadpool_limits
 
         self._validate_params()
@@ -247,18 +251,21 @@ class SpectralTreeModel(Estimator):
                 self.selection_ = None
                 return self._estimate(stats, vocabulary, ridge=self.ridge, shrinkage=self.shrinkage,
                                       floor=self.floor)
-            if held_out is None:
+            if dev is None:
                 raise SpectralTreeError("choosing ridge, shrinkage or floor ('auto') needs held-out trees")
-            return self._select(stats, vocabulary, held_out, on)
+            self.selection_ = self._select(stats, vocabulary, dev, on)
+            return self
 
-    def _select(self, stats, vocabulary, held_out, on: str) -> "SpectralTreeModel":
+    def _select(self, stats, vocabulary, held_out, on: str):
+        """Every (ridge, shrinkage, floor) scored on ``held_out`` (operators built apart,
+        nothing of the estimator written) and the chosen one estimated; the SelectionResult."""
         from functools import cache
 
-        from seqspectral.selection import grid_search
+        from seqspectral.selection import TREE_FLOOR_GRID, TREE_RIDGE_GRID, TREE_SHRINKAGE_GRID, grid_search
 
-        ridges = RIDGE_GRID if self.ridge == "auto" else (self.ridge,)
-        shrinkages = SHRINKAGE_GRID if self.shrinkage == "auto" else (self.shrinkage,)
-        floors = FLOOR_GRID if self.floor == "auto" else (self.floor,)
+        ridges = TREE_RIDGE_GRID if self.ridge == "auto" else (self.ridge,)
+        shrinkages = TREE_SHRINKAGE_GRID if self.shrinkage == "auto" else (self.shrinkage,)
+        floors = TREE_FLOOR_GRID if self.floor == "auto" else (self.floor,)
         U, info, moments = self._moments(stats, vocabulary)
         held_out = _encode(held_out, vocabulary)
         frequencies = _frequencies(stats)
@@ -280,13 +287,12 @@ class SpectralTreeModel(Estimator):
         result = grid_search({"ridge": ridges, "shrinkage": shrinkages, "floor": floors},
                              lambda ridge, shrinkage, floor: scored(ridge, shrinkage)[floors.index(floor)], on)
         self._estimate(stats, vocabulary, **result.chosen, prepared=(U, info, moments))
-        self.selection_ = result
-        return self
+        return result
 
     def _moments(self, stats, vocabulary):
         if stats.trees.root.sum() == 0:
             raise SpectralTreeError("the training trees have no root attachment")
-        U, info = representation_matrix(self.representation, stats.trees, vocabulary, self.dim)
+        U, info = representation_matrix(self.representation, stats.trees, vocabulary, self.n_states)
         moments = {side: side_moments(stats, U, side) for side in ("left", "right")}
         if any(m is None for m in moments.values()):
             raise SpectralTreeError("the training trees have no dependent on one side; the spectral tree model "
@@ -308,10 +314,6 @@ class SpectralTreeModel(Estimator):
         return self
 
     # -- scoring -----------------------------------------------------------------------
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "KL_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-
     @property
     def operators_(self) -> Operators:
         return Operators(self.c1_, self.cinf_, self.EL_, self.ER_, self.KL_, self.KR_, self.emit_)
@@ -356,6 +358,16 @@ class SpectralTreeModel(Estimator):
         return header, arrays
 
     @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, vocabulary_size
+
+        n, d = vocabulary_size(header["vocabulary"]), "dim"
+        shapes = {"c1": (d,), "cinf": (d,), "EL": (d, d), "ER": (d, d), "KL": (d, d, d), "KR": (d, d, d),
+                  "emit": (n, d), "frequencies": (n,), "U": (n, d)}
+        return Schema({**{name: Member("f", shape) for name, shape in shapes.items()},
+                       **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}})
+
+    @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]) -> "SpectralTreeModel":
         from seqspectral.selection import SelectionResult
         from seqspectral.serialize import ModelFileError
@@ -365,6 +377,8 @@ class SpectralTreeModel(Estimator):
                                  + ("improper scores" if "params" not in header else "truncated pseudo-inverses")
                                  + "): train it again")
         params = dict(header["params"])
+        if "dim" in params:  # written before the estimators shared one vocabulary
+            params["n_states"] = params.pop("dim")
         random_state = params.pop("random_state")
         model = cls(**params, random_state=random_state if not isinstance(random_state, str) else 0)
         for name in cls._ARRAYS:

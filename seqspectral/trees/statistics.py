@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.counting._kernels import tree_links
+from seqspectral.counting._kernels import tree_parents
 from seqspectral.counting.trees import TreeStatistics, tree_statistics
 
 from .topology import valence_counts
@@ -83,7 +83,7 @@ def spectral_tree_statistics(corpus, n_symbols: int | None = None) -> SpectralTr
     trees = tree_statistics(corpus, n_symbols=n_symbols)  # also checks the heads
     n = trees.n_symbols
     x = corpus.symbols.astype(np.int64)
-    parent = tree_links(corpus.heads, corpus.offsets)[0]
+    parent = tree_parents(corpus.heads, corpus.offsets)[0]
     dep = np.flatnonzero(parent >= 0)
     head = parent[dep]
     is_left = dep < head

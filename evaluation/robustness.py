@@ -1,0 +1,430 @@
+"""The robustness battery of issue 27: the command line against hostile or unlucky use.
+
+Cases, each one run of a ``seqspectral`` command:
+
+- mutated treebanks, n-best files and model files of every kind (lines dropped, duplicated,
+  swapped; cells replaced by huge, negative, empty or non-numeric values; bytes inverted;
+  files truncated; header values of the wrong type; arrays of the wrong shape or dtype,
+  NaN or infinite; members dropped or added), run in this process through ``main``;
+- bad options (encodings, shard sizes, sizes beyond the data), empty inputs and output
+  faults (a full disk, a missing or read-only directory, a directory as the output);
+- SIGINT and SIGTERM at random moments of the long commands on EWT (``parse run -k 50``,
+  ``tag run -k 50``, ``tree train``, ``parse train``, ``tag train``, ``embed``, ``rerank
+  train``), each in a process of its own.
+
+A case fails when: an exception escapes ``main`` (a traceback), the process dies by a signal
+(a crash), a command exits 1 (an internal error on bad input), a damaged model that must be
+refused is accepted (exit 0), an error leaves an output or a temporary file, or an
+interrupt does not end in status 130 with one line and nothing written. The counts go to
+``results/robustness.md`` (and the headline to RESULTS.md by hand)::
+
+    python evaluation/robustness.py [--cases 2000] [--interrupts 50] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from _machine import describe
+from _results import REPO, SHARED, require_data, write_results
+
+EWT = SHARED / "ud-english-ewt"
+SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
+FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean")
+
+
+# -- running one case ----------------------------------------------------------------------
+
+
+def run_inside(argv, output: Path | None, must_refuse: bool = False) -> str:
+    """One command through ``main`` in this process: its outcome (``ok`` or a failure)."""
+    from seqspectral.cli.main import main
+
+    if output is not None and output.exists():
+        output.unlink()
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse
+        code = e.code
+    except BaseException:  # noqa: BLE001 - the battery counts what escapes
+        return "traceback"
+    text = err.getvalue()
+    if "Traceback" in text:
+        return "traceback"
+    if code == 1:
+        return "exit 1"
+    if code == 0 and must_refuse:
+        return "silent acceptance"
+    if code != 0 and output is not None and (output.exists() or _temp_files(output)):
+        return "partial output"
+    return "ok"
+
+
+def load_only(path: Path, must_refuse: bool) -> str:
+    """A model file read by the library: refused with ModelFileError naming it, or loaded."""
+    from seqspectral import serialize
+
+    try:
+        serialize.load(path)
+    except serialize.ModelFileError as e:
+        return "ok" if str(path) in str(e) else "traceback"
+    except BaseException:  # noqa: BLE001
+        return "traceback"
+    return "silent acceptance" if must_refuse else "ok"
+
+
+def _temp_files(output: Path) -> list:
+    return list(output.parent.glob(f".{output.name}.*.tmp"))
+
+
+# -- mutations -----------------------------------------------------------------------------
+
+CELLS = ["_", "", "-1", "0", "99", str(2 ** 63), str(2 ** 64 + 1), "1.5", "1-2", "nan", "#", "\u00e9\u00e9", "9" * 40]
+
+
+def mutate_text(text: str, rng: random.Random) -> bytes:
+    lines = text.split("\n")
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(lines))
+        what = rng.choice(["drop", "duplicate", "swap", "cell", "blank", "truncate", "chars"])
+        if what == "drop":
+            del lines[i]
+        elif what == "duplicate":
+            lines.insert(i, lines[i])
+        elif what == "swap":
+            j = rng.randrange(len(lines))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif what == "cell":
+            cells = lines[i].split("\t")
+            cells[rng.randrange(len(cells))] = rng.choice(CELLS)
+            lines[i] = "\t".join(cells)
+        elif what == "blank":
+            lines.insert(i, rng.choice(["", " ", "\t", "# x"]))
+        elif what == "truncate":
+            lines = lines[:i] or [""]
+        else:
+            lines[i] = lines[i][: rng.randint(0, len(lines[i]))] + rng.choice(["\x00", "\ufeff", "\t\t", "\u2028"])
+        if not lines:
+            lines = [""]
+    data = "\n".join(lines).encode("utf-8")
+    if rng.random() < 0.3:  # invalid UTF-8
+        k = rng.randrange(len(data) + 1)
+        data = data[:k] + bytes([rng.choice([0x80, 0xC3, 0xFF, 0xFE])]) + data[k:]
+    return data
+
+
+def _npy(array) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.asarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _leaves(value, path=()):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list) and 0 < len(value) < 50:
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    if path:
+        yield path
+
+
+def _set(value, path, new):
+    if len(path) == 1:
+        value[path[0]] = new
+    else:
+        _set(value[path[0]], path[1:], new)
+
+
+JSON_VALUES = [None, True, -1, 0, 2 ** 40, 10 ** 30, -(2 ** 63), 1.5, float("nan"), "", "evil", "deprel", [],
+               [1, 2], {"kind": "hmm"}, {"symbols": 7}]
+
+
+def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
+    """A damaged copy of a model file and whether it must be refused (structural damage;
+    a changed header value may be one the model tolerates, e.g. a history entry)."""
+    with zipfile.ZipFile(path) as zf:
+        members = {i.filename: zf.read(i) for i in zf.infolist()}
+    what = rng.choice(["header", "header", "shape", "dtype", "nan", "drop", "extra", "bytes", "truncate", "deep"])
+    must_refuse = what not in ("header", "extra", "bytes")
+    arrays = sorted(n for n in members if n != "__header__.npy")
+    if what == "header":
+        header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
+        _set(header, rng.choice(list(_leaves(header))), rng.choice(JSON_VALUES))
+        members["__header__.npy"] = _npy(np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    elif what == "deep":
+        members["__header__.npy"] = _npy(np.frombuffer(b"[" * rng.randint(100, 300_000), dtype=np.uint8))
+    elif what in ("shape", "dtype", "nan"):
+        name = rng.choice(arrays)
+        old = np.lib.format.read_array(io.BytesIO(members[name]))
+        if what == "nan" and old.dtype.kind != "f":
+            what, must_refuse = "dtype", True
+        if what == "shape":
+            new = np.zeros(tuple(s + rng.choice([1, 2]) for s in old.shape) or (3,), dtype=old.dtype)
+        elif what == "dtype":
+            new = old.astype({"f": np.int64, "i": np.float32, "u": np.float32, "b": np.float64}[old.dtype.kind])
+        else:
+            new = old.copy()
+            if new.size:
+                new.flat[rng.randrange(new.size)] = rng.choice([np.nan, np.inf, -np.inf])
+            else:
+                must_refuse = False
+        members[name] = _npy(new)
+    elif what == "drop":
+        del members[rng.choice(arrays)]
+    elif what == "extra":
+        members["extra.npy"] = _npy(np.zeros(rng.choice([0, 1 << 20, 64 << 20]), dtype=np.uint8))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    data = out.getvalue()
+    if what == "bytes":
+        data = bytearray(data)
+        for _ in range(rng.randint(1, 16)):
+            data[rng.randrange(len(data))] ^= rng.randint(1, 255)
+        data = bytes(data)
+    elif what == "truncate":
+        data = data[: rng.randrange(len(data))]
+    return data, must_refuse
+
+
+# -- the battery ----------------------------------------------------------------------------
+
+
+def train_models(d: Path, small: Path) -> None:
+    from seqspectral.cli.main import main
+
+    runs = {
+        "lm_spectral.npz": ["lm", "train", SAMPLE, "--method", "spectral", "--states", "4", "-o"],
+        "lm_hmm.npz": ["lm", "train", SAMPLE, "--method", "em-tensor", "--states", "3", "-o"],
+        "lm_ngram.npz": ["lm", "train", SAMPLE, "--method", "ngram", "-o"],
+        "tree.npz": ["tree", "train", SAMPLE, "-o"],
+        "tree_em.npz": ["tree", "train", small, "--method", "em", "--dim", "3", "--n-iter", "3", "-o"],
+        "tagger.npz": ["tag", "train", SAMPLE, "--epochs", "2", "--hash-bits", "14", "-o"],
+        "parser.npz": ["parse", "train", SAMPLE, "--epochs", "2", "--hash-bits", "16", "-o"],
+        "emb.npz": ["embed", SAMPLE, "--dim", "4", "-o", d / "emb.txt", "--model"],
+    }
+    for name, argv in runs.items():
+        assert main([str(a) for a in [*argv, d / name, "--quiet"]]) == 0, name
+    assert main(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "tags.nbest"), "--quiet"]) == 0
+    assert main(["parse", "run", str(d / "parser.npz"), str(small), "-k", "3", "-o", str(d / "parses.nbest"),
+                 "--quiet"]) == 0
+    assert main(["rerank", "train", str(d / "tags.nbest"), "--gold", str(small), "--candidates", "tags", "--epochs",
+                 "1", "--lm", str(d / "lm_ngram.npz"), "-o", str(d / "reranker.npz"), "--quiet"]) == 0
+
+
+def input_cases(d: Path, small: Path, out: Path):
+    """(category, argv builder taking the mutated file, output) for mutated treebanks and n-best files."""
+    m = {name: d / name for name in ("tree.npz", "tagger.npz", "parser.npz", "lm_ngram.npz", "reranker.npz")}
+    treebank = [
+        ["tree", "train", "F", "-o", "OUT", "--quiet"], ["tree", "score", m["tree.npz"], "F", "-o", "OUT"],
+        ["lm", "train", "F", "--method", "ngram", "-o", "OUT", "--quiet"], ["lm", "score", m["lm_ngram.npz"], "F", "-o", "OUT"],
+        ["tag", "run", m["tagger.npz"], "F", "-o", "OUT", "--quiet"],
+        ["parse", "run", m["parser.npz"], "F", "-k", "2", "-o", "OUT", "--quiet"],
+        ["tag", "train", "F", "--epochs", "1", "--hash-bits", "8", "-o", "OUT", "--quiet"],
+        ["parse", "train", "F", "--epochs", "1", "--hash-bits", "8", "-o", "OUT", "--quiet"],
+        ["embed", "F", "--dim", "2", "-o", "OUT", "--quiet"], ["evaluate", "parse", "F", small],
+        ["corpus", "stats", "F"],
+    ]
+    nbest = [
+        ["rerank", "apply", m["reranker.npz"], "F", "--lm", m["lm_ngram.npz"], "-o", "OUT", "--quiet"],
+        ["rerank", "train", "F", "--gold", small, "--candidates", "tags", "--epochs", "1", "-o", "OUT", "--quiet"],
+    ]
+    return [("treebank", a) for a in treebank], [("n-best", a) for a in nbest]
+
+
+MODEL_READERS = {
+    "lm_spectral.npz": ["lm", "score", "M", SAMPLE, "-o", "OUT"], "lm_hmm.npz": ["lm", "score", "M", SAMPLE, "-o", "OUT"],
+    "lm_ngram.npz": ["lm", "eval", "M", SAMPLE], "tree.npz": ["tree", "score", "M", SAMPLE, "-o", "OUT"],
+    "tree_em.npz": ["tree", "score", "M", SAMPLE, "-o", "OUT"], "tagger.npz": ["tag", "run", "M", "SMALL", "-o", "OUT"],
+    "parser.npz": ["parse", "run", "M", "SMALL", "-k", "2", "-o", "OUT"],
+    "reranker.npz": ["rerank", "apply", "M", "TAGS", "--lm", "LM", "-o", "OUT"],
+    "emb.npz": None,  # no command reads it: the library's serialize.load
+}
+
+
+def fixed_cases(d: Path, small: Path, out: Path, ro: Path):
+    """Bad options, empty inputs, wrong kinds, output faults: (category, argv, output, must_refuse)."""
+    empty, blank = d / "empty.conllu", d / "blank.txt"
+    empty.write_text("")
+    blank.write_text("\n \n")
+    cases = []
+    for bad in (["--encoding", "rot13"], ["--encoding", "base64"], ["--encoding", "nonesuch"], ["--shard-mb", "1e-9"],
+                ["--shard-mb", "inf"], ["--shard-mb", "nan"], ["--workers", "100000"], ["--workers", "0"],
+                ["--basis-length", "1000000"], ["--states", "-3"], ["--order", "0"]):
+        cases.append(("option", ["lm", "train", SAMPLE, "--method", "spectral", "-o", out, *bad], out, True))
+    for argv in (["tree", "train", SAMPLE, "--method", "em", "--dim", "1000000", "-o", out],
+                 ["parse", "run", d / "parser.npz", SAMPLE, "-k", "1000000000", "-o", out],
+                 ["tag", "run", d / "tagger.npz", SAMPLE, "-k", "1000000000", "-o", out],
+                 ["embed", SAMPLE, "--window", "1000000", "-o", out], ["embed", SAMPLE, "--workers", "100000", "-o", out],
+                 ["tag", "train", SAMPLE, "--hash-bits", "40", "-o", out],
+                 ["parse", "train", SAMPLE, "--hash-bits", "64", "-o", out]):
+        cases.append(("option", argv, out, True))
+    for f in (empty, blank):
+        for argv in (["lm", "train", f, "--method", "ngram", "-o", out], ["tree", "train", f, "-o", out],
+                     ["embed", f, "-o", out], ["lm", "score", d / "lm_ngram.npz", f, "-o", out],
+                     ["tree", "score", d / "tree.npz", f, "-o", out], ["tag", "run", d / "tagger.npz", f, "-o", out],
+                     ["parse", "run", d / "parser.npz", f, "-o", out], ["rerank", "apply", d / "reranker.npz", f,
+                                                                        "--lm", d / "lm_ngram.npz", "-o", out]):
+            cases.append(("empty input", argv, out, True))
+    for wrong in ("tagger.npz", "parser.npz", "emb.npz", "reranker.npz", "lm_ngram.npz"):
+        cases.append(("wrong kind", ["rerank", "train", d / "parses.nbest", "--gold", small, "--tree-model", d / wrong,
+                                     "-o", out], out, True))
+    for wrong in ("tagger.npz", "parser.npz", "emb.npz", "reranker.npz", "tree.npz"):
+        cases.append(("wrong kind", ["rerank", "train", d / "tags.nbest", "--gold", small, "--candidates", "tags",
+                                     "--lm", d / wrong, "-o", out], out, True))
+        cases.append(("wrong kind", ["lm", "score", d / wrong, SAMPLE], None, True))
+    read_only = [] if os.geteuid() == 0 else [ro / "out"]  # root writes into a read-only directory
+    for target in ("/dev/full", "/no/such/dir/out", *read_only, d):
+        for argv in (["tag", "run", d / "tagger.npz", small, "-o", target], ["lm", "train", SAMPLE, "--method", "ngram",
+                                                                              "-o", target],
+                     ["embed", SAMPLE, "-o", out, "--model", target], ["embed", SAMPLE, "-o", target, "--model", out],
+                     ["tree", "score", d / "tree.npz", small, "-o", target],
+                     ["parse", "run", d / "parser.npz", small, "-o", target]):
+            cases.append(("output fault", argv, out if "--model" in argv else None, True))
+    return cases
+
+
+def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
+    """One long command in a process of its own, interrupted after ``delay`` s."""
+    if output.exists():
+        output.unlink()
+    proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    proc.send_signal(signum)
+    stdout, stderr = proc.communicate()
+    if proc.returncode < 0:
+        return "crash"
+    if "Traceback" in stderr or "Exception ignored" in stderr:
+        return "traceback"
+    if proc.returncode == 0:
+        return "finished first"  # the signal came after the work was done
+    lines = stderr.strip().splitlines()
+    if proc.returncode != 130 or len(lines) != 1 or "interrupted" not in lines[0] or stdout:
+        return "interrupt not clean"
+    if output.exists() or _temp_files(output):
+        return "partial output"
+    return "ok"
+
+
+def main_battery(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=2000, help="mutated-file cases (default 2000)")
+    parser.add_argument("--interrupts", type=int, default=50, help="interrupts per long command (default 50)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    require_data(EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu", SAMPLE)
+    rng = random.Random(args.seed)
+    counts: dict[str, Counter] = {}
+    examples: dict[str, list] = {}
+
+    def record(category: str, outcome: str, what) -> None:
+        counts.setdefault(category, Counter())[outcome] += 1
+        if outcome in FAILURES and len(examples.setdefault(outcome, [])) < 5:
+            examples[outcome].append(f"{category}: {' '.join(map(str, what))}")
+
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        small = d / "small.conllu"
+        small.write_text("\n\n".join(SAMPLE.read_text().split("\n\n")[:40]) + "\n\n")
+        train_models(d, small)
+        out, ro = d / "out", d / "readonly"
+        ro.mkdir()
+        ro.chmod(0o500)
+        for category, a, output, must in fixed_cases(d, small, out, ro):
+            record(category, run_inside(a, output, must), a)
+        treebank, nbest = input_cases(d, small, out)
+        texts = {"treebank": small.read_text(), "n-best": (d / "tags.nbest").read_text()[:20000]}
+        bad = d / "bad"
+        for i in range(args.cases):
+            kind = rng.choice(["treebank", "treebank", "n-best", "model", "model"])
+            if kind == "model":
+                name = rng.choice(sorted(MODEL_READERS))
+                data, must = damage_model(d / name, rng)
+                path = d / f"bad_{name}"
+                path.write_bytes(data)
+                if MODEL_READERS[name] is None:
+                    record(f"model {name[:-4]}", load_only(path, must), ["serialize.load", path])
+                    continue
+                fill = {"M": path, "OUT": out, "SMALL": small, "TAGS": d / "tags.nbest", "LM": d / "lm_ngram.npz"}
+                a = [fill.get(x, x) if isinstance(x, str) else x for x in MODEL_READERS[name]]
+                record(f"model {name[:-4]}", run_inside(a, out if "OUT" in MODEL_READERS[name] else None, must), a)
+            else:
+                bad.write_bytes(mutate_text(texts[kind], rng))
+                category, template = rng.choice(treebank if kind == "treebank" else nbest)
+                a = [bad if x == "F" else out if x == "OUT" else x for x in template]
+                record(category, run_inside(a, out if "OUT" in template else None), a)
+            if (i + 1) % 200 == 0:
+                print(f"{i + 1}/{args.cases} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        ro.chmod(0o700)
+        interrupt_commands(d, rng, args.interrupts, record)
+    write_results(REPO / "evaluation" / "results" / "robustness.md", report(counts, examples, argv))
+    print(report(counts, examples, argv))
+    return 0
+
+
+def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
+    """``n`` random SIGINT/SIGTERM per long command on EWT (delays spread over its run time)."""
+    train, dev = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
+    out = d / "interrupted.out"
+    commands = {
+        "parse run -k 50": ["parse", "run", d / "parser.npz", dev, "-k", "50", "-o", out],
+        "tag run -k 50": ["tag", "run", d / "tagger.npz", dev, "-k", "50", "-o", out],
+        "tree train": ["tree", "train", train, "-o", out],
+        "parse train": ["parse", "train", train, "--epochs", "1", "-o", out],
+        "tag train": ["tag", "train", train, "--epochs", "1", "-o", out],
+        "embed": ["embed", train, "-o", out],
+        "rerank train": ["rerank", "train", d / "parses.nbest", "--gold", d / "small.conllu", "--tree-model",
+                         d / "tree.npz", "-o", out],
+    }
+    for name, argv in commands.items():
+        for i in range(n):
+            signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
+            record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 6.0), signum), argv)
+        print(f"interrupts: {name} done", file=sys.stderr)
+
+
+def report(counts: dict, examples: dict, argv) -> str:
+    total = Counter()
+    for c in counts.values():
+        total.update(c)
+    rows = "\n".join(f"| {cat} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in FAILURES)
+                     + f" | {c['finished first']} |" for cat, c in sorted(counts.items()))
+    failures = "\n".join(f"- {o}: " + "; ".join(e) for o, e in examples.items()) or "none"
+    return f"""# Robustness battery (issue 27)
+
+{describe("evaluation/robustness.py", sys.argv[1:] if argv is None else argv)}.
+
+{sum(total.values())} cases. Failures: {', '.join(f'{o} {total[o]}' for o in FAILURES)}.
+
+| category | cases | {' | '.join(FAILURES)} | finished before the signal |
+|---|---|{'---|' * len(FAILURES)}---|
+{rows}
+
+Examples of failures: {failures}
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main_battery())

@@ -1,0 +1,45 @@
+"""Averaged-perceptron weight vectors: the running sums, the average, sparse storage."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class AveragedWeights:
+    """``current`` weights and ``totals`` (Σ step × update) of a perceptron (Collins 2002).
+
+    The kernels update both in place and count ``step`` (one per training example); the
+    averaged weights are ``current − totals / step``.
+    """
+
+    def __init__(self, size: int):
+        self.current = np.zeros(size, dtype=np.float64)
+        self.totals = np.zeros(size, dtype=np.float64)
+        self.step = 1
+
+    def average(self) -> np.ndarray:
+        return (self.current - self.totals / self.step).astype(np.float32)
+
+
+def sparse_state(prefix: str, weights: np.ndarray) -> dict[str, np.ndarray]:
+    """The non-zero entries of a weight vector, for a model file."""
+    nonzero = np.flatnonzero(weights).astype(np.int64)
+    return {f"{prefix}_index": nonzero, f"{prefix}_value": weights[nonzero].astype(np.float32)}
+
+
+def sparse_schema(prefix: str, hash_bits: int, rows: int = 1) -> dict:
+    """The model-file members of :func:`sparse_state` for ``rows`` vectors of 2**hash_bits."""
+    from seqspectral.serialize import Member
+
+    return {f"{prefix}_index": Member("iu", ("n_" + prefix,), values=(0, rows << hash_bits)),
+            f"{prefix}_value": Member("f", ("n_" + prefix,))}
+
+
+def dense_from_state(prefix: str, arrays: dict, size: int) -> np.ndarray:
+    """The weight vector :func:`sparse_state` stored."""
+    index, value = arrays[f"{prefix}_index"], arrays[f"{prefix}_value"]
+    if len(index) != len(value) or (len(index) and (index.min() < 0 or index.max() >= size)):
+        raise ValueError(f"{prefix} weights do not fit a vector of {size}")
+    out = np.zeros(size, dtype=np.float32)
+    out[index] = value
+    return out

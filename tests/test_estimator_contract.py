@@ -1,0 +1,182 @@
+"""Every estimator of the package through one contract, the way scikit-learn's
+``parametrize_with_checks`` runs its own: discovered by walking ``seqspectral``, each fitted
+on a few seconds' worth of data and checked for the conventions of :mod:`seqspectral.base`.
+
+A new estimator class fails :func:`test_every_estimator_has_a_small_fit` until it is given
+one in :data:`SMALL_FITS` (by class name, so modules may move)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn.base
+
+import seqspectral
+from seqspectral.base import Estimator, NotFittedError
+from seqspectral.selection import SelectionResult
+
+CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+
+
+def estimator_classes() -> list[type]:
+    """Every concrete :class:`Estimator` of the package (one with its own ``__init__``)."""
+    found = set()
+    for info in pkgutil.walk_packages(seqspectral.__path__, "seqspectral."):
+        if ".cli" in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (inspect.isclass(value) and issubclass(value, Estimator) and value.__module__ == module.__name__
+                    and "__init__" in {name for c in value.__mro__[:-2] for name in vars(c)}):
+                found.add(value)
+    return sorted(found, key=lambda c: c.__name__)
+
+
+# -- a small fit per class: (estimator, fit arguments) -----------------------------------------
+def _strings():
+    from seqspectral.corpus import read_pautomac
+
+    return (read_pautomac(CORPORA / "toy.pautomac.train")[:300],), {}
+
+
+def _trees():
+    from seqspectral.corpus import read_corpus
+
+    return read_corpus(CORPORA / "ewt-sample.conllu", field="upos")
+
+
+def _sentences():
+    from seqspectral.corpus import read_conllu
+
+    return read_conllu(CORPORA / "ewt-sample.conllu")[:60]
+
+
+def _network():
+    from seqspectral.mixtures.bayesnet import BayesNetStructure
+
+    s = BayesNetStructure.from_names({"y": 2, "x0": 2, "x1": 2, "x2": 2}, {f"x{i}": ("y",) for i in range(3)},
+                                     hidden=("y",))
+    y = np.random.default_rng(0).permutation(np.arange(30) % 2)
+    return s, (y[:, None] + np.arange(3)[None, :]) % 2, y[:, None]
+
+
+def _regression():
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.ones(400), rng.normal(size=(400, 2))])
+    coef = np.array([[1.0, -1.0], [2.0, 0.5], [-1.0, 1.5]])
+    h = rng.integers(0, 2, size=400)
+    return (X, np.einsum("nd,nd->n", X, coef[:, h].T) + 0.1 * rng.normal(size=400)), {}
+
+
+def _reranking():
+    from seqspectral.reranking import CandidateFeatures
+
+    rng = np.random.default_rng(0)
+    n = 8 * 20
+    binary = rng.integers(0, 50, size=(n, 3))
+    features = CandidateFeatures(np.arange(21) * 8, np.arange(n + 1) * 3, binary.ravel(),
+                                 rng.normal(size=(n, 1)), ["parser"])
+    return (features, rng.integers(0, 5, size=n).astype(float)), {}
+
+
+def _words():
+    from seqspectral.corpus import read_corpus
+
+    return (read_corpus(CORPORA / "ewt-sample.conllu", field="form"),), {}
+
+
+def _small_fits():
+    from seqspectral.automata import BaumWelchHMM, ConvexWA, SpectralWA, TensorHMM
+    from seqspectral.embeddings import CCAEmbeddings
+    from seqspectral.lm.ngram import NGramLM
+    from seqspectral.trees import EMTreeModel, SpectralTreeModel
+
+    return {
+        "BaumWelchHMM": lambda: (BaumWelchHMM(2, max_iter=3, floor=0.01, progress=False), *_strings()),
+        "ConvexWA": lambda: (ConvexWA(1e-3, floor=0.01, basis_size=20, basis_length=2, max_iter=20, progress=False),
+                             *_strings()),
+        "SpectralWA": lambda: (SpectralWA(2, floor=0.01, basis_size=20, basis_length=2, progress=False), *_strings()),
+        "TensorHMM": lambda: (TensorHMM(2, floor=0.01, basis_size=20, basis_length=2, progress=False), *_strings()),
+        "NGramLM": lambda: (NGramLM(2, k=1.0), *_strings()),
+        "SpectralTreeModel": lambda: (SpectralTreeModel(4, representation="svd"), (_trees(),), {}),
+        "EMTreeModel": lambda: (EMTreeModel(2, max_iter=2), (_trees(),), {}),
+        "CCAEmbeddings": lambda: (CCAEmbeddings(2, min_count=1), *_words()),
+        "DependencyParser": lambda: (_rerank_core("DependencyParser", epochs=1, hash_bits=12), (_sentences(),), {}),
+        "DependencyLabeler": lambda: (_rerank_core("DependencyLabeler", epochs=1, hash_bits=12), (_sentences(),), {}),
+        "PerceptronTagger": lambda: (_rerank_core("PerceptronTagger", epochs=1, hash_bits=12), (_sentences(),), {}),
+        "Reranker": lambda: (_rerank_core("Reranker", epochs=2, hash_bits=10), *_reranking()),
+        "SupervisedBayesNet": lambda: (_mixture("SupervisedBayesNet", _network()[0]), _network()[1:], {}),
+        "ViterbiEM": lambda: (_mixture("ViterbiEM", _network()[0], n_restarts=2, max_iter=5), (_network()[1],), {}),
+        "ConvexEM": lambda: (_mixture("ConvexEM", _network()[0], tol=1e-4, n_roundings=2), (_network()[1],), {}),
+        "SmoothProductMixture": lambda: (_mixture("SmoothProductMixture", 2, n_bins=4, n_init=1, max_iter=20),
+                                         (np.random.default_rng(0).normal(size=(200, 3)),), {}),
+        "SpectralExperts": lambda: (_mixture("SpectralExperts", 2, max_iter=50), *_regression()),
+        "MixtureOfLinearRegressionsEM": lambda: (_mixture("MixtureOfLinearRegressionsEM", 2, max_iter=20),
+                                                 *_regression()),
+    }
+
+
+def _by_name(name: str) -> type:
+    (cls,) = [c for c in estimator_classes() if c.__name__ == name]
+    return cls
+
+
+_rerank_core = _mixture = lambda name, *args, **kwargs: _by_name(name)(*args, **kwargs)  # noqa: E731
+
+SMALL_FITS = _small_fits()
+CLASSES = estimator_classes()
+
+
+def test_every_estimator_has_a_small_fit():
+    assert sorted(c.__name__ for c in CLASSES) == sorted(SMALL_FITS), "give every estimator a small fit here"
+
+
+# -- the contract --------------------------------------------------------------------------
+#: names the package does not use: the same idea has one name (seqspectral.base)
+RETIRED = {"dim": "n_states", "n_iter_max": "max_iter", "max_iters": "max_iter", "validation": "dev",
+           "held_out": "dev", "log_likelihoods_": "history_", "cost_history_": "history_"}
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
+def test_the_estimator_contract(cls):
+    est, args, kwargs = SMALL_FITS[cls.__name__]()
+    params = est.get_params(deep=False)
+    # hyper-parameters in __init__ only, stored under their names; nothing fitted before fit
+    assert sorted(vars(est)) == sorted(params) == sorted(cls._get_param_names())
+    assert sklearn.base.clone(est).get_params(deep=False).keys() == params.keys()
+    with pytest.raises(NotFittedError):
+        est._check_fitted()
+    with pytest.raises(NotFittedError):
+        est.selection_  # noqa: B018
+    assert not est.__sklearn_is_fitted__()  # what sklearn.utils.validation.check_is_fitted asks
+    # one vocabulary of names
+    fit_params = set(inspect.signature(cls.fit).parameters)
+    assert not (set(params) | fit_params) & RETIRED.keys(), "use the package's names (seqspectral.base)"
+    assert not {"n_iter", "tol"} <= set(params), "an iteration cap with a tolerance is max_iter"
+    # fit returns self; fitted state ends in _; selection_ always there
+    assert est.fit(*args, **kwargs) is est
+    assert est.__sklearn_is_fitted__()
+    est._check_fitted()
+    assert est.selection_ is None or isinstance(est.selection_, SelectionResult)
+    assert not vars(est).keys() & RETIRED.keys()
+    if "max_iter" in params:  # an iterative fit says how it went
+        assert isinstance(est.n_iter_, (int, np.integer, tuple)) and hasattr(est, "converged_")
+    # clone: the same hyper-parameters, unfitted; set_params round-trips
+    clone = sklearn.base.clone(est)
+    assert clone.get_params(deep=False).keys() == params.keys() and not clone.__sklearn_is_fitted__()
+    assert clone.set_params(**params).get_params(deep=False).keys() == params.keys()
+
+
+def test_selection_is_recorded_for_the_chosen_candidate_only():
+    """A held-out choice adopts what the chosen candidate computed, never the last one's."""
+    from seqspectral.automata import TensorHMM
+
+    (train,), _ = _strings()
+    est = TensorHMM("auto", floor=0.01, basis_size=20, basis_length=2, max_states=4, progress=False).fit(train)
+    tried = [row["n_states"] for row in est.selection_.table]
+    assert len(set(tried)) > 1 and len(est.weights_) == est.n_states_ == est.model_.n_states

@@ -1,0 +1,256 @@
+"""Fuzzing (hypothesis): mutated treebanks, n-best files and model files of every kind given to
+the commands that read them. Whatever the damage: exit 0 or 2, never 1 and never a traceback,
+one line on stderr for an error, and no output file left behind on an error."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from seqspectral.cli.main import main  # noqa: E402
+
+CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+SAMPLE = CORPORA / "ewt-sample.conllu"
+FUZZ = settings(max_examples=25, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _head(path: Path, n_sentences: int) -> str:
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    return "\n\n".join(blocks[:n_sentences]) + "\n\n"
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A small treebank, its n-best tag lists, and a model file of every kind."""
+    d = tmp_path_factory.mktemp("fuzz")
+    small = d / "small.conllu"
+    small.write_text(_head(SAMPLE, 40), encoding="utf-8")
+    runs = {
+        "lm_spectral.npz": ["lm", "train", SAMPLE, "--method", "spectral", "--states", "4"],
+        "lm_hmm.npz": ["lm", "train", SAMPLE, "--method", "em-tensor", "--states", "3"],
+        "lm_ngram.npz": ["lm", "train", SAMPLE, "--method", "ngram"],
+        "tree.npz": ["tree", "train", SAMPLE],
+        "tree_em.npz": ["tree", "train", small, "--method", "em", "--dim", "3", "--n-iter", "3"],
+        "tagger.npz": ["tag", "train", small, "--epochs", "1", "--hash-bits", "10"],
+        "parser.npz": ["parse", "train", small, "--epochs", "1", "--hash-bits", "10"],
+        "emb.npz": ["embed", SAMPLE, "--dim", "4", "--output", d / "emb.txt", "--model"],
+    }
+    for name, argv in runs.items():
+        flag = [] if argv[-1] == "--model" else ["-o"]
+        assert main([str(a) for a in [*argv, *flag, d / name, "--quiet"]]) == 0, name
+    assert main(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "nbest.conllu"),
+                 "--quiet"]) == 0
+    assert main(["rerank", "train", str(d / "nbest.conllu"), "--gold", str(small), "--candidates", "tags",
+                 "--epochs", "1", "--lm", str(d / "lm_ngram.npz"), "-o", str(d / "reranker.npz"), "--quiet"]) == 0
+    return d
+
+
+def _exit(capsys, argv, output: Path | None) -> None:
+    """Run; check the contract (0 or 2, one line, no partial output)."""
+    if output is not None and output.exists():
+        output.unlink()
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse
+        code = e.code
+    err = capsys.readouterr().err
+    assert code in (0, 2), err
+    assert "Traceback" not in err and "internal error" not in err, err
+    if code == 2:
+        assert err.count("seqspectral: error:") == 1 and err.rstrip().endswith(err.rstrip().splitlines()[-1])
+        assert output is None or not output.exists()
+
+
+# -- treebanks -----------------------------------------------------------------------------
+
+LINE_MUTATIONS = st.sampled_from(["drop", "duplicate", "swap", "cell", "bytes", "blank", "truncate"])
+CELLS = st.one_of(st.sampled_from(["_", "", "-1", "0", "99", str(2 ** 63), "1.5", "1-2", "nan", "\t", "#", "é"]),
+                  st.text(max_size=6))
+
+
+@st.composite
+def mutated_text(draw, text: str):
+    lines = text.split("\n")
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(lines) - 1))
+        what = draw(LINE_MUTATIONS)
+        if what == "drop":
+            del lines[i]
+        elif what == "duplicate":
+            lines.insert(i, lines[i])
+        elif what == "swap":
+            j = draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+        elif what == "cell":
+            cells = lines[i].split("\t")
+            cells[draw(st.integers(0, len(cells) - 1))] = draw(CELLS)
+            lines[i] = "\t".join(cells)
+        elif what == "blank":
+            lines.insert(i, draw(st.sampled_from(["", " ", "\t", "# x"])))
+        elif what == "truncate":
+            lines = lines[:i]
+        else:
+            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))] + draw(st.text(max_size=4))
+        if not lines:
+            lines = [""]
+    data = "\n".join(lines).encode("utf-8", "surrogatepass")
+    if draw(st.booleans()):  # raw byte damage: invalid UTF-8, NULs
+        k = draw(st.integers(0, max(len(data) - 1, 0)))
+        data = data[:k] + draw(st.binary(min_size=1, max_size=3)) + data[k:]
+    return data
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_treebanks(files, tmp_path, capsys, data):
+    text = (files / "small.conllu").read_text(encoding="utf-8")
+    path = tmp_path / "t.conllu"
+    path.write_bytes(data.draw(mutated_text(text[:6000])))
+    out = tmp_path / "out"
+    command = data.draw(st.sampled_from([
+        ["tree", "train", path, "-o", out, "--quiet"],
+        ["lm", "train", path, "--method", "ngram", "-o", out, "--quiet"],
+        ["tree", "score", files / "tree.npz", path, "-o", out],
+        ["tag", "run", files / "tagger.npz", path, "-o", out, "--quiet"],
+        ["parse", "run", files / "parser.npz", path, "-k", "2", "-o", out, "--quiet"],
+        ["tag", "train", path, "--epochs", "1", "--hash-bits", "8", "-o", out, "--quiet"],
+        ["embed", path, "--dim", "2", "-o", out, "--quiet"],
+        ["evaluate", "parse", path, files / "small.conllu"],
+    ]))
+    _exit(capsys, command, out if "-o" in command else None)
+
+
+@FUZZ
+@given(data=st.data())
+def test_mutated_nbest_files(files, tmp_path, capsys, data):
+    text = (files / "nbest.conllu").read_text(encoding="utf-8")
+    path = tmp_path / "n.conllu"
+    path.write_bytes(data.draw(mutated_text(text[:8000])))
+    out = tmp_path / "out"
+    command = data.draw(st.sampled_from([
+        ["rerank", "apply", files / "reranker.npz", path, "--lm", files / "lm_ngram.npz", "-o", out, "--quiet"],
+        ["rerank", "train", path, "--gold", files / "small.conllu", "--candidates", "tags", "--epochs", "1",
+         "-o", out, "--quiet"],
+    ]))
+    _exit(capsys, command, out)
+
+
+# -- model files ---------------------------------------------------------------------------
+
+#: model file -> a command that reads it (MODEL and OUT filled in)
+READERS = {
+    "lm_spectral.npz": ["lm", "score", "MODEL", SAMPLE, "-o", "OUT"],
+    "lm_hmm.npz": ["lm", "score", "MODEL", SAMPLE, "-o", "OUT"],
+    "lm_ngram.npz": ["lm", "eval", "MODEL", SAMPLE],
+    "tree.npz": ["tree", "score", "MODEL", SAMPLE, "-o", "OUT"],
+    "tree_em.npz": ["tree", "score", "MODEL", SAMPLE, "-o", "OUT"],
+    "tagger.npz": ["tag", "run", "MODEL", "SMALL", "-o", "OUT", "--quiet"],
+    "parser.npz": ["parse", "run", "MODEL", "SMALL", "-k", "2", "-o", "OUT", "--quiet"],
+    "reranker.npz": ["rerank", "apply", "MODEL", "NBEST", "--lm", "LM", "-o", "OUT", "--quiet"],
+    "emb.npz": None,  # read by the library only
+}
+JSON_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70), st.floats(allow_nan=True),
+                        st.text(max_size=5), st.lists(st.integers(0, 3), max_size=3), st.just({"kind": "hmm"}),
+                        st.just(["deprel"] * 2), st.just(10 ** 30))
+
+
+def _members(path: Path) -> dict:
+    with zipfile.ZipFile(path) as zf:
+        return {i.filename: zf.read(i) for i in zf.infolist()}
+
+
+def _npy(array) -> bytes:
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, np.asarray(array), allow_pickle=False)
+    return buf.getvalue()
+
+
+def _leaves(value, path=()):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(value, list) and value and len(value) < 50:
+        for i, v in enumerate(value):
+            yield from _leaves(v, (*path, i))
+    yield path
+
+
+def _set(value, path, new):
+    if not path:
+        return new
+    value[path[0]] = _set(value[path[0]], path[1:], new)
+    return value
+
+
+@st.composite
+def damaged_model(draw, path: Path) -> bytes:
+    members = _members(path)
+    what = draw(st.sampled_from(["header", "header", "array", "array", "bytes", "truncate", "drop", "extra"]))
+    if what == "header":
+        header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
+        leaves = list(_leaves(header))
+        header = _set(header, draw(st.sampled_from(leaves)), draw(JSON_VALUES))
+        blob = json.dumps(header, allow_nan=True).encode()
+        members["__header__.npy"] = _npy(np.frombuffer(blob, dtype=np.uint8))
+    elif what in ("array", "drop"):
+        name = draw(st.sampled_from(sorted(n for n in members if n != "__header__.npy")))
+        if what == "drop":
+            del members[name]
+        else:
+            old = np.lib.format.read_array(io.BytesIO(members[name]))
+            shape = draw(st.sampled_from([old.shape, old.shape[:-1], (*old.shape[:-1], 1), (0,) * old.ndim,
+                                          tuple(s + 1 for s in old.shape)]))
+            dtype = draw(st.sampled_from([old.dtype, np.float32, np.int64, np.int8, np.bool_]))
+            fill = draw(st.sampled_from([0, 1, -1, np.nan, np.inf, 1e300, 2 ** 40]))
+            with np.errstate(all="ignore"):
+                new = np.full(shape, fill).astype(dtype) if np.prod(shape) < 1e7 else old
+            members[name] = _npy(new)
+    elif what == "extra":
+        members["junk.npy"] = _npy(np.zeros(draw(st.integers(0, 1 << 20)), dtype=np.uint8))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    data = out.getvalue()
+    if what == "bytes":
+        data = bytearray(data)
+        for _ in range(draw(st.integers(1, 8))):
+            data[draw(st.integers(0, len(data) - 1))] ^= draw(st.integers(1, 255))
+        data = bytes(data)
+    elif what == "truncate":
+        data = data[: draw(st.integers(0, len(data) - 1))]
+    return data
+
+
+@pytest.mark.parametrize("name", list(READERS))
+def test_damaged_model_files_of_every_kind(files, tmp_path, capsys, name):
+    @FUZZ
+    @given(data=st.data())
+    def check(data):
+        path = tmp_path / name
+        path.write_bytes(data.draw(damaged_model(files / name)))
+        out = tmp_path / "out"
+        argv = READERS[name]
+        if argv is None:
+            from seqspectral import serialize
+
+            try:
+                serialize.load(path)
+            except serialize.ModelFileError as e:
+                assert str(path) in str(e)
+            return
+        fill = {"MODEL": path, "OUT": out, "SMALL": files / "small.conllu", "NBEST": files / "nbest.conllu",
+                "LM": files / "lm_ngram.npz"}
+        _exit(capsys, [fill.get(a, a) if isinstance(a, str) else a for a in argv], out if "OUT" in argv else None)
+
+    check()

@@ -1,0 +1,142 @@
+"""`seqspectral rerank build / run` (issue 25 item 4) on a slice of the bundled sample: the stages,
+resuming, fold-wise tree models (item 3), the direction features, the run step on untagged input."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from seqspectral import serialize
+from seqspectral.cli.main import main
+from seqspectral.corpus import Corpus, corpus_from_sentences, read_conllu, read_nbest, write_conllu
+from seqspectral.reranking import CorpusScorer
+from seqspectral.reranking import build as b
+from seqspectral.reranking.spectral_features import DirectionScorers
+
+SMALL = dict(k=5, folds=2, parser_epochs=2, tagger_epochs=2, reranker_epochs=2)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, corpora_dir):
+    root = tmp_path_factory.mktemp("rb")
+    train, dev = read_conllu(corpora_dir / "ewt-sample.conllu")[:80], read_conllu(corpora_dir / "ewt-sample-dev.conllu")[:25]
+    write_conllu(root / "train.conllu", train)
+    write_conllu(root / "dev.conllu", dev)
+    return root, train, dev
+
+
+@pytest.fixture(scope="module")
+def built(files):
+    root, _, _ = files
+    report = b.build(root / "build", root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL))
+    return root / "build", report
+
+
+def test_report_has_every_held_out_figure_and_stage(built):
+    directory, report = built
+    assert json.loads((directory / b.REPORT).read_text()) == json.loads(json.dumps(report))
+    for key in ("tagger_dev_accuracy", "parser_dev", "dev_oracle_uas", "reranked_dev", "reranker_chosen"):
+        assert key in report
+    assert report["dev_oracle_uas"] >= report["parser_dev"]["uas"]
+    assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "parser", "nbest-train-fold1", "nbest-train-fold2",
+                                     "nbest-dev", "tree-fold1", "tree-fold2", "tree", "reranker"}
+    assert report["parser_tag_columns"] == ["upos", "xpos", "feats"]
+
+
+def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_on_it(files, built, capsys):
+    root, _, _ = files
+    directory, _ = built
+    before = json.loads((directory / b.MANIFEST).read_text())["stages"]
+    progress = b.Progress(stream=_Lines())
+    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL), progress=progress)
+    assert all("kept" in line for line in progress.stream.lines) and len(progress.stream.lines) == len(before)
+    progress = b.Progress(stream=_Lines())
+    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**{**SMALL, "reranker_epochs": 3}),
+            progress=progress)
+    redone = [line for line in progress.stream.lines if "kept" not in line]
+    assert len(redone) == 1 and redone[0].startswith("rerank build: reranker:")
+    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL))  # back as it was
+
+
+class _Lines:
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines += [t for t in text.split("\n") if t]
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def test_each_fold_is_scored_by_a_tree_model_trained_without_it(files, built):
+    _, train, _ = files
+    directory, _ = built
+    o = b.BuildOptions(**SMALL)
+    (a1, b1), (a2, b2) = b._fold_blocks(len(train), 2)
+    trees = [b._load_trees(directory / f"nbest-train-fold{i}.npz", train[a:z]) for i, (a, z) in
+             enumerate([(a1, b1), (a2, b2)], 1)]
+    models = [serialize.load(directory / f"tree-fold{i}.npz") for i in (1, 2)]
+    features = b.jackknifed_features(trees, models, o)
+    column = features.dense_names.index("tree:log_prob")
+    # an independent fit on the other fold only gives the same scores for fold 1
+    other = b.fit_tree_model(train[a2:b2], "upos")
+
+    words = corpus_from_sentences(trees[0].sentences, field="upos")
+    corpus = Corpus(trees[0].tile(words.symbols, words.offsets), trees[0].tree_offsets, words.vocabulary,
+                    trees[0].heads)
+    n1 = len(trees[0].scores)
+    np.testing.assert_allclose(features.dense[:n1, column], other.log_probs(corpus))
+    full = serialize.load(directory / "tree.npz")
+    assert not np.allclose(features.dense[:n1, column], full.log_probs(corpus))
+
+
+def test_direction_features_sum_to_the_global_log_probability(files, built):
+    _, train, _ = files
+    directory, _ = built
+    model = serialize.load(directory / "tree.npz")
+    model.reading_ = {"field": "upos"}
+    trees = b._load_trees(directory / "nbest-train-fold1.npz", train[:40])
+    sides = DirectionScorers(model).by_side(trees)
+
+    np.testing.assert_allclose(sides.sum(axis=1), CorpusScorer(model, "g").tree_log_probs(trees), rtol=1e-10)
+    assert np.all(sides[:, 2] < 0) and np.any(sides[:, 0] != 0) and np.any(sides[:, 1] != 0)
+
+
+def test_run_tags_what_is_untagged_and_reranks(files, built):
+    _, _, dev = files
+    directory, _ = built
+    untagged = [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s), feats=None, heads=np.zeros(len(s)))
+                for s in dev]
+    out, columns = b.run(b.Built(directory), untagged)
+    assert columns == {"given": [], "predicted": ["upos", "xpos"], "missing": ["feats"]}
+    assert [s.forms for s in out] == [s.forms for s in dev]
+    assert all(np.sum(s.heads == 0) >= 1 and all(t != "_" for t in s.upos) for s in out)
+    lists, _ = b.run(b.Built(directory), dev, k=3)
+    assert all(1 <= len(x) <= 3 for x in lists)
+
+
+def test_cli_build_and_run(files, tmp_path, capsys):
+    root, _, dev = files
+    status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
+                   str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
+                   "--json", "--quiet"])
+    assert status == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["parser_tag_columns"] == ["upos", "xpos"]
+    assert "tree:left" in report["reranker_features"]
+    status = main(["rerank", "run", str(tmp_path / "d"), str(root / "dev.conllu"), "-o", str(tmp_path / "o.conllu"),
+                   "-k", "2"])
+    assert status == 0 and "tag columns read by the parser — given: UPOS, XPOS" in capsys.readouterr().err
+    assert len(read_nbest(tmp_path / "o.conllu")) == len(dev)
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tx\n\n")
+    assert main(["rerank", "run", str(tmp_path / "d"), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
+    assert "bad.conllu" in capsys.readouterr().err
+    assert main(["rerank", "run", str(tmp_path), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
