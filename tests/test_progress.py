@@ -92,7 +92,7 @@ def test_lm_train_em_writes_lines_not_bars_into_a_log_and_nothing_when_quiet(cap
 @pytest.mark.parametrize("quiet", [False, True])
 def test_tree_em_reports_its_iterations(capsys, tmp_path, quiet):
     args = ["tree", "train", str(CORPORA / "ewt-sample.conllu"), "-o", str(tmp_path / "t.npz"), "--method", "em",
-            "--dim", "2", "--n-iter", "2"]
+            "--states", "2", "--max-iter", "2"]
     assert main(args + (["--quiet"] if quiet else [])) == 0
     err = capsys.readouterr().err
-    assert ("seqspectral: tree EM: 2/2 iterations in" in err) != quiet
+    assert ("seqspectral: tree EM, 2 states: 2/2 iterations in" in err) != quiet
