@@ -124,7 +124,9 @@ class ConvexWA(HankelEstimator):
     progress : progress over the swept values on stderr (:mod:`seqspectral.progress`; None: a bar on a
         terminal only).
 
-    Also fitted: ``n_iter_`` (ADMM iterations at the chosen τ) and ``converged_``.
+    Attributes
+    ----------
+    n_iter_, converged_ : ADMM iterations at the chosen τ, and whether they converged.
     """
 
     _swept = "regularization"
