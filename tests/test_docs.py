@@ -73,7 +73,7 @@ def test_the_readme_stories_run_as_written_in_order(index, workdir, monkeypatch,
 def test_the_readme_shows_the_main_job_and_four_stories():
     assert len(README_BLOCKS) >= 5
     text = "\n".join(README_BLOCKS)
-    for command in ("lm train", "lm eval", "tree train", "parse run", "rerank apply", "tag run", "show"):
+    for command in ("lm train", "lm eval", "tree train", "rerank build", "rerank run", "tag run", "rerank apply", "show"):
         assert f"seqspectral {command}" in text
 
 
