@@ -210,7 +210,7 @@ def _train_sharded(args, shards, where, vocabulary, dev, params):
         raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
     try:
         return train_tree_model_sharded(shards, vocabulary, args.method, read=_reader(reading), dev=dev,
-                                        n_states=args.n_states, **where, **params)
+                                        n_states=args.n_states, **{**where, **params})  # both say progress
     except ValueError as e:
         if getattr(e, "user_facing", False):
             raise
