@@ -52,6 +52,8 @@ MAX_BASIS_LENGTH = 32  # lm --basis-length
 MAX_DIM = 4096  # --dim of embeddings and tree models
 MAX_PARSE_WORDS = 1000  # words of a sentence the O(n^3) parsers take
 WORKERS_PER_CPU = 4
+#: sentences decoded per kernel call by parse/tag run (a signal is handled between calls)
+PREDICT_CHUNK = 128
 
 
 def text_encoding(name: str) -> str:
@@ -381,10 +383,9 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> 
     start = time.perf_counter()
     if args.folds:
         result = jackknife(model, sentences, args.folds, args.k, progress=not args.quiet)
-    elif args.k:
-        result = model.kbest(sentences, args.k)
-    else:
-        result = one_best(sentences)
+    else:  # in chunks: an interrupt waits for one chunk's kernel, not the whole file's
+        decode = (lambda part: model.kbest(part, args.k)) if args.k else one_best
+        result = [r for i in range(0, len(sentences), PREDICT_CHUNK) for r in decode(sentences[i:i + PREDICT_CHUNK])]
     elapsed = time.perf_counter() - start
     (write_nbest if args.k else write_conllu)(args.output, result)
     if not args.quiet:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import leaf_parser, positive_int
+from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -21,7 +21,6 @@ candidates of the held-out choice of the anchor weight and the epochs (on --dev,
 1-best. The reranker file records what it ranks and the scorer models (path, content hash):
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
-#: scorer options of the command line and the model kinds they take
 def register(sub) -> None:
     p = sub.add_parser("rerank", help=HELP, description=HELP)
     rsub = p.add_subparsers(dest="rerank_command", metavar="SUBCOMMAND")
@@ -54,7 +53,8 @@ def register(sub) -> None:
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the held-out lists and the list order (default 0)")
     t.add_argument("--json", action="store_true", help="print what was chosen and the held-out figures as JSON")
-    _scorer_options(t)
+    _scorer_options(t, quiet=False)
+    add_treebank_options(t)  # how --gold and --dev-gold are read (n-best files are CoNLL-U)
     t.set_defaults(handler=run_train)
 
     a = leaf_parser(rsub, "apply", help="choose one candidate per n-best list", epilog=_CANDIDATES)
@@ -71,7 +71,7 @@ def register(sub) -> None:
     register_build(rsub)
 
 
-def _scorer_options(parser) -> None:
+def _scorer_options(parser, quiet: bool = True) -> None:
     parser.add_argument("--tree-model", action="append", default=[], metavar="TREE",
                         help="parses: a tree model (tree train) whose log p(words | tree) is a feature (and its "
                              "topology term); repeatable (apply: default the reranker's own)")
@@ -79,7 +79,8 @@ def _scorer_options(parser) -> None:
     parser.add_argument("--lm", action="append", default=[], metavar="MODEL",
                         help="a sequence language model (lm train) whose log-probability of the candidate's tags "
                              "is a feature; repeatable (apply: default the reranker's own)")
-    parser.add_argument("--quiet", action="store_true", help="no report on standard error")
+    if quiet:
+        parser.add_argument("--quiet", action="store_true", help="no report on standard error")
 
 
 def _scorers(tree_models, lms, topology: bool, kind: str) -> list:
@@ -152,7 +153,6 @@ def run_train(args) -> int:
     import json
 
     from seqspectral import serialize
-    from seqspectral.corpus import read_conllu
     from seqspectral.reranking import Reranker
     from seqspectral.reranking.files import KINDS, read_training_lists
 
@@ -164,7 +164,8 @@ def run_train(args) -> int:
     scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)
 
     def lists(nbest, gold):
-        out = read_training_lists(kind, nbest, read_conllu(gold), scorers, args.templates, args.field,
+        out = read_training_lists(kind, nbest, read_treebank(gold, args, heads_required=kind.name == "parses"),
+                                  scorers, args.templates, args.field,
                                   progress=_progress(args))
         _report(out.problems, nbest, args.quiet)
         return out
@@ -189,8 +190,8 @@ def run_train(args) -> int:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
               f"{', '.join(reranker.dense_names_)}; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
-              f"on {held['lists']} {held['on']}: held-out {measure} 1-best {held['base_accuracy']:.2f}, reranked "
-              f"{held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
+              f"on {held['lists']} lists ({held['on']}): held-out {measure} 1-best {held['base_accuracy']:.2f}, "
+              f"reranked {held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
     return 0
 
 

@@ -128,7 +128,7 @@ class Candidates:
         from seqspectral.reranking import head_losses, parse_features
 
         self.trees, self.gold = trees, gold
-        self.base = parse_features(trees)
+        self.base = parse_features(trees, templates="baseline")
         self.loss = head_losses(trees, gold)
         self.columns: dict[str, np.ndarray] = {}
 

@@ -18,7 +18,7 @@ refused is accepted (exit 0), an error leaves an output or a temporary file, or 
 interrupt does not end in status 130 with one line and nothing written. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
-    python evaluation/robustness.py [--cases 2000] [--interrupts 50] [--seed 0]
+    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
 """
 
 from __future__ import annotations
@@ -40,10 +40,8 @@ from pathlib import Path
 
 import numpy as np
 
-from _machine import describe
-from _results import REPO, SHARED, require_data, write_results
+from .common import EWT, REPO, describe, require_data, write_results
 
-EWT = SHARED / "ud-english-ewt"
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean")
 
@@ -327,7 +325,7 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     return "ok"
 
 
-def main_battery(argv=None) -> int:
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=2000, help="mutated-file cases (default 2000)")
     parser.add_argument("--interrupts", type=int, default=50, help="interrupts per long command (default 50)")
@@ -401,7 +399,7 @@ def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
     for name, argv in commands.items():
         for i in range(n):
             signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
-            record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 6.0), signum), argv)
+            record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 4.0), signum), argv)
         print(f"interrupts: {name} done", file=sys.stderr)
 
 
@@ -427,4 +425,4 @@ Examples of failures: {failures}
 
 
 if __name__ == "__main__":
-    sys.exit(main_battery())
+    sys.exit(main())

@@ -71,7 +71,7 @@ def _special(path: Path) -> bool:
 
 def _through_links(path: Path) -> Path:
     """The file a symbolic link ``path`` points to (the path itself when it is no link)."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
 @contextmanager

@@ -18,7 +18,8 @@ def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = Non
     """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
     estimator with ``estimator``'s settings (and the choices it made on dev, its
     ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
-    results in input order; ``progress`` per fold as in :mod:`seqspectral.progress`."""
+    results in input order. Each fold is a stage of :mod:`seqspectral.progress` (``progress``:
+    a line per fold in a log, a bar on a terminal)."""
     from .progress import stage
 
     items = list(items)
@@ -27,11 +28,10 @@ def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = Non
     if getattr(estimator, "selection_", None) is not None:
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
-    with stage("jackknife", n_folds, "fold", progress) as bar:
-        for f in range(n_folds):
+    for f in range(n_folds):
+        with stage(f"jackknife fold {f + 1}/{n_folds}", show=progress):
             inside = np.flatnonzero(folds == f)
             model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
             for i, result in zip(inside, apply(model, [items[i] for i in inside])):
                 out[i] = result
-            bar.update()
     return out

@@ -168,6 +168,6 @@ def test_a_reranker_given_lists_of_the_other_kind_is_exit_2(tmp_path, capsys, ta
     run(capsys, "rerank", "train", tags, "--gold", small, "--candidates", "tags", "--lm", lm, "--epochs", "1",
         "-o", reranker, "--quiet", status=0)
     err = run(capsys, "rerank", "apply", reranker, parses, "--lm", lm, "-o", tmp_path / "o", status=2)
-    assert "parses.nbest: parse lists" in err
+    assert "parses.nbest: n-best list" in err and "ranks parses" in err and "this reranker ranks tags" in err
     err = run(capsys, "rerank", "train", tags, "--gold", small, "--epochs", "1", "-o", tmp_path / "o", status=2)
-    assert "tags.nbest: tag lists" in err
+    assert "tags.nbest: n-best list" in err and "ranks tag sequences" in err and "this reranker ranks parses" in err

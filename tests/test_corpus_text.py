@@ -1,5 +1,7 @@
 """Plain text, one sequence per line."""
 
+import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,3 +40,40 @@ def test_empty_file_and_bad_bytes(tmp_path):
         assert e.line == 2
     else:
         raise AssertionError("non-UTF-8 bytes were accepted")
+
+
+TRICKY = ["", "\n", "a b\n\nc", "a  b \n\n", "x\n  ", "é ü\tá\n\x0bq\x1cr\n", "a\nb\n", " \n \n", "w/T v/t x\nA/b/c"]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_compiled_tokens_equal_python_split(text):
+    """One compiled pass numbers the tokens as splitting each line in Python does."""
+    from seqspectral.corpus.text import _by_lines
+    from seqspectral.corpus.tokens import numbered_tokens
+
+    distinct, codes, lengths = _by_lines(text)
+    ours, our_codes, our_lengths, bad = numbered_tokens(text.encode("utf-8"))
+    assert bad == -1 and ours == distinct
+    np.testing.assert_array_equal(our_codes, codes)
+    np.testing.assert_array_equal(our_lengths, lengths)
+
+
+def test_shared_hashes_fall_back_to_a_dictionary(monkeypatch):
+    """Two strings with one hash would be merged: the check sends them to a dictionary."""
+    import seqspectral.corpus._kernels as kernels
+    from seqspectral.corpus.tokens import TAG, WORD, numbered_tokens
+
+    data = "a/x b/Y a/X\nc/y".encode()
+    expected = {WORD: (["a", "b", "c"], [0, 1, 0, 2]), TAG: (["X", "Y"], [0, 1, 0, 1])}
+    for part, (distinct, codes) in expected.items():
+        assert numbered_tokens(data, part)[:2][0] == distinct
+        monkeypatch.setattr(kernels, "same_parts", lambda *args: False)
+        found, found_codes, lengths, _ = numbered_tokens(data, part)
+        assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1]
+        monkeypatch.undo()
+
+
+def test_wide_white_space_splits_like_python(tmp_path):
+    path = tmp_path / "wide.txt"
+    path.write_text("a\u00a0b c\nd\u3000e\n", encoding="utf-8")
+    assert read_text(path).to_symbols() == [["a", "b", "c"], ["d", "e"]]

@@ -47,7 +47,8 @@ def test_select_weight_maximises_held_out_likelihood():
     lp_a = np.log(np.array([0.9, 0.1, 0.5]))
     lp_b = np.log(np.array([0.2, 0.6, 0.5]))
     grid = np.linspace(0, 1, 101)
-    best = grid[np.argmax([np.log(w * np.exp(lp_a) + (1 - w) * np.exp(lp_b)).sum() for w in grid])]
-    result = select_weight(lp_a, lp_b, 1, "test", grid)
-    assert result.chosen["model_weight"] == pytest.approx(best)
+    totals = {float(w): float(np.log(w * np.exp(lp_a) + (1 - w) * np.exp(lp_b)).sum()) for w in grid}
+    best = grid[np.argmax(list(totals.values()))]
+    result = select_weight(totals, 1, "test")
+    assert result.chosen["model_weight"] == pytest.approx(best) and 0 < best < 1
     assert len(result.table) == len(grid) and result.on == "test"

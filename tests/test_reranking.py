@@ -1,6 +1,7 @@
 """The reranker: learns a planted preference, baseline tree features against a hand count,
 malformed lists passed through, model files."""
 
+import warnings
 from collections import Counter
 
 import numpy as np
@@ -265,12 +266,21 @@ def test_features_every_candidate_shares_are_left_out_without_changing_the_reran
     np.testing.assert_array_equal(a.choose(full), b.choose(compact))
 
 
-def test_subsets_and_concatenation_of_lists():
-    features, _ = planted_lists(6, 5)
-    parts = [features.subset([0, 1]), features.subset([2, 3, 4, 5])]
-    joined = CandidateFeatures.concatenate(parts)
+def test_lists_read_a_chunk_at_a_time_give_the_features_of_the_whole_file(tmp_path):
+    from seqspectral.corpus import write_nbest
+    from seqspectral.reranking.files import KINDS, read_training_lists
+
+    upos = ["A", "B", "C", "A"]
+    trees = [[0, 1, 1, 3], [2, 0, 2, 3], [0, 1, 2, 3], [4, 4, 4, 0], [0, 0, 2, 2]]  # the last: two roots
+    lists = [NBestList(str(i), [_sentence(trees[(i + r) % 5], upos) for r in range(1 + i % 3)],
+                       np.arange(1 + i % 3, 0, -1.0)) for i in range(7)]
+    gold = [_sentence(trees[i % 5], upos) for i in range(7)]
+    write_nbest(tmp_path / "l.conllu", lists)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # several roots in candidates are no news
+        read = read_training_lists(KINDS["parses"], tmp_path / "l.conllu", gold, chunk=2)
+    whole = parse_features(lists).without_common()
     for name in ("groups", "indptr", "indices", "dense"):
-        np.testing.assert_array_equal(getattr(joined, name), getattr(features, name))
-    picked = features.subset([4, 1])
-    np.testing.assert_array_equal(picked.dense, features.dense[np.r_[32:40, 8:16]])
-    np.testing.assert_array_equal(features.rows([4, 1]), np.r_[32:40, 8:16])
+        np.testing.assert_array_equal(getattr(read.features, name), getattr(whole, name))
+    np.testing.assert_array_equal(read.loss, head_losses(lists, gold))
+    assert read.problems == [] and read.n_lists == 7 and read.sizes.tolist() == [4.0] * 7

@@ -115,58 +115,63 @@ def _is_space(c):
 
 
 @njit(cache=True)
-def slash_tagged_tokens(buf, tag_part):
-    """The ``word/tag`` tokens of ``buf`` (ASCII bytes), one sentence per line with a token.
+def split_tokens(buf, part, text_lines):
+    """The white-space separated tokens of ``buf`` (bytes; those of 128 and above belong to tokens).
 
-    Each token is split at its last slash; the part kept is the word (``tag_part`` False;
-    the whole token without a slash) or the tag, upper-cased (``tag_part`` True; empty
-    without a slash). Returns ``(starts, ends, hashes, lengths, bad)``: each kept part's
-    byte range and 64-bit FNV-1a hash (of the upper-cased bytes for tags), the tokens of
-    each sentence, and the offset of the first non-ASCII byte (-1: none).
+    ``part``: 0 the whole token; 1 the word of ``word/tag`` (split at the last slash; the
+    whole token without one); 2 its tag, upper-cased (empty without a slash).
+    ``text_lines``: every line is a sequence, blank ones too (LF, CR LF and a lone CR end a
+    line; the line break ending the buffer starts none); else (NLTK's tagged corpora) only
+    LF ends a sentence, lines without a token are skipped, and a byte of 128 or above is bad.
+    Returns ``(starts, ends, hashes, lengths, bad)``: each kept part's byte range and 64-bit
+    FNV-1a hash (of the upper-cased bytes for tags), the tokens of each sequence, and the
+    offset of the first bad byte (-1: none).
     """
     n = len(buf)
     starts = np.empty(n // 2 + 1, np.int64)
     ends = np.empty(n // 2 + 1, np.int64)
-    lengths = np.empty(n // 2 + 1, np.int64)
+    lengths = np.empty(n + 1, np.int64)
     n_tokens = 0
-    n_sentences = 0
+    n_lines = 0
     on_line = 0
     i = 0
-    while i <= n:
-        if i == n or _is_space(buf[i]):
-            if i == n or buf[i] == 10:
-                if on_line:
-                    lengths[n_sentences] = on_line
-                    n_sentences += 1
-                    on_line = 0
+    while i < n:
+        c = buf[i]
+        if _is_space(c):
+            ends_line = c == 10 or (text_lines and c == 13 and (i + 1 == n or buf[i + 1] != 10))
+            if ends_line and (on_line or text_lines):
+                lengths[n_lines] = on_line
+                n_lines += 1
+                on_line = 0
             i += 1
             continue
-        if buf[i] > 127:
-            return starts[:0], ends[:0], np.zeros(0, np.uint64), lengths[:0], i
         start = i
         slash = -1
         while i < n and not _is_space(buf[i]):
-            if buf[i] > 127:
+            if buf[i] > 127 and not text_lines:
                 return starts[:0], ends[:0], np.zeros(0, np.uint64), lengths[:0], i
             if buf[i] == 47:
                 slash = i
             i += 1
-        if tag_part:
+        if part == 2:
             starts[n_tokens], ends[n_tokens] = (slash + 1, i) if slash >= 0 else (i, i)
         else:
-            starts[n_tokens], ends[n_tokens] = start, (slash if slash >= 0 else i)
+            starts[n_tokens], ends[n_tokens] = start, (slash if part == 1 and slash >= 0 else i)
         n_tokens += 1
         on_line += 1
+    if on_line or (text_lines and n > 0 and buf[n - 1] != 10 and buf[n - 1] != 13):
+        lengths[n_lines] = on_line
+        n_lines += 1
     hashes = np.empty(n_tokens, np.uint64)
     for t in range(n_tokens):
         h = np.uint64(14695981039346656037)
         for j in range(starts[t], ends[t]):
             c = buf[j]
-            if tag_part and 97 <= c <= 122:
+            if part == 2 and 97 <= c <= 122:
                 c -= 32
             h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
         hashes[t] = h
-    return starts[:n_tokens], ends[:n_tokens], hashes, lengths[:n_sentences], -1
+    return starts[:n_tokens], ends[:n_tokens], hashes, lengths[:n_lines], -1
 
 
 @njit(cache=True)

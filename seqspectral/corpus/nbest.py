@@ -20,6 +20,8 @@ from .tabular import iter_sentences
 from .textfile import DEFAULT_ENCODING
 
 _KEYS = ("sent_id", "nbest_rank", "nbest_score")
+#: CoNLL-U without the several-roots warning: a parser trained on CoNLL-X trees proposes such candidates
+_NBEST = replace(CONLLU, warn_several_roots=False)
 
 
 @dataclass
@@ -49,7 +51,7 @@ def iter_nbest(path, errors: str = "raise", encoding: str = DEFAULT_ENCODING) ->
     that is not a finite number (nan, inf, 1e400) is a bad record, like a missing one."""
     policy = ErrorPolicy(path, errors)
     current: NBestList | None = None
-    for s in iter_sentences(path, CONLLU, errors, encoding):
+    for s in iter_sentences(path, _NBEST, errors, encoding, chunk=256):
         missing = [k for k in _KEYS if s.metadata.get(k) is None]
         if missing:
             policy.bad(s.line, f"n-best candidate without # {' / # '.join(missing)}")

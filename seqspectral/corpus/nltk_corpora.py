@@ -26,6 +26,7 @@ import numpy as np
 from .errors import CorpusFormatError, CorpusOptionError
 from .sequences import Corpus
 from .tagsets import tag_mapping
+from .tokens import TAG, WORD, numbered_tokens
 from .vocabulary import Vocabulary
 
 BROWN_FILEIDS = r"c[a-z]\d\d"
@@ -147,35 +148,14 @@ def read_brown(
         texts = [files.read(name) for name in _fileids(files, source, categories)]
     except (OSError, KeyError, zipfile.BadZipFile) as e:  # not a zip, no brown/ inside, ...
         raise CorpusFormatError(source, None, f"{_NOT_BROWN}: {' '.join(str(e).split())[:120]}") from None
-    buf = np.frombuffer(b"\n".join(texts), dtype=np.uint8)  # a file ends its last sentence
-    raw, provisional, lengths = _distinct_parts(buf, field != "form", source)
+    distinct, provisional, lengths, bad = numbered_tokens(b"\n".join(texts), WORD if field == "form" else TAG,
+                                                          text_lines=False)  # a file ends its last sentence
+    if bad >= 0:
+        raise CorpusFormatError(source, None, f"not ASCII: a byte of 128 or more at offset {bad} of the corpus")
     if field == "upos":
         universal = universal_mapping("en-brown", near)
-        raw = [universal.get(tag, "X") for tag in raw]
+        distinct = [universal.get(tag, "X") for tag in distinct]
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    ids, vocabulary = Vocabulary.encode_codes(raw, provisional, vocabulary, tag_mapping(tagset))
+    ids, vocabulary = Vocabulary.encode_codes(distinct, provisional, vocabulary, tag_mapping(tagset))
     return Corpus(ids, offsets, vocabulary)
-
-
-def _distinct_parts(buf: np.ndarray, tags: bool, source):
-    """(distinct words or tags in order of first appearance, each token's index among them,
-    tokens per sentence), from one compiled pass and a sort of the tokens' hashes."""
-    from ._kernels import same_parts, slash_tagged_tokens
-
-    starts, ends, hashes, lengths, bad = slash_tagged_tokens(buf, tags)
-    if bad >= 0:
-        raise CorpusFormatError(source, None, f"not ASCII: byte {buf[bad]:#x} at offset {bad} of the corpus")
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    if not same_parts(buf, starts, ends, first[inverse], tags):  # two strings share a hash: by dictionary
-        text = buf.tobytes()
-        parts = [text[a:b].upper() if tags else text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
-        codes: dict[bytes, int] = {}
-        provisional = np.array([codes.setdefault(p, len(codes)) for p in parts], dtype=np.int64)
-        return [p.decode("ascii") for p in codes], provisional, lengths
-    order = np.argsort(first)  # first appearance, as a reader going token by token would number them
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    text = buf.tobytes()
-    raw = [text[starts[i]:ends[i]].decode("ascii") for i in first[order].tolist()]
-    return [s.upper() for s in raw] if tags else raw, rank[inverse.ravel()], lengths

@@ -6,6 +6,8 @@ ends the last line does not start another one.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from seqspectral.io import atomic_open
@@ -13,6 +15,7 @@ from seqspectral.io import atomic_open
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, read_text_file
+from .tokens import numbered_tokens
 from .vocabulary import Vocabulary
 
 
@@ -21,6 +24,21 @@ def read_text(
 ) -> Corpus:
     """Each line of ``path`` as one sequence of its white-space separated symbols."""
     text = read_text_file(path, encoding)
+    if _WIDE_SPACE.search(text):  # white space beyond ASCII: Python splits the lines
+        distinct, codes, lengths = _by_lines(text)
+    else:  # one compiled pass over the bytes (seqspectral.corpus.tokens)
+        distinct, codes, lengths, _ = numbered_tokens(text.encode("utf-8"))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    ids, vocabulary = Vocabulary.encode_codes(distinct, codes, vocabulary, tag_mapping(tagset))
+    return Corpus(ids, offsets, vocabulary)
+
+
+#: the characters beyond ASCII that ``str.split()`` takes for white space
+_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+
+
+def _by_lines(text: str):
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -30,15 +48,8 @@ def read_text(
     for i, line in enumerate(lines):
         words = line.split()
         lengths[i] = len(words)
-        for w in words:
-            code = codes.get(w)
-            if code is None:
-                code = codes[w] = len(codes)
-            symbols.append(code)
-    offsets = np.zeros(len(lines) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    ids, vocabulary = Vocabulary.encode_codes(list(codes), np.array(symbols, dtype=np.int64), vocabulary, tag_mapping(tagset))
-    return Corpus(ids, offsets, vocabulary)
+        symbols += [codes.setdefault(w, len(codes)) for w in words]
+    return list(codes), np.array(symbols, dtype=np.int64), lengths
 
 
 def write_text(path, corpus: Corpus) -> None:

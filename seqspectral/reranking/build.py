@@ -170,17 +170,16 @@ class Stages:
 
 # -- storing n-best trees --------------------------------------------------------------------
 def _save_trees(path: Path, trees) -> None:
-    from seqspectral.serialize import save_arrays
-
-    save_arrays(path, {"kind": "tree_lists"}, {"heads": trees.heads, "scores": trees.scores, "n_trees": trees.n_trees})
+    """A stage's n-best trees (the build's own cache, not a model file: plain .npz, no pickles)."""
+    with atomic_open(path, "wb", encoding=None) as f:
+        np.savez(f, heads=trees.heads, scores=trees.scores, n_trees=trees.n_trees)
 
 
 def _load_trees(path: Path, sentences):
     from seqspectral.parsing import TreeLists
-    from seqspectral.serialize import load_arrays
 
-    _, arrays = load_arrays(path, "tree_lists")
-    return TreeLists(list(sentences), arrays["heads"], arrays["scores"], arrays["n_trees"])
+    with np.load(path, allow_pickle=False) as arrays:
+        return TreeLists(list(sentences), arrays["heads"], arrays["scores"], arrays["n_trees"])
 
 
 def concatenated(parts):

@@ -46,20 +46,6 @@ class CandidateFeatures:
     def __len__(self) -> int:
         return len(self.groups) - 1
 
-    def rows(self, lists) -> np.ndarray:
-        """The candidate rows of ``lists`` (list indices), in that order."""
-        lists = np.asarray(lists, dtype=np.int64)
-        sizes = self.groups[lists + 1] - self.groups[lists]
-        return np.repeat(self.groups[lists], sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes,
-                                                                                         sizes))
-
-    def subset(self, lists) -> "CandidateFeatures":
-        """The features of ``lists`` (list indices), in that order."""
-        lists = np.asarray(lists, dtype=np.int64)
-        groups = np.zeros(len(lists) + 1, dtype=np.int64)
-        np.cumsum(self.groups[lists + 1] - self.groups[lists], out=groups[1:])
-        return self._taken(self.rows(lists), groups)
-
     def first(self, k: int) -> "CandidateFeatures":
         """The features of the first ``k`` candidates of every list."""
         rank = np.arange(self.n_candidates) - np.repeat(self.groups[:-1], np.diff(self.groups))
@@ -85,16 +71,6 @@ class CandidateFeatures:
 
         indptr, indices = without_common(self.groups, self.indptr, self.indices)
         return replace(self, indptr=indptr, indices=indices)
-
-    @classmethod
-    def concatenate(cls, parts: list["CandidateFeatures"]) -> "CandidateFeatures":
-        """The lists of ``parts`` one after the other (the same feature names)."""
-        candidates = np.cumsum([0] + [p.n_candidates for p in parts])
-        slots = np.cumsum([0] + [len(p.indices) for p in parts])
-        groups = np.concatenate([[0]] + [p.groups[1:] + candidates[i] for i, p in enumerate(parts)])
-        indptr = np.concatenate([[0]] + [p.indptr[1:] + slots[i] for i, p in enumerate(parts)])
-        return replace(parts[0], groups=groups, indptr=indptr, indices=np.concatenate([p.indices for p in parts]),
-                       dense=np.concatenate([p.dense for p in parts]))
 
     def with_dense(self, names: list[str], columns: list[np.ndarray], sources: dict | None = None
                    ) -> "CandidateFeatures":

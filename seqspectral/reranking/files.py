@@ -10,7 +10,8 @@ sequences) is a :class:`Kind`; a file whose lists are of the other kind is refus
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from array import array
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -108,12 +109,14 @@ def _chunks(path, chunk: int, progress, verb: str):
 
 
 def read_training_lists(kind: Kind, path, gold, scorers=(), templates: str = "context", field: str = "upos",
-                        chunk: int = 256, progress=None) -> TrainingLists:
+                        chunk: int = 32, progress=None) -> TrainingLists:
     """The lists of ``path`` against ``gold`` (one sentence per list, in order): lists that
     cannot be reranked (:attr:`Kind.problem`: an error such as a cycle, never several
     roots) are left out and counted; a list over other words than its gold sentence is an
     :class:`~seqspectral.parsing.AlignmentError`."""
-    parts, losses, sizes, problems, n_lists, checked = [], [], [], [], 0, False
+    slots = array("i")  # grows in place (a large buffer is remapped, not copied): the features are held once
+    groups, indptr, dense, losses, sizes = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [], [], []
+    problems, n_lists, n_candidates, checked, described = [], 0, 0, False, None
     for first, lists in _chunks(path, chunk, progress, "featured"):
         if not checked:
             check_kind(kind, lists, path)
@@ -126,18 +129,25 @@ def read_training_lists(kind: Kind, path, gold, scorers=(), templates: str = "co
         lists, chunk_gold = [lists[i] for i in valid], [chunk_gold[i] for i in valid]
         n_lists = first + len(valid) + len(bad)
         if lists:
-            parts.append(kind.features(lists, scorers, templates).without_common())
+            part = kind.features(lists, scorers, templates).without_common()
+            groups.append(part.groups[1:] + n_candidates)
+            indptr.append(part.indptr[1:] + len(slots))
+            dense.append(part.dense)
+            slots.frombytes(part.indices.tobytes())
+            n_candidates += part.n_candidates
+            described = part if described is None else described  # names, templates, sources
             losses.append(kind.losses(lists, chunk_gold, field))
             sizes += kind.sizes(chunk_gold, field)
     if n_lists != len(gold):
         raise AlignmentError(f"{path} has {n_lists} n-best lists but there are {len(gold)} gold sentences")
-    if not parts:
+    if described is None:
         raise ValueError(f"{path}: no n-best list can be reranked")
-    return TrainingLists(CandidateFeatures.concatenate(parts), np.concatenate(losses),
-                         np.asarray(sizes, dtype=np.float64), problems, n_lists)
+    features = replace(described, groups=np.concatenate(groups), indptr=np.concatenate(indptr),
+                       indices=np.frombuffer(slots, dtype=np.int32), dense=np.concatenate(dense))
+    return TrainingLists(features, np.concatenate(losses), np.asarray(sizes, dtype=np.float64), problems, n_lists)
 
 
-def rerank_file(reranker, kind: Kind, path, scorers=(), chunk: int = 256, progress=None):
+def rerank_file(reranker, kind: Kind, path, scorers=(), chunk: int = 32, progress=None):
     """The reranker's choice from every list of ``path``, in order, one sentence per list
     (a generator: write it as it comes), and ``problems``, filled as lists are read with
     ``(index, reason)`` of the lists passed through (their rank-1 candidate)."""

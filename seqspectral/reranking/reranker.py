@@ -76,41 +76,42 @@ class Reranker(Estimator):
         self.sources_ = dict(features.sources)
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         sizes = np.ones(len(features)) if sizes is None else np.asarray(sizes, dtype=np.float64)
-        if dev is not None:
-            fit_part, held, held_sizes = (features, loss), dev[:2], (dev[2] if len(dev) > 2 else None)
-            where = "dev lists"
-        else:
-            fit_idx, held_idx, where = _held_out_lists(len(features), self.random_state)
-            fit_part = (features.subset(fit_idx), loss[features.rows(fit_idx)])
-            held = (features.subset(held_idx), loss[features.rows(held_idx)])
-            held_sizes = sizes[held_idx]
-        held_features, held_loss = held[0], np.asarray(held[1], dtype=np.float64)
-        held_sizes = np.ones(len(held_features)) if held_sizes is None else np.asarray(held_sizes, np.float64)
-        held_out = HeldOut("held_out_loss", lambda model: float(np.sum(held_loss[held_features.groups[:-1] +
-                                                                                 self._choose(held_features, model)])),
+        if dev is not None:  # fit on every training list, judge on the dev lists
+            visit, where = np.arange(len(features)), "dev lists"
+            held_features, held_loss = dev[0], np.asarray(dev[1], dtype=np.float64)
+            held = np.arange(len(held_features))
+            held_sizes = np.asarray(dev[2], np.float64) if len(dev) > 2 else np.ones(len(held))
+        else:  # fit on some training lists, judge on the others (no copies: lists are visited or judged)
+            visit, held, where = _held_out_lists(len(features), self.random_state)
+            held_features, held_loss, held_sizes = features, loss, sizes[held]
+        held_out = HeldOut("held_out_loss", lambda model: float(np.sum(
+            held_loss[held_features.groups[held] + self._choose(held_features, model)[held]])),
                            on=f"loss on {where}", higher_is_better=False)
         anchors = ANCHOR_GRID if self.anchor == "auto" else (float(self.anchor),)
         runs = {}
         for anchor in anchors:
-            runs[anchor] = self._train(*fit_part, anchor, self.epochs, held_out,
-                                       lambda r, a=anchor: on_epoch({"anchor": a, **r}) if on_epoch else None)
+            runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, held_out,
+                                       lambda r, a=anchor: on_epoch({"anchor": a, **r})
+                                       if on_epoch and (r["epoch"] or a == anchors[0]) else None)
         self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
                                       lambda anchor, epochs: runs[anchor].scores[epochs], on=held_out.on)
         anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
-        model = runs[anchor].model if dev is not None else self._train(features, loss, anchor, epochs).model
+        model = runs[anchor].model if dev is not None else self._train(features, loss, np.arange(len(features)), anchor,
+                                                                            epochs).model
         self.sparse_weights_, self.dense_weights_ = model
         self.history_ = [{"anchor": a, **r} for a in anchors for r in runs[a].history if r["epoch"] or a == anchors[0]]
         base = runs[anchors[0]].history[0]["held_out_loss"]
         reranked = -max(row["score"] for row in self.selection_.table)
         total = float(np.sum(held_sizes))
-        self.held_out_ = {"on": where, "lists": len(held_features), "items": total, "base_loss": base,
+        self.held_out_ = {"on": where, "lists": len(held), "items": total, "base_loss": base,
                           "reranked_loss": reranked,
                           "base_accuracy": 100.0 * (1 - base / total) if total else None,
                           "reranked_accuracy": 100.0 * (1 - reranked / total) if total else None}
         return self
 
-    def _train(self, features, loss, anchor, epochs, held_out=None, on_epoch=None):
-        """Averaged-perceptron epochs from the anchor-only weights (:func:`train_epochs`)."""
+    def _train(self, features, loss, visit, anchor, epochs, held_out=None, on_epoch=None):
+        """Averaged-perceptron epochs over lists ``visit`` from the anchor-only weights
+        (:func:`train_epochs`)."""
         dense = self._standardised(features)
         mask = (1 << self.hash_bits) - 1
         rng = np.random.default_rng(self.random_state)
@@ -119,12 +120,12 @@ class Reranker(Estimator):
         dense_w.current[0] = anchor
 
         def run_epoch(epoch):
-            order = rng.permutation(len(features)).astype(np.int64)
+            order = rng.permutation(visit).astype(np.int64)
             step, good = _kernels.rerank_epoch(features.indptr, features.indices, mask, dense, features.groups, loss,
                                                order, sparse.current, sparse.totals, dense_w.current, dense_w.totals,
                                                sparse.step)
             sparse.step = dense_w.step = step
-            return {"train_oracle_picks": good / max(len(features), 1)}
+            return {"train_oracle_picks": good / max(len(visit), 1)}
 
         def average():
             return sparse.average(), dense_w.average().astype(np.float64)

@@ -179,9 +179,9 @@ class EMTreeModel(Estimator):
 
     @classmethod
     def schema(cls, header: dict):
-        from seqspectral.serialize import Member, Schema, size, vocabulary_size
+        from seqspectral.serialize import Member, Schema, vocabulary_size
 
-        n, m = vocabulary_size(header["vocabulary"]), size(header["params"]["n_states"], "n_states", 1, 100_000)
+        n, m = vocabulary_size(header["vocabulary"]), "n_states"  # the fitted number, whatever the parameter
         return Schema({"pi": Member("f", (m,)), "left": Member("f", (m, m)), "right": Member("f", (m, m)),
                        "emission": Member("f", (n, m)), "log_likelihoods": Member("f", (None,), finite=False),
                        **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}})

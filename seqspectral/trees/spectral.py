@@ -159,8 +159,8 @@ class Operators(NamedTuple):
 
 
 def _representation(v) -> str | None:
-    if isinstance(v, str):
-        return one_of("identity", "svd")(v)
+    if isinstance(v, str):  # "embeddings": what a model file holds for a (words, vectors) pair; fit refuses it
+        return one_of("identity", "svd", "embeddings")(v)
     if isinstance(v, tuple) and len(v) == 2:
         return None
     return "'identity', 'svd' or a (words, vectors) pair"
@@ -387,6 +387,8 @@ class SpectralTreeModel(Estimator):
         model.representation_info_ = header["representation_info"]
         model.n_events_ = header["n_events"]
         model.vocabulary_ = Vocabulary.from_json(header["vocabulary"])
+        if model.representation == "embeddings":  # the vectors themselves are not a parameter: U, row by symbol
+            model.representation = (tuple(model.vocabulary_.symbols), model.U_)
         model.reading_ = header.get("reading")
         model.selection_ = None if header["selection"] is None else SelectionResult.from_json(header["selection"])
         model.topology_ = ValenceModel.from_state(

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import logsumexp, softmax
 
 from ...base import Estimator, either, integer, one_of, real, seed
-from ...selection import grid_search, held_out_split
+from ...selection import grid_search, select_and_refit
 from .coupled_cp import LOSSES, fit_coupled_cp, random_start
 from .histograms import EqualWidthBins, all_triples, balanced_triples, triple_histograms
 from .sinc import SincDensities
@@ -92,26 +92,36 @@ class SmoothProductMixture(Estimator):
 
     # -- fitting -----------------------------------------------------------------------------
     def fit(self, X, y=None, *, dev=None):
-        """Learn λ and the conditionals from the rows of ``X`` (n × N, NaN = missing)."""
+        """Learn λ and the conditionals from the rows of ``X`` (n × N, NaN = missing); an
+        ``"auto"`` number of bins is chosen on the ``dev`` rows (else on held-out rows of ``X``,
+        then refitted on all of them: ``selection.select_and_refit``)."""
         self._validate_params()
         X = _as_data(X, "X")
         if X.shape[1] < 3:
             raise ValueError(f"{type(self).__name__} needs at least 3 variables, got {X.shape[1]}")
-        if self.n_bins == "auto":
-            fit_rows, held, on = self._split(X, dev)
-            self.selection_ = grid_search({"n_bins": list(self.bins_grid)},
-                                          lambda n_bins: self._fit_bins(fit_rows, n_bins).score(held), on=on)
-            n_bins = self.selection_.chosen["n_bins"]
-        else:
-            n_bins = self.n_bins
-        return self._fit_bins(X, n_bins)
-
-    def _split(self, X, dev):
+        if self.n_bins != "auto":
+            self.selection_ = None
+            return self._fit_bins(X, self.n_bins)
         if dev is not None:
             dev = _as_data(dev, "dev")
             if dev.shape[1] != X.shape[1]:
                 raise ValueError(f"dev has {dev.shape[1]} variables, X has {X.shape[1]}")
-        return held_out_split(X, dev, random_state=self.random_state)
+
+        def choose(fit_rows, held, on):
+            candidates = {}
+
+            def score(n_bins):  # each candidate fitted apart: nothing of this estimator written
+                candidates[n_bins] = type(self)(**{**self.get_params(deep=False), "n_bins": n_bins})
+                return candidates[n_bins]._fit_bins(fit_rows, n_bins).score(held)
+
+            result = grid_search({"n_bins": list(self.bins_grid)}, score, on=on)
+            chosen = candidates[result.chosen["n_bins"]]
+            vars(self).update({k: v for k, v in vars(chosen).items() if k.endswith("_") and k != "selection_"})
+            return result
+
+        self.selection_ = select_and_refit(X, dev, self.random_state, choose,
+                                           lambda train, held: self._fit_bins(train, self.n_bins_))
+        return self
 
     def _fit_bins(self, X, n_bins: int):
         rng = np.random.default_rng(self.random_state)
