@@ -257,7 +257,7 @@ def shards_of(paths, args, reading: dict):
     shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
                          workers=args.workers or 1)
     where = {"workers": args.workers, "scheduler": args.scheduler,
-             "progress": sys.stderr.isatty() and not getattr(args, "quiet", False)}
+             "progress": not getattr(args, "quiet", False)}
     return shards, where
 
 
@@ -382,8 +382,7 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str) -> 
         raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
     start = time.perf_counter()
     if args.folds:
-        result = jackknife(model, sentences, args.folds, args.k, on_fold=None if args.quiet else lambda f, n: note(
-            f"{args.input}: fold {f}/{n} done ({time.perf_counter() - start:.0f} s)"))
+        result = jackknife(model, sentences, args.folds, args.k, progress=not args.quiet)
     else:  # in chunks: an interrupt waits for one chunk's kernel, not the whole file's
         decode = (lambda part: model.kbest(part, args.k)) if args.k else one_best
         result = [r for i in range(0, len(sentences), PREDICT_CHUNK) for r in decode(sentences[i:i + PREDICT_CHUNK])]
