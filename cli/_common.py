@@ -254,15 +254,15 @@ def shards_of(paths, args, reading: dict):
     if STDIN in paths:
         raise UsageError("sharded counting reads files where they lie: give file names, not -")
     for path in paths:
-        _require_content(path, reading)
+        require_content(path, reading)
     shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
                          workers=args.workers or 1)
     where = {"workers": args.workers, "scheduler": args.scheduler,
-             "progress": sys.stderr.isatty() and not getattr(args, "quiet", False)}
+             "progress": not getattr(args, "quiet", False)}
     return shards, where
 
 
-def _require_content(path: str, reading: dict) -> None:
+def require_content(path: str, reading: dict) -> None:
     """The rule of :class:`Input` for a file counted in shards: refuse it, naming it, when it
     holds no sentence (only blank lines, comments, or a PAutomaC header). Reads up to the
     first sentence."""
@@ -420,8 +420,7 @@ def predict_treebank(args, model, sentences, jackknife, one_best, verb: str, rea
         raise UsageError(f"--folds must be in 2..{len(sentences)} (the sentences of {args.input}), not {args.folds}")
     start = time.perf_counter()
     if args.folds:
-        result = jackknife(model, sentences, args.folds, args.k, on_fold=None if args.quiet else lambda f, n: note(
-            f"{args.input}: fold {f}/{n} done ({time.perf_counter() - start:.0f} s)"))
+        result = jackknife(model, sentences, args.folds, args.k, progress=not args.quiet)
     else:  # in chunks: an interrupt waits for one chunk's kernel, not the whole file's
         decode = (lambda part: model.kbest(part, args.k)) if args.k else one_best
         result = [r for i in range(0, len(sentences), PREDICT_CHUNK) for r in decode(sentences[i:i + PREDICT_CHUNK])]

@@ -117,7 +117,7 @@ def _estimator(args):
 
     return CCAEmbeddings(args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
                          method=args.method, lowercase=args.lowercase, digits=args.digits,
-                         random_state=args.random_state, progress=sys.stderr.isatty() and not args.quiet)
+                         random_state=args.random_state, progress=not args.quiet)
 
 
 def _read(path: str, args):

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from ._common import (INHERITED, MAX_BASIS_LENGTH, add_reading_options, add_sharding_options, at_most, leaf_parser,
                       note, positive_int, read_input, reading_of, shards_of, warn)
@@ -51,6 +52,7 @@ def register(sub) -> None:
     add_sharding_options(t)
     t.add_argument("--json", action="store_true", help="print what was chosen as one JSON object")
     t.add_argument("--quiet", action="store_true", help="no progress bars, notes or summary")
+    _plot_option(t)
     t.set_defaults(handler=run_train)
 
     s = leaf_parser(lsub, "score", help="probability of every sequence, one per line, in order")
@@ -79,7 +81,44 @@ def register(sub) -> None:
     i = leaf_parser(lsub, "info", help="method, what was chosen (with warnings), vocabulary, training data")
     i.add_argument("model", metavar="MODEL", help="model file written by lm train")
     i.add_argument("--json", action="store_true", help="print one JSON object")
+    _plot_option(i)
     i.set_defaults(handler=run_info)
+
+
+def _plot_option(parser) -> None:
+    parser.add_argument("--plot", metavar="FILE", default=None,
+                        help="also write a plot (.png, .svg or .pdf) of the Hankel singular values and the held-out "
+                             "score of every candidate tried, the choice marked (needs matplotlib: "
+                             "pip install \"seqspectral[plot]\")")
+
+
+def _check_plot(args) -> None:
+    """Before any work: the plot's path can be written and matplotlib is there."""
+    if args.plot is None:
+        return
+    from seqspectral.display.plots import MissingPlotDependency, pyplot
+    from seqspectral.io import check_output_path
+
+    from .main import UsageError
+
+    check_output_path(args.plot)
+    try:
+        pyplot()
+    except MissingPlotDependency as e:
+        raise UsageError(str(e)) from None
+
+
+def _write_plot(args, lm) -> None:
+    from seqspectral.display.plots import selection_plot
+
+    spectrum = lm.training.get("hankel_singular_values")
+    try:
+        trained_on = Path(str(lm.training.get("file", ""))).name
+        selection_plot(args.plot, lm.selection, spectrum, title=f"{lm.method}" + (f" on {trained_on}" if trained_on else ""))
+    except ValueError as e:
+        from .main import UsageError
+
+        raise UsageError(f"{getattr(args, 'model', args.output)}: {e}") from None
 
 
 def _states(text: str):
@@ -122,6 +161,7 @@ def run_train(args) -> int:
     from seqspectral.lm import save_lm, train_lm
 
     check_output_path(args.output)
+    _check_plot(args)
     verbose = not args.quiet  # progress on stderr, also when piped: convex and EM take minutes
     reading = reading_of(args)
     t0 = time.perf_counter()
@@ -188,6 +228,8 @@ def _save_and_report(args, lm, reading: dict, fmt: str, n_skipped: int, read_sec
     save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
                                                                               "format": fmt},
                               "n_skipped": n_skipped})  # no timings: equal runs give equal files
+    if args.plot is not None:
+        _write_plot(args, lm)
     summary = {**lm.summary(), "n_sequences": lm.training["n_sequences"], "n_tokens": lm.training["n_tokens"],
                "n_symbols": len(lm.vocabulary) - 2, "read_seconds": round(read_seconds, 2),
                "fit_seconds": round(fit_seconds, 2), "output": args.output}
@@ -290,7 +332,10 @@ def _fmt(value) -> str:
 def run_info(args) -> int:
     from seqspectral.lm import load_lm
 
+    _check_plot(args)
     lm = load_lm(args.model)
+    if args.plot is not None:
+        _write_plot(args, lm)
     symbols = lm.vocabulary.symbols[2:]
     summary = lm.summary()
     info = {
@@ -318,6 +363,6 @@ def run_info(args) -> int:
         if isinstance(value, list):
             value = " ".join(value) if len(value) <= 60 else " ".join(value[:60]) + f" ... (+{len(value) - 60})"
         elif isinstance(value, dict):
-            value = ", ".join(f"{k}={v}" for k, v in value.items())
+            value = ", ".join(f"{k}={v}" for k, v in value.items() if k != "hankel_singular_values")
         print(f"{key:20s} {value}")
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from ._common import (add_treebank_options, leaf_parser, output_encoding, positive_int, read_treebank,
-                      treebank_reading)
+                      require_content, treebank_reading)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -209,6 +209,7 @@ def run_apply(args) -> int:
     from seqspectral.reranking.files import KINDS, rerank_file
 
     reranker = serialize.load(args.reranker, kind="reranker")
+    require_content(args.nbest, {"format": "conllu", "encoding": "utf-8"})
     kind = KINDS[reranker.ranks_]
     if args.tree_model or args.lm:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)

@@ -170,7 +170,8 @@ def run_train(args) -> int:
 def _params(args, reading: dict) -> dict:
     """The estimator's hyper-parameters the options give (``n_states`` apart)."""
     if args.method == "em":
-        return {"max_iter": args.max_iter, "init": args.init, "random_state": args.random_state}
+        return {"max_iter": args.max_iter, "init": args.init, "random_state": args.random_state,
+                "progress": not args.quiet}
     representation = args.representation
     if args.embeddings is not None:
         from seqspectral.embeddings.word2vec_format import read_word2vec
@@ -217,7 +218,7 @@ def _train_sharded(args, shards, where, vocabulary, dev, params):
         raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
     try:
         return train_tree_model_sharded(shards, vocabulary, args.method, read=_reader(reading), dev=dev,
-                                        n_states=args.n_states, **where, **params)
+                                        n_states=args.n_states, **{**where, **params})  # both say progress
     except ValueError as e:
         if getattr(e, "user_facing", False):
             raise

@@ -93,9 +93,9 @@ def measure(problem: Path, copies: int, repeats: int, tmp: Path) -> dict:
         log(f"{copies}x repeat {r + 1}: ours {ours[-1][0]:.2f} s, scikit-splearn {theirs[-1][0]:.2f} s")
     from seqspectral.lm import load_lm
 
-    chosen = load_lm(model)[0].selection.chosen
+    chosen = load_lm(model).selection.chosen
     auto = run(ours_command(path, tmp / "auto.npz", "auto"))
-    auto_chosen = load_lm(tmp / "auto.npz")[0].selection.chosen
+    auto_chosen = load_lm(tmp / "auto.npz").selection.chosen
     return {"copies": copies, "path": path, "ours": min(ours), "splearn": min(theirs),
             "ours_cpu": min(c for _, c in ours), "splearn_cpu": min(c for _, c in theirs), "chosen": chosen,
             "auto": auto, "auto_chosen": auto_chosen, "phases": phases(ours_command(path, model)[len(SEQSPECTRAL):], PHASES, tmp)}

@@ -351,7 +351,7 @@ def main(argv=None) -> int:
             path.write_text(json.dumps(result, default=float))
     results = {p: json.loads((args.workdir / f"{p}.json").read_text()) for p in PARTS
                if (args.workdir / f"{p}.json").is_file()}
-    from _results import write_results
+    from .common import write_results
 
     write_results(args.output, report(results, sys.argv[1:] if argv is None else argv))
     log(f"wrote {args.output}")

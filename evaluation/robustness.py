@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import EWT, REPO, describe, require_data, write_results
+from .common import EWT, REPO, RESULTS, describe, require_data, write_results
 
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean")
@@ -51,14 +51,14 @@ FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output
 
 def run_inside(argv, output: Path | None, must_refuse: bool = False) -> str:
     """One command through ``main`` in this process: its outcome (``ok`` or a failure)."""
-    from seqspectral.cli.main import main
+    from seqspectral.cli.main import main as cli
 
     if output is not None and output.exists():
         output.unlink()
     err = io.StringIO()
     try:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            code = main([str(a) for a in argv])
+            code = cli([str(a) for a in argv])
     except SystemExit as e:  # argparse
         code = e.code
     except BaseException:  # noqa: BLE001 - the battery counts what escapes
@@ -209,7 +209,7 @@ def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
 
 
 def train_models(d: Path, small: Path) -> None:
-    from seqspectral.cli.main import main
+    from seqspectral.cli.main import main as cli
 
     runs = {
         "lm_spectral.npz": ["lm", "train", SAMPLE, "--method", "spectral", "--states", "4", "-o"],
@@ -222,11 +222,11 @@ def train_models(d: Path, small: Path) -> None:
         "emb.npz": ["embed", SAMPLE, "--dim", "4", "-o", d / "emb.txt", "--model"],
     }
     for name, argv in runs.items():
-        assert main([str(a) for a in [*argv, d / name, "--quiet"]]) == 0, name
-    assert main(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "tags.nbest"), "--quiet"]) == 0
-    assert main(["parse", "run", str(d / "parser.npz"), str(small), "-k", "3", "-o", str(d / "parses.nbest"),
+        assert cli([str(a) for a in [*argv, d / name, "--quiet"]]) == 0, name
+    assert cli(["tag", "run", str(d / "tagger.npz"), str(small), "-k", "3", "-o", str(d / "tags.nbest"), "--quiet"]) == 0
+    assert cli(["parse", "run", str(d / "parser.npz"), str(small), "-k", "3", "-o", str(d / "parses.nbest"),
                  "--quiet"]) == 0
-    assert main(["rerank", "train", str(d / "tags.nbest"), "--gold", str(small), "--candidates", "tags", "--epochs",
+    assert cli(["rerank", "train", str(d / "tags.nbest"), "--gold", str(small), "--candidates", "tags", "--epochs",
                  "1", "--lm", str(d / "lm_ngram.npz"), "-o", str(d / "reranker.npz"), "--quiet"]) == 0
 
 
@@ -307,7 +307,8 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     if output.exists():
         output.unlink()
     proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,  # SIGINT as from a terminal, even when this runs in the background
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)
     proc.send_signal(signum)
     stdout, stderr = proc.communicate()
@@ -377,7 +378,7 @@ def main(argv=None) -> int:
                 print(f"{i + 1}/{args.cases} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr)
         ro.chmod(0o700)
         interrupt_commands(d, rng, args.interrupts, record)
-    write_results(REPO / "evaluation" / "results" / "robustness.md", report(counts, examples, argv))
+    write_results(RESULTS / "robustness.md", report(counts, examples, argv))
     print(report(counts, examples, argv))
     return 0
 

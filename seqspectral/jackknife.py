@@ -14,11 +14,14 @@ def fold_of(n_items: int, n_folds: int) -> np.ndarray:
     return np.arange(n_items) * n_folds // n_items
 
 
-def jackknife(estimator, items, n_folds: int, apply, on_fold=None) -> list:
+def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = None) -> list:
     """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
     estimator with ``estimator``'s settings (and the choices it made on dev, its
     ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
-    results in input order. ``on_fold(fold, n_folds)`` is called after each fold."""
+    results in input order. Each fold is a stage of :mod:`seqspectral.progress` (``progress``:
+    a line per fold in a log, a bar on a terminal)."""
+    from .progress import stage
+
     items = list(items)
     folds = fold_of(len(items), n_folds)
     params = estimator.get_params(deep=False)
@@ -26,10 +29,9 @@ def jackknife(estimator, items, n_folds: int, apply, on_fold=None) -> list:
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
     for f in range(n_folds):
-        inside = np.flatnonzero(folds == f)
-        model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
-        for i, result in zip(inside, apply(model, [items[i] for i in inside])):
-            out[i] = result
-        if on_fold is not None:
-            on_fold(f + 1, n_folds)
+        with stage(f"jackknife fold {f + 1}/{n_folds}", show=progress):
+            inside = np.flatnonzero(folds == f)
+            model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
+            for i, result in zip(inside, apply(model, [items[i] for i in inside])):
+                out[i] = result
     return out

@@ -62,6 +62,8 @@ def test_shards_with_a_dev_set_give_the_model_of_the_whole_corpus(planted_files,
     whole = train_lm(corpus, "spectral-substring", n_states="auto", dev=held, basis_length=2)
     sharded = train_lm_sharded(shards, "spectral-substring", dev=held, n_states="auto", basis_length=2, workers=workers)
     assert sharded.selection.chosen == whole.selection.chosen
+    spectra = [np.array(lm.training.pop("hankel_singular_values")) for lm in (sharded, whole)]
+    np.testing.assert_allclose(*spectra, rtol=1e-9)  # the Hankel matrix's, whatever the order of its basis
     assert sharded.training == whole.training == {"n_sequences": 3000, "n_tokens": corpus.n_tokens}
     assert sharded.model.unknown_probability == whole.model.unknown_probability
     np.testing.assert_allclose(sharded.model.sequence_log_probs(held), whole.model.sequence_log_probs(held), rtol=1e-9)

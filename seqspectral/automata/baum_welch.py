@@ -8,11 +8,11 @@ flat corpus; the M-step normalises the expected counts.
 
 from __future__ import annotations
 
-import sys
 
 import numpy as np
 
 from ..base import either, integer, one_of, real, seed
+from ..progress import stage
 from ..selection import STATE_GRID
 from . import _hmm_kernels
 from .hankel_learner import FLOOR_CHECK
@@ -39,7 +39,8 @@ class BaumWelchHMM(SelectingLearner):
         each run uses another tensor seed; beyond |Σ| states the tensor states are split
         into randomly perturbed copies): EM-Tensor (Balle, Hamilton & Pineau 2014, §3.3).
     random_state : seed of the random starts and of the held-out split.
-    progress : show a progress bar with the current log-likelihood; None = when stderr is a terminal.
+    progress : progress of each EM run with its log-likelihood (:mod:`seqspectral.progress`; None: a bar on a
+        terminal only).
     floor : the language-model floor of the fitted ``HMM`` (see ``HMM``), or "auto".
 
     Attributes
@@ -115,37 +116,37 @@ class BaumWelchHMM(SelectingLearner):
 
     def _best_run(self, corpus, starts) -> tuple[HMM, float, list]:
         """(model, mean log-likelihood per sequence, history) of the best EM run from ``starts``."""
-        show = sys.stderr.isatty() if self.progress is None else self.progress
         best = None
         for run, start in enumerate(starts):
-            model, history = em(corpus, start, self.max_iter, self.tol, show, f"EM run {run + 1}/{len(starts)}")
+            model, history = em(corpus, start, self.max_iter, self.tol, self.progress, f"EM run {run + 1}/{len(starts)}")
             ll = float(model.exact_log_probs(corpus).mean())
             if best is None or ll > best[1]:
                 best = (model.with_vocabulary(corpus.vocabulary), ll, history)
         return best
 
 
-def em(corpus, model: HMM, n_iter: int, tol: float, progress: bool = False, desc: str = "EM") -> tuple[HMM, list[float]]:
+def em(corpus, model: HMM, n_iter: int, tol: float, progress: bool | None = False,
+       desc: str = "EM") -> tuple[HMM, list[float]]:
     """Baum-Welch from ``model``: (final model, total log-likelihood before each M-step).
 
     The log-likelihood at iteration t is that of the model the t-th M-step starts from;
-    stops after ``n_iter`` M-steps or when the mean per-sequence gain is below ``tol``.
+    stops after ``n_iter`` M-steps or when the mean per-sequence gain is below ``tol``;
+    ``progress`` as in :mod:`seqspectral.progress`.
     """
-    from tqdm.auto import tqdm
 
     n = len(corpus)
     start, trans, emit = model.initial.copy(), model.transitions.copy(), model.extended_emissions()
     if emit.shape[1] <= corpus.symbols.max(initial=0):
         raise ValueError(f"the corpus has symbol ids beyond the model's {emit.shape[1]} columns")
     history: list[float] = []
-    bar = tqdm(total=n_iter, desc=desc, disable=not progress, leave=False)
+    bar = stage(desc, n_iter, "iteration", progress)
     for _ in range(n_iter):
         ll, c_start, c_trans, c_emit = _hmm_kernels.expected_counts(corpus.symbols, corpus.offsets, EOS, start, trans, emit)
         if not np.isfinite(ll):
             raise ValueError("a training sequence has probability 0 under the starting model")
         history.append(float(ll))
         bar.update(1)
-        bar.set_postfix(loglik=f"{ll / n:.4f}")
+        bar.set_postfix_str(f"loglik={ll / n:.4f}")
         start = c_start / c_start.sum()
         trans = _normalise_rows(c_trans, trans)
         emit = _normalise_rows(c_emit, emit)

@@ -121,9 +121,12 @@ class ConvexWA(HankelEstimator):
     basis, statistic, basis_size, basis_length, floor, random_state : as for ``SpectralWA``;
         the prefix ε must be the basis' first prefix.
     max_iter, tol : ADMM iteration cap and relative tolerance on the residuals.
-    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
+    progress : progress over the swept values on stderr (:mod:`seqspectral.progress`; None: a bar on a
+        terminal only).
 
-    Also fitted: ``n_iter_`` (ADMM iterations at the chosen τ) and ``converged_``.
+    Attributes
+    ----------
+    n_iter_, converged_ : ADMM iterations at the chosen τ, and whether they converged.
     """
 
     _swept = "regularization"

@@ -23,12 +23,12 @@ candidate and adopted by ``_finish`` for the chosen value only), and ``_refit(co
 
 from __future__ import annotations
 
-import sys
 import time
 from functools import cache
 from typing import ClassVar
 
 from ..base import Estimator
+from ..progress import stage
 from ..protocols import EventLogProbs, SequenceLanguageModel
 from ..selection import FLOOR_GRID, floor_sweep, grid_search, select_and_refit
 
@@ -36,8 +36,8 @@ from ..selection import FLOOR_GRID, floor_sweep, grid_search, select_and_refit
 class SelectingLearner(Estimator, SequenceLanguageModel):
     """Base of ``SpectralWA``, ``ConvexWA``, ``TensorHMM`` and ``BaumWelchHMM``.
 
-    ``progress`` (a hyper-parameter of every learner): a progress bar over the swept values
-    on stderr; None shows it when stderr is a terminal.
+    ``progress`` (a hyper-parameter of every learner): progress over the swept values on
+    stderr, by the rule of :mod:`seqspectral.progress` (None: a bar on a terminal only).
 
     Fitted attributes: ``model_`` (the language model), ``<swept>_`` and ``floor_`` (the
     values used), ``selection_`` (a ``SelectionResult``, None when nothing was chosen),
@@ -97,10 +97,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
         values = self._grid(fit_part) if value == "auto" else [value]
         floors = list(FLOOR_GRID) if floor == "auto" else [float(floor)]
 
-        from tqdm.auto import tqdm
-
-        show = sys.stderr.isatty() if self.progress is None else bool(self.progress)
-        bar = tqdm(total=len(values), desc=f"{type(self).__name__}: {self._swept}", disable=not show, leave=False)
+        bar = stage(f"{type(self).__name__}: {self._swept}", len(values), "value", self.progress)
 
         @cache
         def scored(v):
@@ -113,6 +110,7 @@ class SelectingLearner(Estimator, SequenceLanguageModel):
             result = grid_search({self._swept: values, "floor": floors},
                                  lambda **c: scored(c[self._swept])[1].alone[floors.index(c["floor"])] / len(held),
                                  on, self._patience)
+            bar.set_postfix_str(f"chose {self._swept}={result.chosen[self._swept]:g}")
         finally:
             bar.close()
         chosen_value, chosen_floor = result.chosen[self._swept], result.chosen["floor"]

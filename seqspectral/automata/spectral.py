@@ -61,7 +61,8 @@ class SpectralWA(HankelEstimator):
     statistic : "string" (f), "prefix" (f^p) or "substring" (f^s).
     floor : the non-stochastic rule's floor (fraction of the positive next-event mass), or "auto".
     random_state : seed of the held-out split used when no ``dev`` is given.
-    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
+    progress : progress over the swept values on stderr (:mod:`seqspectral.progress`; None: a bar on a
+        terminal only).
     """
 
     _swept = "n_states"

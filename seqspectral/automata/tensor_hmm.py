@@ -61,10 +61,15 @@ class TensorHMM(SelectingLearner):
         with 10^5 strings it cuts the error of O by about a third and that of T by half.
     random_state : seed of the tensor power method's random starts and of the held-out split.
     floor : the language-model floor of the fitted ``HMM`` (see ``HMM``), or "auto".
-    progress : a progress bar over the swept values on stderr; None shows it on a terminal.
+    progress : progress over the swept values on stderr (:mod:`seqspectral.progress`; None: a bar on a
+        terminal only).
 
-    Attributes: ``model_`` (an ``HMM``), ``weights_`` (the tensor eigenvalues), ``n_refine_``
-    (refinement sweeps run), ``n_states_``, ``floor_``, ``selection_``.
+    Attributes
+    ----------
+    model_ : the fitted ``HMM``.
+    weights_ : the tensor eigenvalues.
+    n_refine_ : the refinement sweeps run.
+    n_states_, floor_, selection_ : the values used and what selection tried.
     """
 
     _swept = "n_states"

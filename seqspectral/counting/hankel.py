@@ -79,12 +79,12 @@ class HankelStatistics:
 
     @cached_property
     def H(self) -> sp.csr_matrix:
-        """|P| x |S|: H[u, v] = f(uv)."""
+        """|P| x |S|: ``H[u, v] = f(uv)``."""
         return self._block(0)
 
     @cached_property
     def H_sigma(self) -> list[sp.csr_matrix]:
-        """One |P| x |S| block per ``basis.alphabet`` entry: H_sigma[i][u, v] = f(u a_i v)."""
+        """One |P| x |S| block per ``basis.alphabet`` entry: ``H_sigma[i][u, v] = f(u a_i v)``."""
         return [self._block(1 + i) for i in range(len(self.basis.alphabet))]
 
     @property

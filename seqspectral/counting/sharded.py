@@ -41,7 +41,8 @@ def count_sharded(shards, count, *, read=read_shard, workers: int | None = None,
 
     ``workers=N`` counts on N local processes, ``scheduler=ADDRESS`` (or a
     ``dask.distributed.Client``) on a Dask cluster, where the partial sums are also added
-    on the workers; neither: in this process. ``progress`` shows a bar over the shards.
+    on the workers; neither: in this process. ``progress``: progress over the shards
+    (:mod:`seqspectral.progress`).
     """
     shards = list(shards)
     if not shards:
@@ -133,10 +134,10 @@ def _on_dask(shards, count, read, scheduler, bar):
             client.close()
 
 
-def _bar(total: int, enabled: bool):
-    from tqdm import tqdm
+def _bar(total: int, enabled: bool | None):
+    from ..progress import stage
 
-    return tqdm(total=total, unit="shard", desc="counting", disable=not enabled)
+    return stage("counting", total, "shard", enabled)
 
 
 # -- the fronts: one shared frame, then the statistics ---------------------------------

@@ -101,10 +101,9 @@ class CCAEmbeddings(Estimator):
         counts = None
         bar = _progress_bar(sum(c.n_tokens for c in corpora), self.progress)
         for c in corpora:
-            part = self.count(c, vocabulary, progress=None if bar is None else bar.update)
+            part = self.count(c, vocabulary, progress=bar.update)
             counts = part if counts is None else counts + part
-        if bar is not None:
-            bar.close()
+        bar.close()
         return self.fit_counts(counts, vocabulary)
 
     def build_vocabulary(self, corpora) -> Vocabulary:
@@ -273,8 +272,6 @@ def _unit_rows(U: np.ndarray, seen: np.ndarray) -> np.ndarray:
 
 
 def _progress_bar(total: int, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm import tqdm
+    from ..progress import stage
 
-    return tqdm(total=total, unit="tok", unit_scale=True, desc="counting", leave=False)
+    return stage("counting", total, "token", enabled, unit_scale=True)

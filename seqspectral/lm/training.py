@@ -60,7 +60,7 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
         ngram = isinstance(estimator, NGramLM)
         mixing = bool(mix_order) and not ngram
         orders = [estimator.order] if ngram else [mix_order] if mixing else []
-        fitted = {"extra": None, "lower": None}
+        fitted = {"extra": None, "lower": None, "spectrum": None}
 
         def choose(fit_part, held, on):
             extra = fitted["extra"] = None if more is None else _counted_elsewhere(estimator, fit_part, more, method,
@@ -72,6 +72,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
                 partner = {"partner_log_prob": lower.event_log_probs(held).log_prob}
             estimator.fit(fit_part, dev=held, **({"n_ids": n_ids} if ngram else partner or {}),
                           **({} if extra is None else {"extra": extra.ngrams[orders[0]] if ngram else extra.hankel}))
+            # the Hankel spectrum as selection saw it, for the plot a user chooses the number of states from
+            fitted["spectrum"] = getattr(getattr(estimator, "prepared_", None), "singular_values", None)
             # the estimator chose on what it was given as dev: say what that was
             selection = None if estimator.selection_ is None else replace(estimator.selection_, on=on)
             if mixing:
@@ -99,6 +101,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
     if extra is not None:
         symbols = symbols + extra.symbols
         sizes = {"n_sequences": len(train) + extra.n_sequences, "n_tokens": train.n_tokens + extra.n_tokens}
+    if fitted["spectrum"] is not None:  # for the plot a user chooses the number of states from
+        sizes["hankel_singular_values"] = [float(f"{v:.6g}") for v in fitted["spectrum"].tolist()]
     return TrainedLM(UnknownEscape(model, unseen_mass(symbols)), method, estimator.json_params(), train.vocabulary,
                      selection, sizes)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from seqspectral import jackknife as _jackknife
 
 
-def jackknife(tagger, sentences, n_folds: int, k: int | None = None, on_fold=None) -> list:
+def jackknife(tagger, sentences, n_folds: int, k: int | None = None, progress: bool | None = None) -> list:
     """Every sentence tagged (1-best copies, or ``k``-best lists) by a tagger with
     ``tagger``'s settings (and the epoch count it chose on dev, if it did) trained on the
     other ``n_folds - 1`` folds (contiguous blocks); output in input order."""
     return _jackknife.jackknife(tagger, sentences, n_folds,
-                                lambda model, held: model.kbest(held, k) if k else model.tag(held), on_fold)
+                                lambda model, held: model.kbest(held, k) if k else model.tag(held), progress)

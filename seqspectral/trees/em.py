@@ -26,6 +26,7 @@ import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.corpus.vocabulary import Vocabulary
+from seqspectral.progress import stage
 
 from . import _kernels
 from .layout import tree_layout
@@ -44,15 +45,17 @@ class EMTreeModel(Estimator):
     Fitted: ``model_`` (the :class:`~seqspectral.trees.planted.LatentTreeModel`),
     ``n_states_``, ``history_`` (the per-word training log-likelihood after each E-step),
     ``n_iter_`` (iterations run), ``converged_``, ``topology_`` (the optional valence term),
-    ``selection_``."""
+    ``selection_``. ``progress``: each EM run's iterations with the log-likelihood, as in
+    :mod:`seqspectral.progress`."""
 
     kind = "em_tree_model"
     _parameter_checks = {"n_states": either(one_of("auto"), integer(1)), "max_iter": integer(0), "tol": real(0),
                          "init": one_of("random", "spectral"), "smoothing": real(0), "random_state": seed,
-                         "max_states": integer(1)}
+                         "max_states": integer(1), "progress": one_of(None, True, False)}
 
     def __init__(self, n_states=16, *, max_iter: int = 200, tol: float = 1e-4, init: str = "random",
-                 smoothing: float = 1e-6, random_state=0, max_states: int = 32):
+                 smoothing: float = 1e-6, random_state=0, max_states: int = 32,
+                 progress: bool | None = None):
         self.n_states = n_states
         self.max_iter = max_iter
         self.tol = tol
@@ -60,6 +63,7 @@ class EMTreeModel(Estimator):
         self.smoothing = smoothing
         self.random_state = random_state
         self.max_states = max_states
+        self.progress = progress
 
     def fit(self, corpus, dev=None) -> "EMTreeModel":
         """Run EM on the trees of ``corpus`` (a Corpus with heads and a vocabulary); with
@@ -103,14 +107,17 @@ class EMTreeModel(Estimator):
         history = []
         converged = False
         n_tokens = max(corpus.n_tokens, 1)
-        for _ in range(self.max_iter):
-            root, tl, tr, o, loglik = _kernels.latent_expected_counts(
-                corpus.symbols, corpus.offsets, *lay, pi, left, right, emission)
-            history.append(loglik / n_tokens)
-            pi, left, right, emission = (_normalise(a + self.smoothing) for a in (root, tl, tr, o))
-            if len(history) > 1 and history[-1] - history[-2] < self.tol:
-                converged = True
-                break
+        with stage(f"tree EM, {len(pi)} states", self.max_iter, "iteration", self.progress) as bar:
+            for _ in range(self.max_iter):
+                root, tl, tr, o, loglik = _kernels.latent_expected_counts(
+                    corpus.symbols, corpus.offsets, *lay, pi, left, right, emission)
+                history.append(loglik / n_tokens)
+                bar.update()
+                bar.set_postfix_str(f"loglik/word={history[-1]:.4f}")
+                pi, left, right, emission = (_normalise(a + self.smoothing) for a in (root, tl, tr, o))
+                if len(history) > 1 and history[-1] - history[-2] < self.tol:
+                    converged = True
+                    break
         emission = _with_unknown(emission, unigram)
         return LatentTreeModel(pi, left, right, emission, corpus.vocabulary), np.array(history), converged
 
