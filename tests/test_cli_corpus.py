@@ -75,8 +75,9 @@ def test_encoding_option_and_its_suggestion(capsys, tmp_path):
                      "--format says otherwise"]
     status, out, _ = stats(capsys, path, "--encoding", "latin-1", "--json")
     assert status == 0 and json.loads(out)["n_tokens"] == 3
-    status, _, err = stats(capsys, path, "--encoding", "no-such-codec")
-    assert status == 2 and "unknown encoding" in err
+    with pytest.raises(SystemExit) as exit_info:  # an argparse type now: refused before any reading
+        stats(capsys, path, "--encoding", "no-such-codec")
+    assert exit_info.value.code == 2 and "unknown text encoding" in capsys.readouterr().err
 
 
 def test_detection_is_reported_and_treebank_figures(capsys, tmp_path):
