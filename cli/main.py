@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     terminate_as_interrupt()
     try:
         with warnings.catch_warnings():
-            warnings.showwarning = _show_warning
+            if argv is None:  # as the program; called in-process (tests), Python's warning machinery stays
+                warnings.showwarning = _show_warning
             return _run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt as e:
         return _interrupted(str(e))
