@@ -19,7 +19,7 @@ from seqspectral.display import counted, difference, draw_tree, html_page, shown
 from seqspectral.display.svg import arc_levels
 from seqspectral.display.text import arc_lanes
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 DEV = CORPORA / "ewt-sample-dev.conllu"
 FIRST = read_conllu(DEV)[0]  # "From the AP comes this story :"
 

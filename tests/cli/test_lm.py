@@ -18,7 +18,7 @@ import pytest
 from seqspectral.cli.main import main
 from seqspectral.lm import load_lm
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TRAIN, DEV = CORPORA / "ewt-sample.conllu", CORPORA / "ewt-sample-dev.conllu"
 DEV_SENTENCES, DEV_WORDS = 100, 2319
 TOY = {s: CORPORA / f"toy.pautomac{s}" for s in (".train", ".test", "_solution.txt")}

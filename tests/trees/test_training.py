@@ -15,7 +15,7 @@ from seqspectral.counting.shards import read_shard, split_file
 from seqspectral.embeddings import CCAEmbeddings
 from seqspectral.trees import EMTreeModel, SpectralTreeModel, train_tree_model, train_tree_model_sharded
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from seqspectral.automata.planted import planted_hmm
 from seqspectral.cli.main import main
 from seqspectral.corpus import write_pautomac
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TOY = CORPORA / "toy.pautomac.train"
 
 

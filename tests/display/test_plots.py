@@ -15,7 +15,7 @@ from seqspectral.display.plots import best_scores, swept_name
 from seqspectral.lm import load_lm, train_lm
 from seqspectral.selection import SelectionResult
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TOY = CORPORA / "toy.pautomac.train"
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from references import brute_is_tree
+from tests.references import brute_is_tree
 from seqspectral.corpus import (
     CorpusFormatError,
     Sentence,

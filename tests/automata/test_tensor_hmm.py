@@ -9,7 +9,7 @@ from seqspectral.counting import HankelBasis
 
 from seqspectral.automata.planted import matched_errors, planted_hmm
 
-from references import exact_hankel
+from tests.references import exact_hankel
 
 
 def population_statistics(hmm, basis, statistic):

@@ -11,7 +11,7 @@ import pytest
 
 from seqspectral.cli.main import main
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TRAIN = CORPORA / "ewt-sample.conllu"
 WORD = "1\tThe\tthe\tDET\tDT\t_\t{head}\tdet\t_\t_\n2\tdog\tdog\tNOUN\tNN\t_\t0\troot\t_\t_\n\n"
 

@@ -10,7 +10,7 @@ from seqspectral.automata.baum_welch import BaumWelchHMM, em
 from seqspectral.automata.hmm import EOS, HMM
 from seqspectral.corpus import Corpus
 
-from references import small_hmm
+from tests.references import small_hmm
 
 
 def brute_counts(hmm, strings):

@@ -13,7 +13,7 @@ from seqspectral.corpus import Corpus
 from seqspectral.counting import HankelBasis
 from seqspectral.serialize import load, save
 
-from references import exact_hankel
+from tests.references import exact_hankel
 
 ALPHABET = (2, 3)
 

@@ -8,7 +8,7 @@ import pytest
 from seqspectral.automata.pautomac_target import read_pautomac_target
 from seqspectral.corpus import Corpus, CorpusFormatError, Vocabulary
 
-PAUTOMAC = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "pautomac"
+PAUTOMAC = Path(__file__).resolve().parents[2].parent / "shared" / "corpora" / "pautomac"
 PROBLEMS = sorted(int(p.name.split(".")[0]) for p in PAUTOMAC.glob("*.pautomac_model.txt")) if PAUTOMAC.is_dir() else []
 
 

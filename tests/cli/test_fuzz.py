@@ -18,7 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from seqspectral.cli.main import main  # noqa: E402
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 SAMPLE = CORPORA / "ewt-sample.conllu"
 FUZZ = settings(max_examples=25, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

@@ -10,7 +10,7 @@ from seqspectral.corpus import Corpus, Vocabulary
 from seqspectral.lm import Interpolated, NGramLM
 from seqspectral.lm.mixture import select_weight
 
-from references import conditional
+from tests.references import conditional
 
 V = Vocabulary(["a", "b", "c"])  # ids 2, 3, 4
 

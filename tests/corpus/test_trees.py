@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from seqspectral.corpus.trees import DependencyTree, head_errors, invalid_trees, is_projective
 
-from references import brute_is_tree
+from tests.references import brute_is_tree
 
 
 def brute_is_projective(heads) -> bool:

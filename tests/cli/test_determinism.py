@@ -13,7 +13,7 @@ from seqspectral.automata.planted import planted_hmm
 from seqspectral.cli.main import main
 from seqspectral.corpus import write_pautomac
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TRAIN, DEV = CORPORA / "ewt-sample.conllu", CORPORA / "ewt-sample-dev.conllu"
 PLACES = [["--workers", "1"], ["--workers", "2"], ["--workers", "3"], "dask"]
 

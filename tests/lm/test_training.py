@@ -12,7 +12,7 @@ from seqspectral.corpus import read_pautomac
 from seqspectral.lm import LanguageModelError, evaluate_lm, train_lm
 from seqspectral.selection import held_out_split
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from seqspectral.cli.main import main
 from seqspectral.corpus import NBestList, read_conllu, read_corpus, write_conllu, write_nbest
 from seqspectral.trees import SpectralTreeModel
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TRAIN, DEV = CORPORA / "ewt-sample.conllu", CORPORA / "ewt-sample-dev.conllu"
 
 

@@ -9,7 +9,7 @@ from seqspectral.automata.hmm import HMM
 from seqspectral.serialize import load, save
 from seqspectral.corpus import Corpus, Vocabulary
 
-from references import small_hmm
+from tests.references import small_hmm
 
 
 def brute_force(hmm, x):

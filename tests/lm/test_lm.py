@@ -9,7 +9,7 @@ from seqspectral.corpus import Corpus, Vocabulary
 from seqspectral.lm import Interpolated, NGramLM, TrainedLM, UnknownEscape, load_lm, save_lm, unseen_mass
 from seqspectral.selection import SelectionResult
 
-from references import conditional
+from tests.references import conditional
 
 V = Vocabulary(["a", "b", "c"])  # ids 2, 3, 4
 

@@ -9,7 +9,7 @@ import pytest
 from seqspectral.automata.convex import ADMMSolver, ConvexWA, singular_value_threshold
 from seqspectral.automata.wfa import WeightedAutomaton
 
-from references import exact_hankel
+from tests.references import exact_hankel
 
 ALPHABET = (2, 3)
 
