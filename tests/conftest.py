@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPORA = REPO / "corpora"
+
+
+def pytest_configure(config):
+    """Interrupt tests send SIGINT: a run started as a background job of a non-interactive
+    shell inherits SIGINT ignored, so Python's own handler is put back (children inherit it)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
