@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import warnings
 
@@ -91,7 +92,12 @@ def test_library_warnings_are_one_line_without_source_paths(monkeypatch, capsys,
     path = tmp_path / "a.txt"
     path.write_text("a b\n")
     monkeypatch.setattr(sys, "argv", ["seqspectral", "corpus", "stats", str(path)])
-    main()  # as the program runs (in-process calls keep Python's warning machinery for the tests)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        main()  # as the program runs (in-process calls keep Python's warning machinery for the tests)
+    finally:  # the program ignores signals once done (interpreter shutdown); this process goes on
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
     err = capsys.readouterr().err
     assert "seqspectral: warning: something the user should know" in err and ".py:" not in err
 
