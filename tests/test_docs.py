@@ -42,7 +42,8 @@ def workdir(tmp_path_factory):
     return directory
 
 
-RAN: set[str] = set()
+#: the lines run in each working directory (what a story ran there, a page does not run again)
+RAN: dict[Path, set[str]] = {}
 
 
 def run(line: str, capsys) -> None:
@@ -57,17 +58,55 @@ def run(line: str, capsys) -> None:
     for flag in ("-o", "--html", "--plot"):
         if flag in words:
             assert Path(words[words.index(flag) + 1]).exists(), f"{line}: wrote no {words[words.index(flag) + 1]}"
-    RAN.add(line)
+    RAN.setdefault(Path.cwd(), set()).add(line)
 
 
 README_BLOCKS = blocks(REPO / "README.md", "sh")
 
 
+def files(sh: list[str], python: list[str] = ()) -> tuple[set[str], set[str]]:
+    """(the files these blocks read that they did not write first, the files they write),
+    the bundled ``corpora/`` aside; a file named in a python block counts as read."""
+    read: set[str] = set()
+    made: set[str] = set()
+    for line in (line for block in sh for line in commands(block)):
+        words = shlex.split(line)
+        outputs = {words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--html", "--plot")}
+        read |= {w for w in words[1:] if w not in outputs | made and _is_path(w) and not w.startswith("corpora/")}
+        made |= outputs
+    read |= {name for block in python for name in re.findall(r"[\"']([\w./-]+\.\w+)[\"']", block)
+             if not name.startswith("corpora/")}
+    return read, made
+
+
+def _is_path(word: str) -> bool:
+    try:
+        float(word)
+        return False
+    except ValueError:
+        return not word.startswith("-") and ("." in word or "/" in word)
+
+
+def run_stories_before(read: set[str], capsys) -> None:
+    """Run here, in order, the README stories that write a file of ``read`` and have not run
+    here (and, first, those they read from): every story and page runs alone too, as a
+    parallel run (pytest-xdist) may give it a worker of its own."""
+    for block in README_BLOCKS:
+        story_read, made = files([block])
+        lines = [line for line in commands(block) if line not in RAN.get(Path.cwd(), ())]
+        if made & read and lines:
+            run_stories_before(story_read, capsys)
+            for line in lines:
+                run(line, capsys)
+
+
 @pytest.mark.parametrize("index", range(len(README_BLOCKS)))
 def test_the_readme_stories_run_as_written_in_order(index, workdir, monkeypatch, capsys):
     monkeypatch.chdir(workdir)
+    run_stories_before(files([README_BLOCKS[index]])[0], capsys)
     for line in commands(README_BLOCKS[index]):
-        run(line, capsys)
+        if line not in RAN.get(Path.cwd(), ()):
+            run(line, capsys)
 
 
 def test_the_readme_shows_the_main_job_and_four_stories():
@@ -83,9 +122,10 @@ PAGES = sorted(DOCS.glob("*.md"))
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_the_docs_examples_run(page, workdir, monkeypatch, capsys):
     monkeypatch.chdir(workdir)
+    run_stories_before(files(blocks(page, "sh"), blocks(page, "python"))[0], capsys)
     for block in blocks(page, "sh"):
         for line in commands(block):
-            if line not in RAN:
+            if line not in RAN.get(Path.cwd(), ()):
                 run(line, capsys)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     for number, block in enumerate(blocks(page, "python"), 1):

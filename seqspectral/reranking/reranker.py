@@ -16,7 +16,7 @@ import numpy as np
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.perceptron import (AveragedWeights, dense_from_state, HeldOut, sparse_schema, sparse_state,
                                     train_epochs)
-from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
+from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search, select_and_refit
 
 from . import _kernels
 from .candidates import CandidateFeatures
@@ -76,29 +76,39 @@ class Reranker(Estimator):
         self.sources_ = dict(features.sources)
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         sizes = np.ones(len(features)) if sizes is None else np.asarray(sizes, dtype=np.float64)
+        every = np.arange(len(features))
         if dev is not None:  # fit on every training list, judge on the dev lists
-            visit, where = np.arange(len(features)), "dev lists"
             held_features, held_loss = dev[0], np.asarray(dev[1], dtype=np.float64)
-            held = np.arange(len(held_features))
-            held_sizes = np.asarray(dev[2], np.float64) if len(dev) > 2 else np.ones(len(held))
+            split = (every, np.arange(len(held_features)), "dev lists")
+            held_sizes = np.asarray(dev[2], np.float64) if len(dev) > 2 else np.ones(len(held_features))
         else:  # fit on some training lists, judge on the others (no copies: lists are visited or judged)
-            visit, held, where = _held_out_lists(len(features), self.random_state)
-            held_features, held_loss, held_sizes = features, loss, sizes[held]
-        held_out = HeldOut("held_out_loss", lambda model: float(np.sum(
-            held_loss[held_features.groups[held] + self._choose(held_features, model)[held]])),
-                           on=f"loss on {where}", higher_is_better=False)
+            split = _held_out_lists(len(features), self.random_state)
+            held_features, held_loss, held_sizes = features, loss, sizes[split[1]]
         anchors = ANCHOR_GRID if self.anchor == "auto" else (float(self.anchor),)
-        runs = {}
-        for anchor in anchors:
-            runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, held_out,
-                                       lambda r, a=anchor: on_epoch({"anchor": a, **r})
-                                       if on_epoch and (r["epoch"] or a == anchors[0]) else None)
-        self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
-                                      lambda anchor, epochs: runs[anchor].scores[epochs], on=held_out.on)
-        anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
-        model = runs[anchor].model if dev is not None else self._train(features, loss, np.arange(len(features)), anchor,
-                                                                            epochs).model
-        self.sparse_weights_, self.dense_weights_ = model
+        runs, chosen = {}, {}
+
+        def choose(visit, held, where):
+            """Every anchor's epochs 0..``epochs`` are the candidates (the averaged weights
+            after each epoch of one run per anchor); the chosen run's kept epoch is adopted."""
+            held_out = HeldOut("held_out_loss", lambda model: float(np.sum(
+                held_loss[held_features.groups[held] + self._choose(held_features, model)[held]])),
+                               on=f"loss on {where}", higher_is_better=False)
+            for anchor in anchors:
+                runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, held_out,
+                                           lambda r, a=anchor: on_epoch({"anchor": a, **r})
+                                           if on_epoch and (r["epoch"] or a == anchors[0]) else None)
+            result = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
+                                 lambda anchor, epochs: runs[anchor].scores[epochs], on=held_out.on)
+            self.sparse_weights_, self.dense_weights_ = runs[result.chosen["anchor"]].model
+            chosen.update(result.chosen)
+            return result
+
+        def refit(lists, held):
+            self.sparse_weights_, self.dense_weights_ = self._train(features, loss, lists, chosen["anchor"],
+                                                                    chosen["epochs"]).model
+
+        self.selection_ = select_and_refit(every, dev, self.random_state, choose, refit, split=split)
+        held, where = split[1], split[2]
         self.history_ = [{"anchor": a, **r} for a in anchors for r in runs[a].history if r["epoch"] or a == anchors[0]]
         base = runs[anchors[0]].history[0]["held_out_loss"]
         reranked = -max(row["score"] for row in self.selection_.table)
