@@ -201,10 +201,9 @@ def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT
     if len(partner) and len(partner) != corpus.n_tokens + len(corpus):
         raise ValueError(f"{len(partner)} partner log-probabilities for {corpus.n_tokens + len(corpus)} events")
     grid, floor_array = np.array(weights), np.array(floors)
-    representatives, counts = distinct_sequences(corpus)
     if hasattr(model, "held_out_sweep"):
-        return FloorSweep(floors, weights, model.held_out_sweep(corpus, representatives, counts, floor_array, partner,
-                                                                grid))
+        return FloorSweep(floors, weights, model.held_out_sweep(corpus, floor_array, partner, grid))
+    representatives, counts = distinct_sequences(corpus)
     from .metrics import event_targets
 
     products, exponents, logs = _kernels.candidate_accumulators(len(floors), len(weights))
@@ -239,9 +238,7 @@ def distinct_sequences(corpus) -> tuple[np.ndarray, np.ndarray]:
     first occurrence) and how often each occurs: the order of a trie walked depth first."""
     from .automata import _kernels
 
-    keys, width = _kernels.sequence_keys(corpus.symbols, corpus.offsets)
-    return _kernels.distinct_in_key_order(corpus.symbols, corpus.offsets, keys, width,
-                                          np.argsort(keys, kind="stable"))
+    return _kernels.distinct_sequences(corpus.symbols, corpus.offsets)
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):

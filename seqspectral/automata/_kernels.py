@@ -382,13 +382,21 @@ def distinct_in_key_order(symbols, offsets, keys, width, order):
 
 
 @njit(cache=True)
-def held_out_sweep(symbols, offsets, representatives, counts, initial, operators, prefix_final, event_matrix,
-                   event_column, floors, partner_log_prob, mix_weights):
+def distinct_sequences(symbols, offsets):
+    """``distinct_in_key_order`` of the whole corpus: its distinct sequences in lexicographic
+    order (the index of each one's first occurrence) and how often each occurs."""
+    keys, width = sequence_keys(symbols, offsets)
+    return distinct_in_key_order(symbols, offsets, keys, width, np.argsort(keys, kind="mergesort"))
+
+
+@njit(cache=True)
+def held_out_sweep(symbols, offsets, initial, operators, prefix_final, event_matrix, event_column, floors,
+                   partner_log_prob, mix_weights):
     """The held-out log-likelihood of every (floor, mixture weight) candidate, one pass over
     the distinct events.
 
-    ``representatives``/``counts``: the corpus's distinct sequences in lexicographic order and
-    their multiplicities (``distinct_sequences``). An event — a prefix and what follows it —
+    The corpus's distinct sequences are walked in lexicographic order, each once
+    (``distinct_sequences``: a sequence occurring n times counts n times). An event — a prefix and what follows it —
     is scored once, when the walk first reaches it: its state is on a stack by prefix length
     and is advanced only past the common prefix of a sequence and the one before it; its
     count is the number of sequences that share it, known when the walk leaves it. Each event's
@@ -399,6 +407,7 @@ def held_out_sweep(symbols, offsets, representatives, counts, initial, operators
     ``count`` times (``add_event``). Returns (log-likelihoods (n_floors, n_weights), n_missing
     tokens outside the alphabet).
     """
+    representatives, counts = distinct_sequences(symbols, offsets)
     n_ev = event_matrix.shape[1]
     stop_col = n_ev - 1
     n_f, n_w = len(floors), len(mix_weights)

@@ -194,16 +194,15 @@ class WeightedAutomaton(SequenceLanguageModel):
             return out
         return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
 
-    def held_out_sweep(self, corpus, representatives: np.ndarray, counts: np.ndarray, floors: np.ndarray,
-                       partner_log_prob: np.ndarray, mix_weights: np.ndarray) -> np.ndarray:
+    def held_out_sweep(self, corpus, floors: np.ndarray, partner_log_prob: np.ndarray,
+                       mix_weights: np.ndarray) -> np.ndarray:
         """Total log-likelihood of ``corpus`` under every floor × mixture weight, one compiled
-        pass over its distinct sequences ``representatives`` (lexicographic order, occurring
-        ``counts`` times; ``seqspectral.selection.floor_sweep`` says what the table holds)."""
+        pass over its distinct events (``seqspectral.selection.floor_sweep`` says what the table holds)."""
         self._check_ids(corpus.symbols)
         matrix, _, column = self._event_arrays()
-        totals, n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, representatives, counts,
-                                                    self.initial, self.operators, self.prefix_final, matrix, column,
-                                                    floors, partner_log_prob, mix_weights)
+        totals, n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, self.initial, self.operators,
+                                                    self.prefix_final, matrix, column, floors, partner_log_prob,
+                                                    mix_weights)
         if n_missing:
             raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet; "
                              "encode the corpus with the model's vocabulary")
