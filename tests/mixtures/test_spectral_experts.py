@@ -166,23 +166,26 @@ def test_second_moment_error_gaussian_covariates(n, target):
 
 
 def test_cvxpy_solver_on_identified_regressions():
-    """Where the data identify M2 and M3, the two solvers' problems (whitened or not) nearly agree."""
+    """Where the data identify M2 and M3, the three solvers' problems (whitened or not) nearly agree."""
     pytest.importorskip("cvxpy")
     B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
     X, y = planted(20_000, B, pi, 0.05, seed=2)
-    fista = SpectralExperts(2, noise_variance=0.05).fit(X, y)
     exact = SpectralExperts(2, noise_variance=0.05, solver="cvxpy").fit(X, y)
-    assert np.allclose(fista.moments_[2], exact.moments_[2], atol=1e-4)
-    assert parameter_error(fista.coef_, exact.coef_) < 1e-2  # the power method amplifies the 1e-4
+    for solver, tolerance in (("irls", 3e-5), ("fista", 1e-4)):  # IRLS solves cvxpy's problem (to its accuracy), FISTA a whitened one
+        fit = SpectralExperts(2, noise_variance=0.05, solver=solver).fit(X, y)
+        assert np.allclose(fit.moments_[2], exact.moments_[2], atol=tolerance)
+        assert parameter_error(fit.coef_, exact.coef_) < 100 * tolerance  # the power method amplifies it
     assert parameter_error(B, exact.coef_) < 0.1
 
 
-def test_estimates_are_equivariant_to_an_invertible_feature_map():
+def test_whitened_fista_estimates_are_equivariant_to_an_invertible_feature_map():
+    """solver="fista" regularises in whitened features, so a feature map changes nothing (IRLS and cvxpy
+    regularise the original features, the authors' problem, which is not equivariant)."""
     B, pi = np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6])
     X, y = planted(20_000, B, pi, 0.05, seed=1)
     A = np.array([[2.0, 0.3, 0.0], [0.0, 1.0, -0.4], [0.1, 0.0, 0.5]])
-    plain = SpectralExperts(2, noise_variance=0.05).fit(X, y)
-    mapped = SpectralExperts(2, noise_variance=0.05).fit(X @ A, y)  # β for x' = Aᵀx is A⁻¹β
+    plain = SpectralExperts(2, noise_variance=0.05, solver="fista").fit(X, y)
+    mapped = SpectralExperts(2, noise_variance=0.05, solver="fista").fit(X @ A, y)  # β for x' = Aᵀx is A⁻¹β
     assert np.allclose(np.linalg.solve(A, plain.coef_), mapped.coef_[:, align_components(np.linalg.solve(A, plain.coef_), mapped.coef_)], atol=1e-6)
 
 
@@ -228,25 +231,22 @@ def test_spectral_em_reaches_the_planted_parameters():
 
 
 def test_default_em_screens_many_starts_and_keeps_the_best_refined_fit():
-    # a planted k = 3 mixture of the paper's histogram features at n = 30,000 > screen_size: the defaults
-    # (Spectral+EM and 49 random starts screened on 20,000 rows, the best three optima refined on all rows)
-    # end at the planted parameters; the winner is the refined fit of highest likelihood
+    # a planted k = 3 mixture of the paper's histogram features: the default procedure (Spectral+EM and 49 random
+    # starts screened on a subsample — 3,000 of 10,000 rows here, to keep the test short — the best three optima
+    # refined on all rows) ends at the global optimum (EM from the planted parameters) with its likelihood
     rng = np.random.default_rng(11)
     B, pi = random_instance(4, 3, rng)
-    X = polynomial_features(sample_inputs(30_000, 1, rng), HISTOGRAM_MAP)
+    X = polynomial_features(sample_inputs(10_000, 1, rng), HISTOGRAM_MAP)
     y, _ = sample_responses(X, B, pi, 0.1, rng)
-    em = MixtureOfLinearRegressionsEM(3).fit(X, y)
+    em = MixtureOfLinearRegressionsEM(3, screen_size=3000).fit(X, y)
     assert [r.label for r in em.starts_] == ["spectral"] + [f"random {i}" for i in range(1, 50)]
     assert np.allclose(em.starts_[0].start_coef, em.spectral_.coef_)
     assert 1 <= len(em.refined_) <= 3 and {r.label for r in em.refined_} <= {r.label for r in em.starts_}
-    best = max(em.refined_, key=lambda r: r.log_likelihood)
-    assert em.log_likelihood_ >= best.log_likelihood - 1e-6
+    assert em.log_likelihood_ >= max(r.log_likelihood for r in em.refined_) - TIE_TOLERANCE
     assert em.score(X, y) == pytest.approx(em.log_likelihood_, abs=1e-6)  # on all rows, not the subsample
-    assert parameter_error(B, em.coef_) < 0.1 and em.noise_variance_ == pytest.approx(0.1, rel=0.1)
-    # a single start on all rows reaches the same likelihood from the winning start
-    alone = MixtureOfLinearRegressionsEM(3, n_init=1, coef_init=em.starts_[[r.label for r in em.starts_].index(em.start_)]
-                                         .start_coef).fit(X, y)
-    assert alone.log_likelihood_ == pytest.approx(em.log_likelihood_, abs=1e-5)
+    optimum = MixtureOfLinearRegressionsEM(3, n_init=1, coef_init=B, weights_init=pi).fit(X, y)
+    assert parameter_error(optimum.coef_, em.coef_) < 0.05 and em.log_likelihood_ >= optimum.log_likelihood_ - 1e-6
+    assert parameter_error(B, em.coef_) < 0.2 and em.noise_variance_ == pytest.approx(0.1, rel=0.1)
 
 
 def test_a_tie_goes_to_the_earliest_start():
