@@ -36,7 +36,7 @@ Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation spectral_experts [--n 500000]
        [--attempts 10] [--fresh-instances 20] [--fresh-n 200000] [--fresh-random 5]
        [--histogram-instances 17] [--histogram-n N]
        [--curve N ...] [--workers 2] [--authors-draws 10] [--authors-attempts 17] [--rows ROWS.jsonl]
-       [--solvers irls fista cvxpy] [--parts tables fresh histogram authors curve]
+       [--solvers irls fista cvxpy] [--parts tables fresh histogram authors curve] [--tables 1 2]
        [--output evaluation/results/spectral_experts.md]
 (default parts: tables and fresh; default solver: IRLS)
 Writes the --output file and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
@@ -416,6 +416,8 @@ def main(argv=None) -> int:
                         help="single random-start EM runs per fresh instance (default 5)")
     parser.add_argument("--solvers", nargs="+", choices=SOLVERS, default=["irls"],
                         help="the regressions' solvers of the tables (default: the default solver, IRLS)")
+    parser.add_argument("--tables", nargs="+", type=int, choices=(1, 2), default=[1, 2],
+                        help="part 'tables': Table 1 (well-specified), Table 2 (misspecified) or both (default)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(DEFAULT_PARTS),
                         help="what to run: Tables 1 and 2, the fresh instances, the histogram, the authors' "
                         "instance, the learning curve (default: tables and fresh)")
@@ -428,7 +430,7 @@ def main(argv=None) -> int:
         # instance-major: any finished prefix covers every row
         # Table 2: the rows the paper reports
         "tables": [(s, mis, i, args.n, args.attempts, solvers) for i in range(args.instances)
-                   for mis in (False, True) for s in SETTINGS if s in PAPER[mis]],
+                   for mis in (False, True) if 1 + mis in args.tables for s in SETTINGS if s in PAPER[mis]],
         "fresh": [(i, args.fresh_n, args.fresh_random) for i in range(args.fresh_instances)],
         "histogram": [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts, solvers)
                       for i in range(args.histogram_instances)],
@@ -471,7 +473,7 @@ def main(argv=None) -> int:
         "| target (issue 28) | measured |", "|---|---|",
     ]
     tables, hist, fresh = rows.get("tables"), rows.get("histogram"), rows.get("fresh")
-    if tables:
+    if tables and 1 in args.tables:
         lines += table1_targets(tables, solvers, names)
     if fresh:
         def share(records, key):
@@ -491,9 +493,11 @@ def main(argv=None) -> int:
             lines += histogram_targets(rows[part], solvers, names, what)
     lines.append("")
     if tables:
-        lines += ["## Table 1: well-specified data", "", *table_lines(tables, False, solvers), "",
-                  "## Table 2: misspecified data (t never in [−0.5, −0.25] ∪ [0.25, 0.5])", "",
-                  *table_lines(tables, True, solvers), ""]
+        if 1 in args.tables:
+            lines += ["## Table 1: well-specified data", "", *table_lines(tables, False, solvers), ""]
+        if 2 in args.tables:
+            lines += ["## Table 2: misspecified data (t never in [−0.5, −0.25] ∪ [0.25, 0.5])", "",
+                      *table_lines(tables, True, solvers), ""]
     if fresh:
         lines += fresh_lines(fresh)
     if hist:
