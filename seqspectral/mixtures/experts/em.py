@@ -1,10 +1,12 @@
-"""EM for the mixture of linear regressions, from Spectral Experts and random starts, the best kept.
+"""EM for the mixture of linear regressions from many starts: screened on a subsample, the best refined.
 
 The baseline of Chaganty & Liang (2013), §6: β_h ~ N(0, I), π uniform plus a small
 perturbation, at most 1000 iterations; "Spectral+EM" starts from the Spectral Experts
 estimate instead. E-step: responsibilities γ_ih ∝ π_h N(y_i; β_hᵀx_i, σ²); M-step:
 π_h = mean_i γ_ih, β_h by least squares weighted by γ_·h, and (unless σ² is given)
-σ² = Σ_ih γ_ih (y_i − β_hᵀx_i)² / n.
+σ² = Σ_ih γ_ih (y_i − β_hᵀx_i)² / n. Screening many starts cheaply and refining the few best
+follows the "short runs" strategy of Biernacki, Celeux & Govaert (2003); here the cheap runs are
+EM on a random subsample rather than a few iterations on all rows.
 """
 
 from __future__ import annotations
