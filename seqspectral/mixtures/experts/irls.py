@@ -58,8 +58,10 @@ def solve_root_loss_regression_irls(stats: RegressionStatistics, regularization:
     gram, target = stats.gram, stats.target
     scale = max(float(np.trace(gram)) / index.size, 1e-300)
     m = np.linalg.lstsq(gram + 1e-10 * scale * np.eye(index.size), target, rcond=None)[0]
-    A = (flat.reshape(d, -1, index.size) @ m)
-    epsilon = max(float(np.linalg.norm(A)), 1e-300)
+    A = flat.reshape(d, -1, index.size) @ m
+    epsilon = float(np.linalg.norm(A))
+    if epsilon == 0.0:  # nothing to regress (z ⟂ φ): M = 0 is the solution
+        return LowRankSolution(m, index.to_tensor(m), 0, True)
     floor = EPSILON_FLOOR * epsilon
     converged = False
     it, value = 0, np.inf
