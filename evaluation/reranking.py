@@ -69,9 +69,9 @@ def measured(directory, test, given=None) -> dict:
 
 
 def part_build(workdir, name, train, dev, test, options, reading=None, given=None) -> dict:
-    from seqspectral.reranking.build import Progress, build
+    from seqspectral.reranking.build import build
 
-    build(workdir / name, train, dev, options, reading=reading, progress=Progress())
+    build(workdir / name, train, dev, options, reading=reading, progress=True)
     from seqspectral.reranking.build import read_treebank
 
     test_sentences = read_treebank(test, {**{"format": "auto", "encoding": "utf-8", "errors": "raise"},
