@@ -17,6 +17,8 @@ finished so far, so parts can run in separate processes and a run picks up where
 - ``devonly``: a reranker trained only on the EWT dev lists of the ``ewt`` build (its held-out
   choice on 20% of them), measured on test; ``sample``: the one command on the bundled
   300-sentence sample (dev: the bundled dev sample), measured on EWT test;
+- ``memory``: peak resident memory of ``seqspectral rerank train`` on the ``ewt`` build's jackknifed
+  training lists written as one n-best file (dev lists for the choice, the build's tree model);
 - ``ablation``: rerankers on the ``ewt`` build's lists, every one with the same hashed (context)
   features, choices on dev, figures on test: no tree model; the default (global log p̂ + topology
   term, per-fold models); the same scored by the model trained on all of train (leaky: it saw the
@@ -45,7 +47,7 @@ from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_d
 
 WSJ = NLTK_DATA / "corpora" / "dependency_treebank.zip"
 OUT = RESULTS / "reranking.md"
-PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "sample", "ablation")
+PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "sample", "ablation", "memory")
 
 
 def scores(gold, pred) -> dict:
@@ -250,6 +252,49 @@ def part_devonly(workdir: Path) -> dict:
             "chosen": reranker.selection_.chosen, "held_out": reranker.held_out_}
 
 
+def streamed_nbest(trees, with_trees, chunk: int = 256):
+    """The n-best lists of ``trees`` made ``chunk`` sentences at a time (memory: one chunk)."""
+    from seqspectral.parsing import TreeLists
+
+    groups, offsets = trees.groups, trees.tree_offsets
+    for a in range(0, len(trees), chunk):
+        b = min(a + chunk, len(trees))
+        part = TreeLists(trees.sentences[a:b], trees.heads[offsets[groups[a]]:offsets[groups[b]]],
+                         trees.scores[groups[a]:groups[b]], trees.n_trees[a:b])
+        yield from part.to_nbest(with_trees)
+
+
+def part_memory(workdir: Path) -> dict:
+    """Peak resident memory (``/usr/bin/time -v``) of ``seqspectral rerank train`` on the jackknifed
+    50-best lists of EWT train (the ``ewt`` build's folds, written as one n-best file) with the build's
+    tree model, choices on the dev lists."""
+    import subprocess
+
+    from seqspectral.corpus import write_nbest
+    from seqspectral.reranking.build import concatenated
+
+    lists = Lists(workdir / "ewt")
+    files = {"train": workdir / "ewt-train.50best.conllu", "dev": workdir / "ewt-dev.50best.conllu"}
+
+    for name, trees in (("train", concatenated(lists.folds)), ("dev", lists.dev_trees)):
+        if not files[name].is_file():
+            log(f"memory: writing {files[name]}")
+            write_nbest(files[name], streamed_nbest(trees, lists.built.parser.with_trees))
+    command = ["/usr/bin/time", "-v", sys.executable, "-m", "seqspectral.cli.main", "rerank", "train",
+               str(files["train"]), "--gold", str(ewt("train")), "--dev", str(files["dev"]), "--dev-gold",
+               str(ewt("dev")), "--tree-model", str(workdir / "ewt" / "tree.npz"), "--epochs",
+               str(lists.built.options.reranker_epochs), "-o", str(workdir / "memory-reranker.npz"), "--json"]
+    log("memory: " + " ".join(command[2:]))
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    fields = dict(line.strip().split(": ", 1) for line in done.stderr.splitlines() if line.startswith("\t"))
+    return {"command": "seqspectral rerank train " + " ".join(command[6:]),
+            "peak_rss_mb": int(fields["Maximum resident set size (kbytes)"]) / 1024,
+            "cpu_s": float(fields["User time (seconds)"]) + float(fields["System time (seconds)"]),
+            "wall": fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"],
+            "nbest_mb": {k: f.stat().st_size / 2 ** 20 for k, f in files.items()},
+            "report": json.loads(done.stdout)}
+
+
 def run_part(part: str, workdir: Path) -> dict:
     from seqspectral.reranking.build import BuildOptions
 
@@ -271,6 +316,8 @@ def run_part(part: str, workdir: Path) -> dict:
         return part_devonly(workdir)
     if part == "ablation":
         return part_ablation(workdir)
+    if part == "memory":
+        return part_memory(workdir)
     raise ValueError(part)
 
 
@@ -298,7 +345,7 @@ def report(results: dict, argv) -> str:
              "| set-up | 1-best UAS | reranked UAS | gain | 1-best LAS | reranked LAS | 1-best CM | reranked CM |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for part in PARTS:
-        if part in results and part != "ablation":
+        if part in results and part not in ("ablation", "memory"):
             lines.append(_row(LABELS[part], results[part]))
     lines.append("")
     for part in ("ewt", "ewt2", "untagged", "wsj", "latin1", "sample"):
@@ -312,6 +359,11 @@ def report(results: dict, argv) -> str:
     if "devonly" in results:
         lines.append(f"- dev-only reranker: choice {results['devonly']['chosen']}, held out "
                      f"{json.dumps(results['devonly']['held_out'])}")
+    if "memory" in results:
+        m = results["memory"]
+        lines.append(f"- memory: `{m['command']}` on {m['report']['lists']:,} jackknifed 50-best lists of EWT train "
+                     f"({m['nbest_mb']['train']:.0f} MB n-best file; dev {m['nbest_mb']['dev']:.0f} MB): peak "
+                     f"resident {m['peak_rss_mb']:.0f} MB (`/usr/bin/time -v`), {m['cpu_s']:.0f} CPU s, wall {m['wall']}")
     if "ablation" in results:
         ab = results["ablation"]
         base = next(r for r in ab["rows"] if r["name"].startswith("no tree model"))["test"]["uas"]
