@@ -191,3 +191,51 @@ def test_mixture_k_at_the_smallest_end_is_warned_unless_unmixed(corpora_dir, wei
                                                ["mixture_k"]))
     said = [w for w in lm.summary()["warnings"] if "mixed-in n-gram chose 0.001, the smallest" in w]
     assert bool(said) == warned
+
+
+PTB = ("# sent_id = 1\n1\tIt\t_\tPRP\tPRP\t_\t2\t_\t_\t_\n2\trains\t_\tVBZ\tVBZ\t_\t0\t_\t_\t_\n"
+       "3\t,\t_\t,\t,\t_\t2\t_\t_\t_\n4\tyes\t_\tUH\tUH\t_\t2\t_\t_\t_\n5\t.\t_\t.\t.\t_\t2\t_\t_\t_\n\n")
+
+
+def test_no_punct_on_conllu_without_ud_tags_goes_by_the_form(tmp_path, capsys):
+    """A CoNLL-U file with PTB tags in UPOS (the WSJ sample) has no PUNCT: --no-punct leaves out
+    the words made of punctuation characters, and says so; no DEPREL, no per-relation table."""
+    gold, pred = tmp_path / "gold.conllu", tmp_path / "pred.conllu"
+    gold.write_text(PTB)
+    pred.write_text(PTB.replace("3\t,\t_\t,\t,\t_\t2", "3\t,\t_\t,\t,\t_\t4").replace("4\tyes\t_\tUH\tUH\t_\t2",
+                                                                                     "4\tyes\t_\tUH\tUH\t_\t1"))
+    assert main(["evaluate", "parse", str(gold), str(pred), "--no-punct", "--json"]) == 0
+    captured = capsys.readouterr()
+    scores = json.loads(captured.out)
+    assert scores["n_words"] == 3 and scores["uas"] == pytest.approx(200 / 3)  # ',' and '.' left out; 'yes' wrong
+    assert "no UPOS PUNCT" in captured.err
+    assert main(["evaluate", "parse", str(gold), str(pred)]) == 0
+    out = capsys.readouterr().out
+    assert "n_words           5" in out and "per gold relation" not in out
+
+
+def test_evaluate_tag_prints_accuracy_per_gold_tag(tmp_path, capsys):
+    gold, pred = tmp_path / "gold.conllu", tmp_path / "pred.conllu"
+    gold.write_text(PTB)
+    pred.write_text(PTB.replace("\tyes\t_\tUH\tUH", "\tyes\t_\tRB\tUH"))
+    assert main(["evaluate", "tag", str(gold), str(pred)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["accuracy", "80.00"]
+    assert "accuracy per gold UPOS tag (n, accuracy):" in lines
+    assert ["UH", "1", "0.00"] in [line.split() for line in lines] and ["PRP", "1", "100.00"] in [line.split() for line in lines]
+
+
+def test_input_errors_name_the_input(tmp_path, capsys, monkeypatch):
+    """A directory is refused as such; standard input is <stdin> in every message; an error in
+    show's input names the input (not a missing --gold)."""
+    bad = PTB.replace("\t,\t_\t,\t,\t_\t2\t", "\t,\t_\t,\t,\t_\tx\t")
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(PTB)
+    assert main(["show", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"seqspectral: error: {tmp_path}: a directory; give a treebank file"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bad.encode())))
+    assert main(["evaluate", "parse", str(gold), "-"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "seqspectral: error: <stdin>:4: non-integer head 'x'"
+    (tmp_path / "bad.conllu").write_text(bad)
+    assert main(["show", str(tmp_path / "bad.conllu")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"seqspectral: error: {tmp_path / 'bad.conllu'}:4: non-integer head 'x'"
