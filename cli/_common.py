@@ -212,11 +212,13 @@ def _local_file(path: str):
     if path != STDIN:
         yield path
         return
+    import shutil
     import tempfile
 
     with tempfile.TemporaryDirectory() as directory:
         local = Path(directory) / "stdin"
-        local.write_bytes(sys.stdin.buffer.read())
+        with open(local, "wb") as f:  # a block at a time: an n-best file of gigabytes is not held in memory
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         yield str(local)
 
 
