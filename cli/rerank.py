@@ -337,7 +337,7 @@ def run_run(args) -> int:
         built = Built(args.build)
     except FileNotFoundError as e:
         raise UsageError(str(e)) from None
-    reading = treebank_reading(args)
+    reading = treebank_reading(args, built)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
     out, columns = run(built, sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))

@@ -239,3 +239,24 @@ def test_input_errors_name_the_input(tmp_path, capsys, monkeypatch):
     (tmp_path / "bad.conllu").write_text(bad)
     assert main(["show", str(tmp_path / "bad.conllu")]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"seqspectral: error: {tmp_path / 'bad.conllu'}:4: non-integer head 'x'"
+
+
+def test_rerank_run_reads_and_writes_the_builds_encoding(corpora_dir, tmp_path, capsys):
+    """A build from a Latin-1 CoNLL-X treebank reads new Latin-1 input without --encoding and
+    writes it back in Latin-1 (every column but HEAD and DEPREL as it came)."""
+    blocks = (corpora_dir / "ewt-sample.conllu").read_text(encoding="utf-8").split("\n\n")[:40]
+    rows = [[line.split("\t") for line in b.splitlines() if line and not line.startswith("#")] for b in blocks]
+    conllx = "".join("".join("\t".join([r[0], r[1] + ("ñ" if r[0] == "1" else "")] + r[2:8] + ["_", "_"]) + "\n"
+                             for r in sentence if r[0].isdigit()) + "\n" for sentence in rows)
+    train = tmp_path / "train.conllx"
+    train.write_bytes(conllx.encode("latin-1"))
+    build = tmp_path / "build"
+    assert main(["rerank", "build", str(train), "--dev", str(train), "--encoding", "latin-1", "-k", "3", "--folds", "2",
+                 "--field", "none", "-o", str(build), "--quiet"]) == 0
+    out = tmp_path / "out.conllx"
+    assert main(["rerank", "run", str(build), str(train), "-o", str(out), "--quiet"]) == 0
+    written = out.read_bytes().decode("latin-1").splitlines()
+    given = conllx.splitlines()
+    assert len(written) == len(given) and written[0].split("\t")[1].endswith("ñ")
+    assert [w.split("\t")[:6] + w.split("\t")[8:] for w in written] == [g.split("\t")[:6] + g.split("\t")[8:]
+                                                                         for g in given]
