@@ -138,24 +138,33 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("command", ["parse", "tag"])
+@pytest.mark.parametrize("command", ["parse", "tag", "rerank"])
 def test_training_epochs_follow_the_progress_rule(command, corpora_dir, tmp_path, capsys, monkeypatch):
     """A bar on a terminal (no line per epoch), a line per epoch in a log, nothing with --quiet."""
-    train = ["train", str(corpora_dir / "ewt-sample-dev.conllu"), "-o", str(tmp_path / "m.npz"), "--epochs", "3",
-             "--hash-bits", "12", "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]
+    dev = str(corpora_dir / "ewt-sample-dev.conllu")
+    train = ["train", dev, "-o", str(tmp_path / "m.npz"), "--epochs", "3", "--hash-bits", "12", "--dev", dev]
+    unit, steps = "epoch", 3
+    if command == "rerank":  # tag n-best lists of the dev sample, reranked by the tag model: 1 + 3 epochs x 3 anchors
+        assert main(["tag", "train", dev, "-o", str(tmp_path / "t.npz"), "--epochs", "2", "--quiet"]) == 0
+        assert main(["tag", "run", str(tmp_path / "t.npz"), dev, "-k", "3", "-o", str(tmp_path / "n.conllu"),
+                     "--quiet"]) == 0
+        assert main(["lm", "train", dev, "-o", str(tmp_path / "lm.npz"), "--method", "ngram", "--quiet"]) == 0
+        train = ["train", str(tmp_path / "n.conllu"), "--gold", dev, "--candidates", "tags", "--lm",
+                 str(tmp_path / "lm.npz"), "-o", str(tmp_path / "m.npz"), "--epochs", "3"]
+        unit, steps = "step", 10
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main([command, *train]) == 0
     shown = terminal.getvalue()
     monkeypatch.undo()
-    assert "\r" in shown and "3/3" in shown and "dev" in shown  # tqdm's bar, redrawn in place with the figures
-    assert f"{command} train: epoch" not in shown
+    assert "\r" in shown and f"{steps}/{steps}" in shown  # tqdm's bar, redrawn in place with the figures
+    assert f"{command} train: {unit}" not in shown
     assert [line for line in shown.splitlines() if line.strip()][-1].startswith("seqspectral: ")  # the summary
     capsys.readouterr()
     assert main([command, *train]) == 0
     log = capsys.readouterr().err
-    assert [line.split(":")[2] for line in log.splitlines() if f"{command} train: epoch" in line] == \
-        [" epoch 1/3", " epoch 2/3", " epoch 3/3"]
+    assert [line.split(":")[2] for line in log.splitlines() if f"{command} train: {unit}" in line] == \
+        [f" {unit} {i}/{steps}" for i in range(1, steps + 1)]
     assert main([command, *train, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
