@@ -214,7 +214,7 @@ def test_missing_tags_are_warned_about(models, tmp_path, capsys, corpora_dir):
     assert main(["parse", "run", str(parser), str(untagged), "--tagger", str(xpos_tagger), "-o",
                  str(tmp_path / "o.conllu")]) == 0
     err = capsys.readouterr().err
-    assert "UPOS is _ for 100%" in err and "add a tagger of that column (the --tagger given fill XPOS)" in err
+    assert "UPOS is _ for 100%" in err and "add a tagger of that column (the --tagger given fills XPOS)" in err
     assert main(["parse", "run", str(parser), str(corpora_dir / "ewt-sample-dev.conllu"), "-o",
                  str(tmp_path / "o.conllu")]) == 0
     assert "UPOS" not in capsys.readouterr().err
