@@ -311,7 +311,7 @@ def part_memory(workdir: Path) -> dict:
     log("memory: " + " ".join(command[2:]))
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     fields = dict(line.strip().split(": ", 1) for line in done.stderr.splitlines() if line.startswith("\t"))
-    return {"command": "seqspectral rerank train " + " ".join(command[6:]),
+    return {"command": "seqspectral rerank train " + " ".join(command[7:]),
             "peak_rss_mb": int(fields["Maximum resident set size (kbytes)"]) / 1024,
             "cpu_s": float(fields["User time (seconds)"]) + float(fields["System time (seconds)"]),
             "wall": fields["Elapsed (wall clock) time (h:mm:ss or m:ss)"],
