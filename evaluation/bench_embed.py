@@ -21,14 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 from ._phases import phases, run
-from .common import EVALUATION, NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, require_data, write_results
+from .common import NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, replicated, require_data, write_results
 
 BROWN = NLTK_DATA / "corpora" / "brown.zip"
-WORK = EVALUATION / "_work"
 OUT = RESULTS / "embed.md"
 GENSIM = """
 import sys
@@ -49,24 +47,8 @@ PHASES = {
 }
 
 
-def brown_times(copies: int) -> Path:
-    """brown.zip with every member's text ``copies`` times."""
-    if copies == 1:
-        return BROWN
-    out = WORK / f"x{copies}-brown.zip"
-    if not out.exists():
-        WORK.mkdir(exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        with zipfile.ZipFile(BROWN) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
-            for name in src.namelist():
-                data = src.read(name)
-                dst.writestr(name, data if name.endswith("cats.txt") or name.endswith("/") else data * copies)
-        tmp.replace(out)
-    return out
-
-
 def measure(copies: int, repeats: int, tmp: Path) -> dict:
-    path = brown_times(copies)
+    path = replicated(BROWN, copies)
     ours_cmd = SEQSPECTRAL + ["embed", str(path), "--format", "brown", "--dim", "50", "-o", str(tmp / "ours.txt"),
                               "--quiet"]
     gensim_cmd = [sys.executable, "-c", GENSIM, str(path), str(tmp / "gensim.txt")]

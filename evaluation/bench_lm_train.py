@@ -5,7 +5,7 @@ Data: a PAutomaC problem (``--problem``, default 13: 100,000 training strings, 4
 scikit-splearn's 49.7 s on it (4.9 µs a token) points to a small alphabet (the factor basis
 grows as |Σ|³: on problem 36, 9 symbols, it takes 32 µs a token), and 13 is the 4-symbol
 100,000-string problem closest to it in tokens. As given (1x) and replicated ten times to
-1,000,000 strings (10x; written once to ``evaluation/_work``).
+1,000,000 strings (10x; written once to ``evaluation/_work``, ``common.replicated``).
 
 Timed, interleaved, best of ``--repeats`` (wall and child CPU seconds), each a fresh process:
 
@@ -38,9 +38,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from ._phases import phases, run
 from ._splearn import SPLEARN
-from .common import EVALUATION, PAUTOMAC, RESULTS, SEQSPECTRAL, describe, log, require_data, write_results
+from .common import EVALUATION, PAUTOMAC, RESULTS, SEQSPECTRAL, describe, log, replicated, require_data, write_results
 
-WORK = EVALUATION / "_work"
 OUT = RESULTS / "lm_train.md"
 WORKER = EVALUATION / "_splearn_speed_worker.py"
 #: phase -> the library functions whose time it is (file suffix, function name)
@@ -50,25 +49,10 @@ PHASES = {
     "counting (Hankel + n-gram)": [["counting/hankel.py", "hankel_statistics"], ["lm/ngram.py", "ngram_counts"]],
     "SVD and automaton": [["automata/spectral.py", "_prepare"], ["automata/spectral.py", "_build"]],
     "selection (floor x weight sweep, n-gram k)": [["seqspectral/selection.py", "floor_sweep"],
-                                                   ["lm/ngram.py", "_lookups"], ["lm/ngram.py", "<lambda>"],
+                                                   ["lm/ngram.py", "_k_scores"], ["lm/ngram.py", "event_log_probs"],
                                                    ["lm/mixture.py", "select_weight"]],
     "saving": [["lm/trained.py", "save_lm"]],
 }
-
-
-def replicated(path: Path, copies: int) -> Path:
-    """``path`` with its strings repeated ``copies`` times (the header's count updated)."""
-    if copies == 1:
-        return path
-    out = WORK / f"{path.name}.x{copies}"
-    if not out.exists():
-        WORK.mkdir(exist_ok=True)
-        header, _, body = path.read_text().partition("\n")
-        n, k = header.split()
-        tmp = out.with_suffix(".tmp")
-        tmp.write_text(f"{int(n) * copies} {k}\n" + (body if body.endswith("\n") else body + "\n") * copies)
-        tmp.replace(out)
-    return out
 
 
 def ours_command(path: Path, model: Path, states="20") -> list[str]:

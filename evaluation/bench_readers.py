@@ -1,20 +1,25 @@
 """Benchmark: every corpus reader against the disk and against its peers, 1x and 10x data (issue 30).
 
 For each format the toolkit reads, at 1x and 10x (the files replicated ten times into
-``evaluation/_work``), in one process, the sides interleaved, best of ``--repeats`` on the CPU
-clock (``time.process_time``; the machine is shared, so wall time would measure the others):
+``evaluation/_work``, ``common.replicated``), in one process, the sides interleaved, best of
+``--repeats`` on the CPU clock (``time.process_time``; the machine is shared, so wall time
+would measure the others):
 
-- disk: the file's bytes read whole (``Path.read_bytes``; for ``brown.zip``: every member read
-  and decompressed) — the floor any reader of that file has;
-- ours: ``read_corpus`` (CoNLL-U: the UPOS column into an int32 Corpus, every tree checked;
-  PAutomaC; plain text), ``read_brown`` (universal tags, and the words);
-- peers: the ``conllu`` library (``parse_incr``), NLTK's ``CategorizedTaggedCorpusReader``
-  (``tagged_sents(tagset="universal")`` and ``sents()``, what ``nltk.corpus.brown`` runs), a
-  line-by-line Python split (PAutomaC, text), scikit-splearn's ``load_data_sample`` (in its
-  numpy<2 venv, a child process timed on its own CPU clock).
+- the disk, two reference rows: ``cat FILE > /dev/null`` (a child process, wall seconds:
+  its CPU time is below the clock's tick; the file is in the page cache, warm) and ``Path.read_bytes`` in this process
+  (for ``brown.zip``: every member read and decompressed by ``zipfile``, NLTK's way in too)
+  — the floor any reader of that file has;
+- ours: ``read_corpus`` (CoNLL-U and CoNLL-X: the UPOS column into an int32 Corpus, every
+  tree checked; PAutomaC; plain text; Brown: universal tags, and the words);
+- peers: the ``conllu`` library (``parse_incr``, CoNLL-U and CoNLL-X), NLTK's
+  ``CategorizedTaggedCorpusReader`` (``tagged_sents(tagset="universal")`` and ``sents()``, what
+  ``nltk.corpus.brown`` runs), a line-by-line Python split (PAutomaC, text), scikit-splearn's
+  ``load_data_sample`` (in its numpy<2 venv, a child process timed on its own CPU clock).
 
 Every side's output is checked to have the same number of sequences (and tokens where the
-peer gives them).
+peer gives them). Then one more run of ours at 1x under cProfile splits its CPU time into
+phases (the bytes in, the compiled pass, numbering the symbols, the vocabulary, the tree
+check): what is left between ours and the disk.
 
     python -m evaluation bench_readers [--repeats 3] [--sizes 1 10]   # writes results/readers.md
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import os
 import subprocess
 import sys
 import time
@@ -30,12 +36,11 @@ import zipfile
 from pathlib import Path
 
 from ._splearn import SPLEARN as SPLEARN_VENV
-from .common import EVALUATION, NLTK_DATA, PAUTOMAC, RESULTS, describe, ewt, log, require_data, write_results
+from .common import NLTK_DATA, PAUTOMAC, RESULTS, WORK, describe, ewt, log, replicated, require_data, write_results, written_once
 
 EWT_TRAIN = ewt("train")
 PAUTOMAC_36 = PAUTOMAC / "36.pautomac.train"
 BROWN = NLTK_DATA / "corpora" / "brown.zip"
-WORK = EVALUATION / "_work"
 OUT = RESULTS / "readers.md"
 
 
@@ -51,99 +56,71 @@ def cpu_best(functions: dict, repeats: int) -> dict:
     return best
 
 
-# -- the 10x files -----------------------------------------------------------------------------
-def _atomic(out: Path, write) -> Path:
-    if not out.exists():
-        WORK.mkdir(exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        write(tmp)
-        tmp.replace(out)
-    return out
-
-
-def times_ten(path: Path, copies: int) -> Path:
-    """``path`` replicated (PAutomaC: the header's count updated; a zip: every member's content)."""
-    if copies == 1:
-        return path
-    out = WORK / f"x{copies}-{path.name}"
-    if path.suffix == ".zip":
-        def write(tmp):
-            with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
-                for name in src.namelist():
-                    data = src.read(name)
-                    dst.writestr(name, data if name.endswith("cats.txt") or name.endswith("/") else data * copies)
-        return _atomic(out, write)
-    data = path.read_bytes()
-    if path.name.endswith(".pautomac.train"):
-        header, _, body = data.partition(b"\n")
-        n, k = header.split()
-        return _atomic(out, lambda tmp: tmp.write_bytes(b"%d %s\n" % (int(n) * copies, k) + body * copies))
-    return _atomic(out, lambda tmp: tmp.write_bytes(data * copies))
-
-
-def brown_text(copies: int) -> Path:
-    """Brown's universal tags as plain text (one sentence a line), ``copies`` times."""
+# -- the files -----------------------------------------------------------------------------------
+def brown_text() -> Path:
+    """Brown's universal tags as plain text (one sentence a line)."""
     def write(tmp):
         from seqspectral.corpus import write_text
         from seqspectral.corpus.nltk_corpora import read_brown
 
         write_text(tmp, read_brown(BROWN))
-    one = _atomic(WORK / "brown-upos.txt", write)
-    return times_ten(one, copies)
+    return written_once(WORK / "brown-upos.txt", write)
+
+
+def ewt_conllx() -> Path:
+    """EWT train as CoNLL-X: the comment, multiword-token and empty-node lines dropped."""
+    def write(tmp):
+        lines = EWT_TRAIN.read_text(encoding="utf-8").split("\n")
+        tmp.write_text("\n".join(line for line in lines if not line.startswith("#")
+                                 and not ("\t" in line and not line.split("\t", 1)[0].isdigit())), encoding="utf-8")
+    return written_once(WORK / "ewt-train.conllx", write)
 
 
 # -- the sides -----------------------------------------------------------------------------------
-def disk(path: Path):
+def read_bytes(path: Path):
     if path.suffix == ".zip":
         with zipfile.ZipFile(path) as z:
-            return sum(len(z.read(n)) for n in z.namelist())
-    return len(path.read_bytes())
+            return sum(len(z.read(n)) for n in z.namelist()), None
+    return len(path.read_bytes()), None
 
 
-def conllu_incr(path):
-    import conllu
-
-    with open(path, encoding="utf-8") as f:
-        return sum(1 for _ in conllu.parse_incr(f)), None
-
-
-def nltk_brown(path: Path, tagged: bool):
-    import nltk.data
-    from nltk.corpus.reader import CategorizedTaggedCorpusReader
-
-    nltk.data.path.append(str(path.parent.parent))  # the universal tagset mapping
-    root = nltk.data.ZipFilePathPointer(str(path), "brown/")
-    reader = CategorizedTaggedCorpusReader(root, r"c[a-z]\d\d", cat_file="cats.txt", tagset="brown", encoding="ascii")
-    sents = reader.tagged_sents(tagset="universal") if tagged else reader.sents()
-    n = t = 0
-    for s in sents:
-        n, t = n + 1, t + len(s)
-    return n, t
+def cat_seconds(path: Path, repeats: int) -> float:
+    """The best wall seconds of ``cat path > /dev/null`` (its CPU time is below the clock's
+    10 ms tick; the wall time includes starting the process, a millisecond or two)."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
-def python_lines(path: Path, skip_header: bool):
-    with open(path, encoding="utf-8") as f:
-        if skip_header:
-            next(f)
-        rows = [line.split()[1 if skip_header else 0:] for line in f]
-    return len(rows), sum(map(len, rows))
+#: phase of our reading -> the library functions whose time it is (file suffix, function name)
+PHASES = {
+    "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["zipfile.py", "read"], ["corpus/pautomac.py", "_line_blocks"]],
+    "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
+                      ["corpus/_kernels.py", "integer_tokens"]],
+    "numbering the symbols": [["corpus/tokens.py", "numbered_parts"]],
+    "vocabulary": [["corpus/vocabulary.py", "encode_codes"]],
+    "tree check": [["corpus/tabular.py", "_tree_check"]],
+}
 
 
-SPLEARN = """
-import sys, time
-from splearn.datasets.base import load_data_sample
-best = float("inf")
-for _ in range(int(sys.argv[2])):
-    t = time.process_time(); d = load_data_sample(sys.argv[1]); best = min(best, time.process_time() - t)
-print(best, d.nbEx)
-"""
+def ours_phases(path: Path, fmt: str, field: str) -> dict:
+    """{phase: CPU seconds} of one more run of ours under cProfile, with "total"."""
+    import cProfile
+    import pstats
 
+    from seqspectral.corpus import read_corpus
 
-def splearn_seconds(path, repeats: int):
-    run = subprocess.run([str(SPLEARN_VENV.ensure()), "-c", SPLEARN, str(path), str(repeats)], capture_output=True, text=True,
-                         check=True)
-    seconds, n = run.stdout.split()
-    return float(seconds), int(n)
+    from ._phases import _phase_seconds
+
+    profile = cProfile.Profile(time.process_time)
+    start = time.process_time()
+    profile.runcall(read_corpus, path, format=fmt, field=field)
+    total = time.process_time() - start
+    stats = pstats.Stats(profile)
+    return {"total": total, **{name: _phase_seconds(stats, fns) for name, fns in PHASES.items()}}
 
 
 def ours(path: Path, fmt: str, field: str = "upos"):
@@ -155,23 +132,39 @@ def ours(path: Path, fmt: str, field: str = "upos"):
 
 # -- the table -----------------------------------------------------------------------------------
 def rows_for(name: str, path: Path, copies: int, fmt: str, peers: dict, repeats: int, field="upos",
-             timed_apart: dict | None = None) -> list[str]:
-    """The table row of one file; ``timed_apart``: peers timed elsewhere, name -> (seconds, sequences)."""
-    sides = {"disk": lambda: (disk(path), None), "ours": lambda: ours(path, fmt, field), **peers}
+             timed_apart: dict | None = None) -> tuple[str, dict | None]:
+    """The table row of one file and, at 1x, the phases of our reading; ``timed_apart``:
+    peers timed elsewhere, name -> (seconds, sequences)."""
+    sides = {"read_bytes": lambda: read_bytes(path), "ours": lambda: ours(path, fmt, field), **peers}
+    ours(path, fmt, field)  # warm-up: the Numba cache loaded once per process
     best = cpu_best(sides, repeats)
     best.update({side: (seconds, (n, None)) for side, (seconds, n) in (timed_apart or {}).items()})
     n, t, nbytes = best["ours"][1]
-    size = best["disk"][1][0] / 1e6
-    rows = []
+    size = best["read_bytes"][1][0] / 1e6
+    cells = []
     for side, (seconds, result) in best.items():
-        if side in ("disk", "ours"):
+        if side in ("read_bytes", "ours"):
             continue
         if result is not None and result[0] != n or result[1] is not None and result[1] != t:
             raise AssertionError(f"{name} {copies}x: {side} read {result}, ours {(n, t)}")
-        rows.append(f"{side} {seconds:.2f} s ({seconds / best['ours'][0]:.1f}x ours)")
-    disk_s, ours_s = best["disk"][0], best["ours"][0]
-    return [f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {disk_s:.3f} | **{ours_s:.3f}** | "
-            f"{size / ours_s:.0f} MB/s | {nbytes / 1e6:.2f} MB | " + "; ".join(rows)]
+        cells.append(f"{side} {seconds:.2f} s ({seconds / best['ours'][0]:.1f}x ours)")
+    bytes_s, ours_s = best["read_bytes"][0], best["ours"][0]
+    row = (f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {cat_seconds(path, repeats):.3f} | {bytes_s:.3f} | "
+           f"**{ours_s:.3f}** | {size / ours_s:.0f} MB/s | {ours_s / bytes_s:.0f}x | {nbytes / 1e6:.2f} MB | "
+           + "; ".join(cells))
+    return row, (ours_phases(path, fmt, field) if copies == 1 else None)
+
+
+def phase_table(profiles: dict) -> list[str]:
+    """Our reading's phases at 1x, one column a file."""
+    lines = ["| phase | " + " | ".join(profiles) + " |", "|---|" + "---:|" * len(profiles)]
+    for phase in list(PHASES) + ["the rest", "total"]:
+        cells = []
+        for p in profiles.values():
+            value = p["total"] - sum(p[k] for k in PHASES) if phase == "the rest" else p[phase]
+            cells.append(f"{value:.3f}" + ("" if phase == "total" else f" ({value / p['total']:.0%})"))
+        lines.append(f"| {phase} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def main() -> int:
@@ -181,36 +174,53 @@ def main() -> int:
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
     require_data(EWT_TRAIN, PAUTOMAC_36, BROWN, script="bench_readers.py")
-    table = []
+    table, profiles = [], {}
     for copies in args.sizes:
-        conllu_path, pautomac_path, brown_path = (times_ten(p, copies) for p in (EWT_TRAIN, PAUTOMAC_36, BROWN))
-        text_path = brown_text(copies)
-        table += rows_for("CoNLL-U (EWT train), UPOS", conllu_path, copies, "conllu",
-                          {"conllu.parse_incr": lambda: conllu_incr(conllu_path)}, args.repeats)
-        table += rows_for("Brown (brown.zip), universal tags", brown_path, copies, "brown",
-                          {"NLTK tagged_sents": lambda: nltk_brown(brown_path, True)}, args.repeats)
-        table += rows_for("Brown (brown.zip), words", brown_path, copies, "brown",
-                          {"NLTK sents": lambda: nltk_brown(brown_path, False)}, args.repeats, field="form")
-        table += rows_for("PAutomaC 36 train", pautomac_path, copies, "pautomac",
-                          {"Python lines": lambda: python_lines(pautomac_path, True)}, args.repeats,
-                          timed_apart={"scikit-splearn": splearn_seconds(pautomac_path, args.repeats)})
-        table += rows_for("text (Brown's tags, a sentence a line)", text_path, copies, "text",
-                          {"Python lines": lambda: python_lines(text_path, False)}, args.repeats)
-        log("\n".join(table[-5:]))
+        conllu_path, conllx_path, pautomac_path, brown_path, text_path = (
+            replicated(p, copies) for p in (EWT_TRAIN, ewt_conllx(), PAUTOMAC_36, BROWN, brown_text()))
+        files = [
+            ("CoNLL-U (EWT train), UPOS", conllu_path, "conllu", {"conllu.parse_incr": lambda: conllu_incr(conllu_path)},
+             {}),
+            ("CoNLL-X (EWT train without comments, multiword tokens, empty nodes), UPOS", conllx_path, "conllx",
+             {"conllu.parse_incr": lambda: conllu_incr(conllx_path)}, {}),
+            ("Brown (brown.zip), universal tags", brown_path, "brown",
+             {"NLTK tagged_sents": lambda: nltk_brown(brown_path, True)}, {}),
+            ("Brown (brown.zip), words", brown_path, "brown", {"NLTK sents": lambda: nltk_brown(brown_path, False)},
+             {"field": "form"}),
+            ("PAutomaC 36 train", pautomac_path, "pautomac", {"Python lines": lambda: python_lines(pautomac_path, True)},
+             {"timed_apart": {"scikit-splearn": splearn_seconds(pautomac_path, args.repeats)}}),
+            ("text (Brown's tags, a sentence a line)", text_path, "text",
+             {"Python lines": lambda: python_lines(text_path, False)}, {}),
+        ]
+        for name, path, fmt, peers, extra in files:
+            row, profile = rows_for(name, path, copies, fmt, peers, args.repeats, **extra)
+            table.append(row)
+            log(row)
+            if profile is not None:
+                profiles[name.split(" (")[0] + (", words" if extra.get("field") == "form" else "")] = profile
     text = f"""# Corpus readers
 
 {describe("bench_readers", sys.argv[1:])}.
 
 Every format the toolkit reads, at 1x and 10x (the file replicated ten times; Brown: each
 member of the zip ten times), best of {args.repeats} on the CPU clock, interleaved in one
-process (scikit-splearn in a child process of its own venv, on its own CPU clock). disk: the
-bytes read whole (for the zip: read and decompressed). conllu {importlib.metadata.version("conllu")},
-NLTK {importlib.metadata.version("nltk")}. MB/s: the file's size (uncompressed for the zip) over our time;
+process after one untimed run of ours (the Numba cache loaded; scikit-splearn in a child
+process of its own venv, on its own CPU clock). The disk,
+the reference: `cat` = `cat FILE > /dev/null` (warm page cache; wall seconds, process start
+included), bytes =
+`Path.read_bytes` in Python (for the zip: every member read and decompressed). conllu
+{importlib.metadata.version("conllu")}, NLTK {importlib.metadata.version("nltk")}. MB/s: the file's size
+(uncompressed for the zip) over our time; ours / bytes: our time over the Python bytes read;
 encoded: the Corpus in memory (symbols, offsets, heads).
 
-| File | data | sequences / tokens | size | disk s | ours s | ours MB/s | encoded | peers (CPU s, ratio to ours) |
-|---|---|---:|---:|---:|---:|---:|---:|---|
+| File | data | sequences / tokens | size | cat s | bytes s | ours s | ours MB/s | ours / bytes | encoded | peers (CPU s, ratio to ours) |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|
 {chr(10).join("| " + row + " |" for row in table)}
+
+Our reading at 1x, by phase (cProfile, CPU seconds and share; the rest: the Python between
+the phases — checks, arrays, the Corpus):
+
+{chr(10).join(phase_table(profiles))}
 """
     write_results(args.out, text)
     print(text)

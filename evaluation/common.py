@@ -31,6 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 EVALUATION = REPO / "evaluation"
 RESULTS = EVALUATION / "results"
+#: generated inputs of the benchmarks (replicated files), not committed
+WORK = EVALUATION / "_work"
 SHARED = REPO.parent / "shared" / "corpora"
 EWT = SHARED / "ud-english-ewt"
 PAUTOMAC = SHARED / "pautomac"
@@ -152,3 +154,39 @@ def write_results(path, text: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text if text.endswith("\n") else text + "\n")
+
+
+def written_once(out: Path, write) -> Path:
+    """``out``, made by ``write(temporary path)`` (then renamed) unless it exists already."""
+    if not out.exists():
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".tmp")
+        write(tmp)
+        tmp.replace(out)
+    return out
+
+
+def replicated(path: Path, copies: int) -> Path:
+    """``path`` with its content ``copies`` times, written once to :data:`WORK`: a PAutomaC
+    file with its header's count updated, a zip with every member's text ``copies`` times
+    (``cats.txt`` and folders as they are), any other file byte for byte."""
+    import zipfile
+
+    path = Path(path)
+    if copies == 1:
+        return path
+    out = WORK / f"x{copies}-{path.name}"
+    if path.suffix == ".zip":
+        def write(tmp):
+            with zipfile.ZipFile(path) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as dst:
+                for name in src.namelist():
+                    data = src.read(name)
+                    dst.writestr(name, data if name.endswith("cats.txt") or name.endswith("/") else data * copies)
+        return written_once(out, write)
+    data = path.read_bytes()
+    if ".pautomac." in path.name:
+        header, _, body = data.partition(b"\n")
+        n, k = header.split()
+        body = body if body.endswith(b"\n") else body + b"\n"
+        return written_once(out, lambda tmp: tmp.write_bytes(b"%d %s\n" % (int(n) * copies, k) + body * copies))
+    return written_once(out, lambda tmp: tmp.write_bytes(data * copies))

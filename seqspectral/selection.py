@@ -183,11 +183,13 @@ def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT
     model, every mixture weight of ``mix_weights``) scored on ``corpus`` in one pass.
 
     The running state does not depend on the floor, so one pass gives every floor's
-    conditionals; the candidates' likelihoods are accumulated as products kept in range by
-    powers of two, never as an events × candidates array. A ``WeightedAutomaton`` runs its
-    own compiled pass (``held_out_sweep``); any other model with ``with_floor``,
-    ``event_distributions`` and ``event_ids`` (an ``HMM``) gives its floor-0 conditionals a
-    block of sequences at a time.
+    conditionals; each distinct event (a prefix and what follows) is scored once and added as
+    often as it occurs (held-out sequences on a small alphabet repeat a lot), never as an
+    events × candidates array. A ``WeightedAutomaton`` runs its own compiled pass over the
+    distinct sequences in lexicographic order, sharing their common prefixes
+    (``held_out_sweep``); any other model with ``with_floor``, ``event_distributions`` and
+    ``event_ids`` (an ``HMM``) gives the floor-0 conditionals of the distinct sequences a
+    block at a time.
     """
     from .automata import _kernels
 
@@ -201,26 +203,42 @@ def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT
     grid, floor_array = np.array(weights), np.array(floors)
     if hasattr(model, "held_out_sweep"):
         return FloorSweep(floors, weights, model.held_out_sweep(corpus, floor_array, partner, grid))
+    representatives, counts = distinct_sequences(corpus)
     from .metrics import event_targets
 
-    products, exponents = np.ones((len(floors), len(weights))), np.zeros((len(floors), len(weights)), dtype=np.int64)
+    products, exponents, logs = _kernels.candidate_accumulators(len(floors), len(weights))
     column = np.full(model.n_symbols, -1, dtype=np.int64)
     column[model.event_ids] = np.arange(len(model.event_ids))
     unfloored = model.with_floor(0.0)
-    n_blocks = 1 + (corpus.n_tokens + len(corpus)) * len(model.event_ids) // _MAX_SWEEP_CELLS
-    for block in np.array_split(np.arange(len(corpus)), n_blocks):
+    distinct = corpus.subset(representatives)
+    lengths = distinct.lengths + 1  # events of each distinct sequence: its tokens, then stop
+    # each distinct sequence's events: where they are in ``corpus`` (for the partner) and how often they occur
+    firsts = np.repeat(corpus.offsets[representatives] + representatives - np.cumsum(lengths) + lengths, lengths)
+    where = firsts + np.arange(lengths.sum())
+    event_counts = np.repeat(counts, lengths)
+    n_blocks = 1 + len(where) * len(model.event_ids) // _MAX_SWEEP_CELLS
+    for block in np.array_split(np.arange(len(distinct)), n_blocks):
         if len(block) == 0:
             continue
-        part = corpus.subset(block)
-        first = int(corpus.offsets[block[0]]) + int(block[0])
+        part = distinct.subset(block)
+        first = int(distinct.offsets[block[0]]) + int(block[0])
         events = slice(first, first + part.n_tokens + len(part))
         _kernels.distribution_sweep(np.ascontiguousarray(unfloored.event_distributions(part)),
-                                    column[event_targets(part)], floor_array,
-                                    partner[events] if len(partner) else partner, grid, products, exponents)
-    return FloorSweep(floors, weights, _kernels.log_likelihoods(products, exponents))
+                                    column[event_targets(part)], event_counts[events], floor_array,
+                                    partner[where[events]] if len(partner) else partner, grid, products, exponents,
+                                    logs)
+    return FloorSweep(floors, weights, _kernels.log_likelihoods(products, exponents, logs))
 
 
 _MAX_SWEEP_CELLS = 20_000_000
+
+
+def distinct_sequences(corpus) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct sequences of ``corpus`` in lexicographic order (the index of each one's
+    first occurrence) and how often each occurs: the order of a trie walked depth first."""
+    from .automata import _kernels
+
+    return _kernels.distinct_sequences(corpus.symbols, corpus.offsets)
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):

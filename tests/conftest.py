@@ -21,14 +21,11 @@ def pytest_configure(config):
 
 #: modules whose tests are units of work of their own in a parallel run (each prepares what
 #: it needs); any other module's tests run together, in order, in one worker (they share
-#: module-scoped fixtures and files)
-SPLIT_MODULES = ("tests/test_docs.py",)
+#: module-scoped fixtures and files). tests/test_docs.py is not one: its README stories run
+#: once per session, in order, and its pages read what they wrote.
+SPLIT_MODULES: tuple[str, ...] = ()
 #: units that take longest (``pytest --durations=0``), handed out first in this order
-LONGEST_FIRST = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]",
-                 "tests/test_docs.py::test_the_readme_stories_run_as_written_in_order[3]",
-                 "tests/test_docs.py::test_the_docs_examples_run[parsing.md]",
-                 "tests/reranking/test_build.py",
-                 "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]")
+LONGEST_FIRST = ("tests/test_docs.py", "tests/reranking/test_build.py")
 
 
 def unit_of(nodeid: str) -> str:

@@ -1,21 +1,23 @@
 """The held-out sweep (``seqspectral.selection.floor_sweep``): every floor and mixture weight
-from one compiled pass, against scoring each candidate on its own, and ``lm train``'s choices
-against the straightforward selection they replace."""
+from one compiled pass over the distinct events, against scoring each candidate on its own
+event by event; the n-gram's k from its held-out counts against scoring every event; and
+``lm train``'s choices against the straightforward selection they replace."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from seqspectral.automata import SpectralWA
-from seqspectral.corpus import read_pautomac
+from seqspectral.corpus import Corpus, read_pautomac
 from seqspectral.lm import Interpolated, NGramLM, train_lm
 from seqspectral.lm.mixture import mix_log_probs
 from seqspectral.lm.unknown import UnknownEscape
 from seqspectral.metrics import perplexity
-from seqspectral.selection import FLOOR_GRID, WEIGHT_GRID, floor_sweep, held_out_split
+from seqspectral.selection import FLOOR_GRID, NGRAM_K_GRID, WEIGHT_GRID, distinct_sequences, floor_sweep, held_out_split
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 FLOORS = (0.0, 1e-3, 0.05, 0.3)
@@ -100,3 +102,49 @@ def test_lm_train_chooses_as_the_straightforward_selection(data):
     assert perplexity(lm.model.event_log_probs(test).log_prob) == pytest.approx(
         perplexity(theirs.event_log_probs(test).log_prob), rel=1e-9)
 
+
+
+@pytest.mark.parametrize("n_ids", [5, 40, 70_000])
+def test_distinct_sequences_are_the_sorted_set_with_counts(n_ids):
+    """Against Python's sorted set and Counter: duplicates, proper prefixes, the empty sequence,
+    and vocabularies whose packed keys hold many ids (5) or few (70,000)."""
+    rng = np.random.default_rng(n_ids)
+    seqs = [list(rng.integers(2, n_ids, size=rng.integers(0, 40))) for _ in range(200)]
+    seqs += [s[:rng.integers(0, len(s) + 1)] for s in seqs] + seqs[:80] + [[]]
+    seqs = [seqs[i] for i in rng.permutation(len(seqs))]
+    representatives, counts = distinct_sequences(Corpus.from_ids(seqs))
+    tuples = [tuple(int(x) for x in s) for s in seqs]
+    occurrences = Counter(tuples)
+    assert [tuples[r] for r in representatives] == sorted(occurrences)
+    assert counts.tolist() == [occurrences[tuples[r]] for r in representatives]
+    assert all(tuples.index(tuples[r]) == r for r in representatives)  # each one's first occurrence
+
+
+def test_sweep_over_repeated_sequences(data):
+    """Held-out data that repeats (every sequence 1, 3 or 70 times, shuffled: events scored once
+    and added by their count, in both accumulations) gives every candidate's total event by event."""
+    _, test, wa, lower = data
+    rng = np.random.default_rng(0)
+    picks = np.concatenate([np.repeat(np.arange(len(test)), rng.choice([1, 3], size=len(test))), np.full(70, 5)])
+    repeated = test.subset(rng.permutation(picks))
+    partner = lower.event_log_probs(repeated).log_prob
+    sweep = floor_sweep(wa, repeated, FLOORS, partner, WEIGHT_GRID)
+    np.testing.assert_allclose(sweep.totals, _reference(wa, lower, repeated, FLOORS, WEIGHT_GRID), rtol=1e-12)
+
+
+def test_ngram_k_from_held_out_counts(data):
+    """The bigram's k: every k's held-out score from the distinct held-out bigrams times their
+    counts equals scoring every held-out event; the refit reuses the held-out counts and equals
+    counting all of train anew."""
+    train, _, _, _ = data
+    n_ids = len(train.vocabulary)
+    fit_part, held, _ = held_out_split(train)
+    model = NGramLM(2).fit(fit_part, dev=held, n_ids=n_ids)
+    per_event = {k: model.with_k(k).event_log_probs(held).log_prob.sum() / len(held) for k in NGRAM_K_GRID}
+    scores = {row["k"]: row["score"] for row in model.selection_.table}
+    assert scores == pytest.approx(per_event, rel=1e-12)
+    assert model.k_ == max(per_event, key=per_event.get)
+    refitted = model.refit(train, held)
+    anew = NGramLM(2, k=model.k_).fit(train, n_ids=n_ids)
+    np.testing.assert_array_equal(refitted.keys_, anew.keys_)
+    np.testing.assert_array_equal(refitted.counts_, anew.counts_)

@@ -197,7 +197,7 @@ class WeightedAutomaton(SequenceLanguageModel):
     def held_out_sweep(self, corpus, floors: np.ndarray, partner_log_prob: np.ndarray,
                        mix_weights: np.ndarray) -> np.ndarray:
         """Total log-likelihood of ``corpus`` under every floor × mixture weight, one compiled
-        pass (``seqspectral.selection.floor_sweep`` says what the table holds)."""
+        pass over its distinct events (``seqspectral.selection.floor_sweep`` says what the table holds)."""
         self._check_ids(corpus.symbols)
         matrix, _, column = self._event_arrays()
         totals, n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, self.initial, self.operators,

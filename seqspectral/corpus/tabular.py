@@ -14,9 +14,11 @@ Cycles and heads out of range are always refused.
 
 from __future__ import annotations
 
+import codecs
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -251,13 +253,29 @@ def read_encoded(
 ) -> Corpus:
     """The ``field`` column of ``path`` straight into an encoded Corpus with heads.
 
-    Symbols get provisional ids on first sight (one dict lookup per token); the
-    vocabulary (most frequent first) and the final ids come from one remapping table.
+    CoNLL-U and CoNLL-X files in an ASCII-compatible encoding are read in one compiled pass
+    over their bytes (:func:`_one_pass`); a file with a line that pass does not take (a
+    defect, an unusual layout) is read line by line, where the defect is reported. Either
+    way symbols get provisional codes on first sight, and the vocabulary (most frequent
+    first) and the final ids come from one remapping table.
     """
     if field not in FIELDS:
         raise CorpusOptionError(f"unknown field {field!r}; expected one of {', '.join(FIELDS)}")
     policy = ErrorPolicy(path, errors)
-    mapping = tag_mapping(tagset)
+    read = _one_pass(path, layout, field, encoding) or _line_by_line(path, layout, field, policy, encoding)
+    distinct, symbols, heads, word_lines, lengths = read
+    offsets = _offsets(lengths)
+    keep = _tree_check(word_lines, heads, offsets, policy, layout)
+    policy.finish()
+    coded = Corpus(symbols.astype(np.int32), offsets, None, heads)
+    if len(keep) < len(word_lines):
+        coded = coded.subset(keep)
+    ids, vocabulary = Vocabulary.encode_codes(distinct, coded.symbols, vocabulary, tag_mapping(tagset))
+    return Corpus(ids, coded.offsets, vocabulary, coded.heads)
+
+
+def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encoding: str):
+    """(distinct symbols, codes, heads, word lines, sentence lengths) by ``iter_blocks``."""
     codes: dict[str, int] = {}
     symbols: list[int] = []
     heads: list[int] = []
@@ -276,12 +294,46 @@ def read_encoded(
         heads.extend(b.heads)
         word_lines.append(b.lines)
         lengths.append(len(b.rows))
-    offsets = _offsets(lengths)
-    heads_arr = np.array(heads, dtype=np.int64)
-    keep = _tree_check(word_lines, heads_arr, offsets, policy, layout)
-    policy.finish()
-    coded = Corpus(np.array(symbols, dtype=np.int32), offsets, None, heads_arr)
-    if len(keep) < len(word_lines):
-        coded = coded.subset(keep)
-    ids, vocabulary = Vocabulary.encode_codes(list(codes), coded.symbols, vocabulary, mapping)
-    return Corpus(ids, coded.offsets, vocabulary, coded.heads)
+    return list(codes), np.array(symbols, dtype=np.int64), np.array(heads, dtype=np.int64), word_lines, lengths
+
+
+class _WordLines:
+    """The line of every word, by sentence, as ``_tree_check`` reads them (a few, on demand)."""
+
+    def __init__(self, lines: np.ndarray, lengths: np.ndarray):
+        self.lines, self.offsets = lines, _offsets(lengths)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> list[int]:
+        return self.lines[self.offsets[i]:self.offsets[i + 1]].tolist()
+
+
+def _one_pass(path, layout: Layout, field: str, encoding: str):
+    """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U or
+    CoNLL-X file (``tabular_words``), or None when the file is not one that pass reads: another
+    layout, an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
+    encoding cannot decode, or a line that needs the line-by-line reader's judgement."""
+    from ._kernels import tabular_words
+    from .textfile import check_encoding
+    from .tokens import numbered_parts
+
+    name = check_encoding(encoding)
+    if layout.name not in ("conllu", "conllx") or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
+        return None
+    data = Path(path).read_bytes()
+    if name == "utf-8" and data.startswith(codecs.BOM_UTF8):
+        data = data[3:]
+    if not data.isascii():
+        try:
+            data.decode(name)
+        except UnicodeDecodeError:
+            return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
+                                                                 layout.name == "conllu")
+    if unusual:
+        return None
+    distinct, codes = numbered_parts(data, buf, starts, ends, encoding=name)
+    return distinct, codes, heads, _WordLines(lines, lengths), lengths

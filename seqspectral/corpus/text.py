@@ -7,6 +7,7 @@ ends the last line does not start another one.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from seqspectral.io import atomic_open
 
 from .sequences import Corpus
 from .tagsets import tag_mapping
-from .textfile import DEFAULT_ENCODING, read_text_file
+from .textfile import DEFAULT_ENCODING, check_encoding, decode
 from .tokens import numbered_tokens
 from .vocabulary import Vocabulary
 
@@ -23,17 +24,23 @@ def read_text(
     path, vocabulary: Vocabulary | None = None, tagset: str | None = None, encoding: str = DEFAULT_ENCODING
 ) -> Corpus:
     """Each line of ``path`` as one sequence of its white-space separated symbols."""
-    text = read_text_file(path, encoding)
-    if _WIDE_SPACE.search(text):  # white space beyond ASCII: Python splits the lines
-        distinct, codes, lengths = _by_lines(text)
-    else:  # one compiled pass over the bytes (seqspectral.corpus.tokens)
-        distinct, codes, lengths, _ = numbered_tokens(text.encode("utf-8"))
+    data = Path(path).read_bytes()
+    if data.isascii() and _ASCII.encode(check_encoding(encoding)) == _ASCII.encode("ascii"):  # the bytes are the text
+        distinct, codes, lengths, _ = numbered_tokens(data)
+    else:
+        text = decode(path, data, encoding)
+        if _WIDE_SPACE.search(text):  # white space beyond ASCII: Python splits the lines
+            distinct, codes, lengths = _by_lines(text)
+        else:  # one compiled pass over the bytes (seqspectral.corpus.tokens)
+            distinct, codes, lengths, _ = numbered_tokens(text.encode("utf-8"))
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     ids, vocabulary = Vocabulary.encode_codes(distinct, codes, vocabulary, tag_mapping(tagset))
     return Corpus(ids, offsets, vocabulary)
 
 
+#: the ASCII characters: in an encoding that writes them as ASCII, an ASCII file is its text
+_ASCII = "".join(map(chr, range(128)))
 #: the characters beyond ASCII that ``str.split()`` takes for white space
 _WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
@@ -27,16 +28,15 @@ class Vocabulary:
     N_RESERVED = 2
 
     def __init__(self, symbols: Iterable[str] = ()):
-        self._symbols: list[str] = [UNK, EOS]
-        self._index: dict[str, int] = {}  # real symbols only
-        for s in symbols:
-            self.add(s)
+        unique = list(dict.fromkeys(symbols))  # as adding them one by one: each at its first occurrence
+        self._symbols: list[str] = [UNK, EOS, *unique]
+        self._index: dict[str, int] = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
 
     @classmethod
     def from_counts(cls, counts: Counter | dict, min_count: int = 1) -> "Vocabulary":
         """Symbols seen at least ``min_count`` times, most frequent first (ties by name)."""
-        kept = [s for s, c in counts.items() if c >= min_count]
-        kept.sort(key=lambda s: (-counts[s], s))
+        kept = sorted(s for s, c in counts.items() if c >= min_count)
+        kept.sort(key=counts.__getitem__, reverse=True)  # stable: equal counts stay in name order
         return cls(kept)
 
     @classmethod
@@ -49,15 +49,18 @@ class Vocabulary:
         them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
         from the counts (most frequent first) when none is given.
         """
-        mapping = mapping or {}
-        mapped = [mapping.get(s, s) for s in raw]
+        mapped = [mapping.get(s, s) for s in raw] if mapping else list(raw)
         codes = np.asarray(codes, dtype=np.int64)
         if vocabulary is None:
-            totals: Counter = Counter()
-            for s, c in zip(mapped, np.bincount(codes, minlength=len(raw)).tolist()):
-                totals[s] += c
+            counts = np.bincount(codes, minlength=len(raw)).tolist()
+            if len(set(mapped)) == len(mapped):  # nothing to merge
+                totals = dict(zip(mapped, counts))
+            else:
+                totals = Counter()
+                for s, c in zip(mapped, counts):
+                    totals[s] += c
             vocabulary = cls.from_counts(totals)
-        table = np.array([vocabulary.id(s) for s in mapped], dtype=np.int32)
+        table = vocabulary.encode(mapped)
         return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
 
     def add(self, symbol: str) -> int:
@@ -93,8 +96,7 @@ class Vocabulary:
         return self._symbols[idx]
 
     def encode(self, symbols: Iterable[str]) -> np.ndarray:
-        get = self._index.get
-        return np.fromiter((get(s, 0) for s in symbols), dtype=np.int32)
+        return np.fromiter(map(self._index.get, symbols, repeat(self.UNK_ID)), dtype=np.int32)
 
     def decode(self, ids: Iterable[int]) -> list[str]:
         return [self._symbols[i] for i in ids]

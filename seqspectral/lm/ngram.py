@@ -122,21 +122,31 @@ class NGramLM(Estimator, SequenceLanguageModel):
         """Every k of ``NGRAM_K_GRID`` on the counts of ``fit_part`` (one table serves them all),
         scored on ``held``; the chosen ``k_`` adopted."""
         self._set_counts(self._counted(fit_part, extra))
-        c_hw, c_h, _ = self._lookups(held)
-        n_events = self.n_events_
-        result = grid_search({"k": NGRAM_K_GRID},
-                             lambda k: float((np.log(c_hw + k) - np.log(c_h + k * n_events)).sum() / len(held)), on)
+        held_counts = self._counted(held)
+        self._held_counts = (held, held_counts)  # for the refit, which adds them (it lets go of them)
+        scores = self._k_scores(held_counts, len(held))
+        result = grid_search({"k": NGRAM_K_GRID}, lambda k: scores[k], on)
         self.k_ = float(result.chosen["k"])
         return result
 
+    def _k_scores(self, held: NGramCounts, n_sequences: int) -> dict:
+        """k → the held-out log-likelihood per sequence, for every k of ``NGRAM_K_GRID``, from
+        the held-out n-gram counts ``held``: each distinct n-gram scored once, times its count."""
+        c_hw = _lookup(self.keys_, self.counts_, held.keys)
+        c_h = _lookup(self.context_keys_, self.context_counts_, held.keys // self.n_ids_)
+        return {k: float((held.counts * (np.log(c_hw + k) - np.log(c_h + k * self.n_events_))).sum() / n_sequences)
+                for k in NGRAM_K_GRID}
+
     def refit(self, corpus: Corpus, added: Corpus | None = None) -> "NGramLM":
         """The chosen k on the counts of all of ``corpus``: the stored counts plus those of
-        ``added``, the part of ``corpus`` they lack (the learners' refit); without
-        ``added``, ``corpus`` counted anew."""
+        ``added``, the part of ``corpus`` they lack (the learners' refit; the held-out part's
+        counts of the choice are not counted again); without ``added``, ``corpus`` counted anew."""
         self._check_fitted()
         if added is None:
             return self._set_counts(self._counted(corpus))
-        return self._set_counts(self.table_ + self._counted(added))
+        held, counted = getattr(self, "_held_counts", None) or (None, None)
+        self._held_counts = None
+        return self._set_counts(self.table_ + (counted if held is added else self._counted(added)))
 
     def with_k(self, k: float) -> "NGramLM":
         """The same count tables with another smoothing constant (no refit)."""

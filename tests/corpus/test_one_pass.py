@@ -1,0 +1,93 @@
+"""The compiled one-pass reader of CoNLL-U and CoNLL-X (``tabular._one_pass``) against the
+line-by-line reader it stands in for: the same Corpus, or no result (the line-by-line reader
+then reads the file and reports its defect)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from seqspectral.corpus import read_corpus, tabular
+from seqspectral.corpus.conllu_format import CONLLU
+from seqspectral.corpus.conllx import CONLLX
+from seqspectral.corpus.errors import CorpusFormatError
+
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
+
+
+def _line_by_line(monkeypatch, *args, **kwargs):
+    with monkeypatch.context() as m:
+        m.setattr(tabular, "_one_pass", lambda *a: None)
+        return read_corpus(*args, **kwargs)
+
+
+def _same(a, b):
+    assert a.vocabulary == b.vocabulary
+    for name in ("symbols", "offsets", "heads"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+@pytest.mark.parametrize("field", ["form", "lemma", "upos", "xpos", "deprel"])
+def test_bundled_sample_as_line_by_line(monkeypatch, field):
+    path = CORPORA / "ewt-sample.conllu"
+    assert tabular._one_pass(path, CONLLU, field, "utf-8") is not None
+    _same(read_corpus(path, format="conllu", field=field), _line_by_line(monkeypatch, path, format="conllu", field=field))
+
+
+TRICKY = ("\ufeff# sent_id = 1\r\n# text = Ça va.\r\n1-2\tÇa\t_\t_\t_\t_\t_\t_\t_\t_\r\n"
+          "1\tÇa\tça\tPRON\tPRP\t_\t2\tnsubj\t_\t_\r\n2\tva\taller\tVERB\tVB\t_\t0\troot\t_\t_\r\n"
+          "2.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\r\n3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\r\n \t\r\n\r\n"
+          "# a sentence whose words both attach to the root\n1\tOui\toui\tINTJ\tUH\t_\t0\troot\t_\t_\n"
+          "2\tnon\tnon\tINTJ\tUH\t_\t0\troot\t_\t_\n\n\n# only a comment\n\n"
+          "1\tfin\tfin\tNOUN\tNN\t_\t0\troot\t_\t_")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1"])
+def test_tricky_layout_as_line_by_line(monkeypatch, tmp_path, encoding):
+    """A byte-order mark, CR LF, comments, a multiword token, an empty node, a blank line of white
+    space, several roots, a comment-only block, no final line break; UTF-8 and Latin-1."""
+    path = tmp_path / "tricky.conllu"
+    path.write_bytes(TRICKY.replace("\ufeff", "\ufeff" if encoding == "utf-8" else "").encode(encoding))
+    assert tabular._one_pass(path, CONLLU, "form", encoding) is not None
+    with pytest.warns(Warning):  # several roots, said by both
+        ours = read_corpus(path, format="conllu", field="form", encoding=encoding)
+    with pytest.warns(Warning):
+        theirs = _line_by_line(monkeypatch, path, format="conllu", field="form", encoding=encoding)
+    _same(ours, theirs)
+    assert ours.to_symbols() == [["Ça", "va", "."], ["Oui", "non"], ["fin"]]
+
+
+@pytest.mark.parametrize("defect, line", [
+    ("3\tx\tx\tX\tX\t_\t2\tdep\t_\t_\n", 4),  # id 3 after 1: not its position
+    ("2\tx\tx\tX\tX\t_\t2\tdep\n", 4),  # 9 columns
+    ("2\tx\tx\tX\tX\t_\t_\tdep\t_\t_\n", 4),  # head _
+    ("2\tx\tx\tX\tX\t_\t1\tdep\t_\t_\n# late comment\n", 5),  # a comment inside the sentence
+    ("2\tx\tx\tX\tX\t_\t1\tdep\t_\t_\r", 4),  # a lone CR
+    ("2-1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n", 4),  # a backward range
+])
+def test_defects_go_to_the_line_by_line_reader(tmp_path, defect, line):
+    path = tmp_path / "bad.conllu"
+    path.write_text("# s\n\n1\ta\ta\tX\tX\t_\t0\troot\t_\t_\n" + defect + "3\tb\tb\tX\tX\t_\t1\tdep\t_\t_\n")
+    unusual = tabular._one_pass(path, CONLLU, "form", "utf-8")
+    assert unusual is None
+    if "\r" in defect:  # a lone CR is a line break to the line-by-line reader: the file is fine there
+        return
+    with pytest.raises(CorpusFormatError, match=f":{line}: "):
+        read_corpus(path, format="conllu")
+
+
+def test_conllx_and_undecodable_bytes(monkeypatch, tmp_path):
+    """CoNLL-X takes no multiword ids; bytes the encoding cannot decode are the line-by-line
+    reader's to report."""
+    path = tmp_path / "a.conll"
+    path.write_text("1\tThe\tthe\tDT\tDT\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNN\tNN\t_\t0\tROOT\t_\t_\n\n")
+    assert tabular._one_pass(path, CONLLX, "upos", "utf-8") is not None
+    _same(read_corpus(path, format="conllx"), _line_by_line(monkeypatch, path, format="conllx"))
+    path.write_bytes(b"1-2\tx\t_\t_\t_\t_\t_\t_\t_\t_\n" + path.read_bytes())
+    assert tabular._one_pass(path, CONLLX, "upos", "utf-8") is None
+    path.write_bytes(b"1\t\xff\tthe\tDT\tDT\t_\t0\tdet\t_\t_\n")
+    assert tabular._one_pass(path, CONLLX, "upos", "utf-8") is None
+    with pytest.raises(CorpusFormatError, match=":1: "):
+        read_corpus(path, format="conllx")
