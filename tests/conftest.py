@@ -24,10 +24,11 @@ def pytest_configure(config):
 #: any other test runs with the rest of its module, in order, in one worker (they share
 #: module-scoped fixtures and files: test_docs.py's README stories run once per session, in
 #: order, and its pages read what they wrote)
-ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]",  # python only, no file read
+ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]",  # they read no file the
+         "tests/test_docs.py::test_the_docs_examples_run[parsing.md]",  # README's stories write
          "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]")
 #: units that take longest (``pytest --durations=0``), handed out first in this order
-LONGEST_FIRST = ("tests/test_docs.py", ALONE[0], "tests/reranking/test_build.py", ALONE[1])
+LONGEST_FIRST = ("tests/test_docs.py", *ALONE[:2], "tests/reranking/test_build.py", ALONE[2])
 
 
 def unit_of(nodeid: str) -> str:
