@@ -43,6 +43,19 @@ def log_values(symbols, offsets, initial, final, operators):
 
 
 @njit(cache=True)
+def positive_mass(weights):
+    """(the sum of the positive ``weights``, whether every weight is finite)."""
+    pos = 0.0
+    finite = True
+    for w in weights:
+        if not np.isfinite(w):
+            finite = False
+        elif w > 0.0:
+            pos += w
+    return pos, finite
+
+
+@njit(cache=True)
 def floored_conditional(weights, floor, out):
     """Floor ``weights`` at ``floor`` × their positive mass, renormalise into ``out``.
 
@@ -50,14 +63,7 @@ def floored_conditional(weights, floor, out):
     weights) every weight is floored and the conditional is uniform.
     """
     n = len(weights)
-    pos = 0.0
-    finite = True
-    for j in range(n):
-        w = weights[j]
-        if not np.isfinite(w):
-            finite = False
-        elif w > 0.0:
-            pos += w
+    pos, finite = positive_mass(weights)
     if not finite or pos <= 0.0 or not np.isfinite(pos):
         for j in range(n):
             out[j] = 1.0 / n
@@ -197,14 +203,7 @@ def floored_probabilities(weights, col, floors, out):
     ``floors[f]`` × the positive mass and renormalised (``floored_conditional``'s rule: a
     weight below the threshold t ≥ 0, or not positive, becomes t, i.e. max(w, t))."""
     n = len(weights)
-    pos = 0.0
-    finite = True
-    for j in range(n):
-        w = weights[j]
-        if not np.isfinite(w):
-            finite = False
-        elif w > 0.0:
-            pos += w
+    pos, finite = positive_mass(weights)
     for f in range(len(floors)):
         if col < 0:
             out[f] = 0.0
