@@ -212,11 +212,13 @@ def _local_file(path: str):
     if path != STDIN:
         yield path
         return
+    import shutil
     import tempfile
 
     with tempfile.TemporaryDirectory() as directory:
         local = Path(directory) / "stdin"
-        local.write_bytes(sys.stdin.buffer.read())
+        with open(local, "wb") as f:  # a block at a time: an n-best file of gigabytes is not held in memory
+            shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
         yield str(local)
 
 
@@ -383,26 +385,22 @@ def read_nbest_lists(path: str, encoding: str = "utf-8") -> list:
     return lists
 
 
-def epoch_progress(args, measure: str, percent: bool = False):
-    """A training callback printing one line per epoch: the train and (if any) dev ``measure``
-    of the record (keys ``train_<measure>``, ``dev_<measure>``), with the epoch's CPU seconds."""
-    import time
+@contextmanager
+def epoch_progress(args, desc: str, measure: str, percent: bool = False):
+    """The training callback of ``desc`` (``parse train``): every epoch a step of one
+    :mod:`seqspectral.progress` stage (a bar on a terminal, one line per epoch otherwise,
+    nothing with ``--quiet``) noting the train and (if any) dev ``measure`` of the record (keys
+    ``train_<measure>``, ``dev_<measure>``); the line gives that epoch's seconds."""
+    from seqspectral.progress import stage
 
-    start = time.process_time()
     label = "" if percent else f" {measure.upper()}"
     unit = "%" if percent else ""
 
-    def progress(record):
-        if args.quiet:
-            return
-        dev = f", dev{label} {record['dev_' + measure]:.2f}{unit}" if "dev_" + measure in record else ""
-        nonlocal start
-        now = time.process_time()
-        print(f"epoch {record['epoch']}/{args.epochs}: train{label} {record['train_' + measure]:.2f}{unit}{dev} "
-              f"({now - start:.1f} CPU s)", file=sys.stderr)
-        start = now
+    def figure(record, part: str) -> str:
+        return f"{part}{label} {record[f'{part}_{measure}']:.2f}{unit}" if f"{part}_{measure}" in record else ""
 
-    return progress
+    with stage(desc, total=args.epochs, unit="epoch", show=not args.quiet) as bar:
+        yield lambda record: bar.step(", ".join(filter(None, (figure(record, "train"), figure(record, "dev")))))
 
 
 def predict_treebank(args, model, sentences, jackknife, one_best, verb: str, reading=None) -> int:

@@ -75,7 +75,8 @@ def run_train(args) -> int:
                               random_state=args.random_state)
     start = time.process_time()
 
-    parser.fit(train, dev=dev, on_epoch=epoch_progress(args, "uas"))
+    with epoch_progress(args, "parse train", "uas") as on_epoch:
+        parser.fit(train, dev=dev, on_epoch=on_epoch)
     parser.reading_ = treebank_reading(args)
     parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
     serialize.save(args.output, parser)

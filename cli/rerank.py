@@ -4,9 +4,10 @@ n-best lists."""
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 
-from ._common import (add_treebank_options, leaf_parser, output_encoding, positive_int, read_treebank,
-                      require_content, treebank_reading)
+from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
+                      read_treebank, require_content, treebank_reading)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -18,8 +19,10 @@ features from --tree-model (parses) and --lm (the LM's log-probability of the ca
 tags, read as the LM's training file was: its column and tagset). The parser's (tagger's)
 score is the anchor: the reranker starts from its ranking, and that ranking is one of the
 candidates of the held-out choice of the anchor weight and the epochs (on --dev, else on
-20% of the training lists held out), so on held-out lists the reranker is never below the
-1-best. The reranker file records what it ranks and the scorer models (path, content hash):
+20% of the training lists held out). A candidate scores its held-out gain over that ranking
+less --margin standard errors (paired over lists), so the reranker leaves the 1-best only
+for a gain above the noise of the held-out lists, and is never below it there. NBEST may
+be - (standard input). The reranker file records what it ranks and the scorer models (path, content hash):
 rerank apply needs no --tree-model / --lm (given, they must be the same models)."""
 
 def register(sub) -> None:
@@ -30,7 +33,8 @@ def register(sub) -> None:
     t = leaf_parser(rsub, "train", help="train a reranker on n-best lists and their gold sentences",
                     epilog=_CANDIDATES)
     t.add_argument("nbest", metavar="NBEST.conllu",
-                   help="n-best CoNLL-U (parse run / tag run -k K; ideally --folds F for training data)")
+                   help="n-best CoNLL-U (parse run / tag run -k K; ideally --folds F for training data; - for "
+                        "standard input)")
     t.add_argument("--gold", required=True, metavar="GOLD.conllu",
                    help="the gold sentences, one per list, in order")
     t.add_argument("-o", "--output", required=True, metavar="RERANKER",
@@ -51,6 +55,9 @@ def register(sub) -> None:
                    help="n-best lists of held-out sentences for the choice (default: 20%% of the training lists, "
                         "seeded, then refitted on all)")
     t.add_argument("--dev-gold", default=None, metavar="DEV.conllu", help="the gold sentences of --dev")
+    t.add_argument("--margin", type=float, default=2.0, metavar="Z",
+                   help="standard errors of the held-out gain a model needs over the 1-best ranking to be chosen "
+                        "(default 2; 0: the plain held-out best)")
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the held-out lists and the list order (default 0)")
     t.add_argument("--json", action="store_true", help="print what was chosen and the held-out figures as JSON")
@@ -61,7 +68,7 @@ def register(sub) -> None:
     a = leaf_parser(rsub, "apply", help="choose one candidate per n-best list", epilog=_CANDIDATES)
     a.add_argument("reranker", metavar="RERANKER", help="reranker file written by rerank train")
     a.add_argument("nbest", metavar="NBEST.conllu", help="n-best CoNLL-U to rerank (the kind the reranker was "
-                   "trained on)")
+                   "trained on; - for standard input)")
     a.add_argument("-o", "--output", required=True, metavar="BEST.conllu",
                    help="1-best CoNLL-U: every input sentence, in order, exactly once (atomically); a list "
                         "that cannot be reranked (an error such as a cycle) gives its rank-1 candidate and is "
@@ -130,6 +137,21 @@ def _recorded_scorers(reranker, kind: str) -> list:
                     topology, kind)
 
 
+@contextmanager
+def nbest_file(path: str):
+    """``path``, or for ``-`` standard input copied to a temporary file (:func:`_local_file`);
+    a format error in it names ``<stdin>``."""
+    from seqspectral.corpus import CorpusFormatError
+
+    with _local_file(path) as local:
+        try:
+            yield local
+        except CorpusFormatError as e:
+            if local == path:
+                raise
+            raise CorpusFormatError("<stdin>", e.line, e.reason) from None
+
+
 def _progress(args):
     from ._common import note
 
@@ -168,20 +190,25 @@ def run_train(args) -> int:
     reading = treebank_reading(args)
 
     def lists(nbest, gold):
-        out = read_training_lists(kind, nbest, read_treebank(gold, args, heads_required=kind.name == "parses",
-                                                             reading=reading),
-                                  scorers, args.templates, args.field, progress=_progress(args),
-                                  encoding=reading.encoding)
+        sentences = read_treebank(gold, args, heads_required=kind.name == "parses", reading=reading)
+        with nbest_file(nbest) as local:
+            out = read_training_lists(kind, local, sentences, scorers, args.templates, args.field,
+                                      progress=_progress(args), encoding=reading.encoding)
         _report(out.problems, nbest, args.quiet)
         return out
 
+    if [args.nbest, args.gold, args.dev, args.dev_gold].count(STDIN) > 1:
+        raise UsageError("only one input can be - (standard input)")
+    if args.margin < 0:
+        raise UsageError(f"--margin must be at least 0, not {args.margin:g}")
     train = lists(args.nbest, args.gold)
     dev = lists(args.dev, args.dev_gold) if args.dev else None
     progress = _progress(args)
-    reranker = Reranker(epochs=args.epochs, random_state=args.random_state).fit(
+    reranker = Reranker(epochs=args.epochs, margin=args.margin, random_state=args.random_state).fit(
         train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
         on_epoch=(lambda r: progress(f"anchor {r['anchor']:g}, epoch {r['epoch']}: held-out loss "
-                                     f"{r['held_out_loss']:g}")) if progress else None)
+                                     f"{r['held_out_loss']:g}, gain bound {r['held_out_gain_bound']:.1f}"))
+        if progress else None)
     reranker.reading_ = reading  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     held = reranker.held_out_
@@ -209,23 +236,24 @@ def run_apply(args) -> int:
     from seqspectral.reranking.files import KINDS, rerank_file
 
     reranker = serialize.load(args.reranker, kind="reranker")
-    require_content(args.nbest, {"format": "conllu", "encoding": "utf-8"})
     kind = KINDS[reranker.ranks_]
     if args.tree_model or args.lm:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)
     else:
         scorers = _recorded_scorers(reranker, kind.name)
     reading = treebank_reading(args, reranker)
-    best, problems = rerank_file(reranker, kind, args.nbest, scorers, progress=_progress(args),
-                                 encoding=reading.encoding)
     count = [0]
+    with nbest_file(args.nbest) as local:
+        require_content(local, {"format": "conllu", "encoding": "utf-8"})
+        best, problems = rerank_file(reranker, kind, local, scorers, progress=_progress(args),
+                                     encoding=reading.encoding)
 
-    def counted():
-        for sentence in best:
-            count[0] += 1
-            yield sentence
+        def counted():
+            for sentence in best:
+                count[0] += 1
+                yield sentence
 
-    write_treebank(args.output, counted(), output_encoding(args, reading))
+        write_treebank(args.output, counted(), output_encoding(args, reading))
     _report(problems, args.nbest, args.quiet)
     if args.json:
         print(json.dumps({"lists": count[0], **_passed_through(problems), "ranks": kind.name}))
@@ -278,7 +306,7 @@ def _reading(args) -> dict:
 def run_build(args) -> int:
     import json
 
-    from seqspectral.reranking.build import BuildOptions, Progress, build
+    from seqspectral.reranking.build import BuildOptions, build
 
     from .main import UsageError
 
@@ -289,7 +317,7 @@ def run_build(args) -> int:
     except ValueError as e:
         raise UsageError(str(e)) from None
     report = build(args.output, args.train, args.dev, options, reading=_reading(args), workers=args.workers,
-                   progress=Progress(quiet=args.quiet))
+                   progress=not args.quiet)
     if args.json:
         print(json.dumps(report, indent=1))
     if not args.quiet and "reranked_dev" in report:

@@ -55,7 +55,8 @@ def run_train(args) -> int:
                               random_state=args.random_state)
     start = time.process_time()
 
-    tagger.fit(train, dev=dev, on_epoch=epoch_progress(args, "accuracy", percent=True))
+    with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch:
+        tagger.fit(train, dev=dev, on_epoch=on_epoch)
     tagger.reading_ = treebank_reading(args).updated(field=args.field)
     serialize.save(args.output, tagger)
     if not args.quiet:

@@ -24,7 +24,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 
-from .common import EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, require_data, write_results  # noqa: E402
+from .common import EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, markdown_table, require_data, write_results  # noqa: E402
 
 OUT = RESULTS / "convex_speed.md"
 
@@ -65,13 +65,13 @@ def main(argv=None) -> None:
                 subprocess.run(cmd, check=True, capture_output=True)  # warm-up
                 cells[method] = (*best_of(cmd, args.repeats), perplexity(model, test))
             s, c = cells["spectral-substring"], cells["convex"]
-            rows.append(f"| {name} | {s[0]:.2f} / {s[1]:.2f} | {c[0]:.2f} / {c[1]:.2f} | **{c[0] / s[0]:.1f}x** / "
-                        f"**{c[1] / s[1]:.1f}x** | {s[2]:.3f} | {c[2]:.3f} |")
+            rows.append([name, f"{s[0]:.2f} / {s[1]:.2f}", f"{c[0]:.2f} / {c[1]:.2f}",
+                         f"**{c[0] / s[0]:.1f}x** / **{c[1] / s[1]:.1f}x**", f"{s[2]:.3f}", f"{c[2]:.3f}"])
     lines = ["# `lm train --method convex` against `--method spectral-substring`", "", header, "",
              f"Best of {args.repeats} runs of the whole command after a warm-up; wall / CPU seconds. Perplexity on "
              "the test file (toy: its .test; EWT: test; PAutomaC: its .test).", "",
-             "| data | spectral-substring (s) | convex (s) | convex / spectral | perplexity spectral | convex |",
-             "|---|---|---|---|---|---|", *rows, ""]
+             *markdown_table(["data", "spectral-substring (s)", "convex (s)", "convex / spectral",
+                              "perplexity spectral", "convex"], rows), ""]
     write_results(OUT, "\n".join(lines))
     print("\n".join(lines))
 

@@ -20,7 +20,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 
-from .common import PAUTOMAC as DATA, RESULTS, describe, require_data, write_results  # noqa: E402
+from .common import PAUTOMAC as DATA, RESULTS, describe, markdown_table, require_data, write_results  # noqa: E402
 
 OUT = RESULTS / "em_tensor.md"
 
@@ -51,10 +51,10 @@ def main(argv=None) -> None:
             score = evaluate_lm(lm, test, solution)["pautomac_score"]
             summary = lm.summary()
             cells.append(f"{score / floor - 1:.2%} ({summary['n_states']} states, {seconds:.0f} CPU s)")
-        rows.append(f"| {p} | {len(train.vocabulary) - 2} | {' | '.join(cells)} |")
+        rows.append([p, len(train.vocabulary) - 2, *cells])
     lines = ["# EM-Tensor against EM (lm train)", "", header, "",
              "Excess of the PAutomaC score over the true model's (states chosen, training CPU seconds).", "",
-             "| problem | symbols | em | em-tensor |", "|---|---|---|---|", *rows, ""]
+             *markdown_table(["problem", "symbols", "em", "em-tensor"], rows), ""]
     write_results(OUT, "\n".join(lines))
     print("\n".join(lines))
 

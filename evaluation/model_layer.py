@@ -35,7 +35,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 
 from ._splearn import run_worker  # noqa: E402
-from .common import EVALUATION, EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, run_timed, timed  # noqa: E402
+from .common import EVALUATION, EWT, PAUTOMAC, REPO, RESULTS, SEQSPECTRAL, best_of, describe, markdown_table, run_timed, timed  # noqa: E402
 
 OUT = RESULTS / "model_layer.md"
 SPLEARN_WORKER = EVALUATION / "_splearn_speed_worker.py"
@@ -44,7 +44,7 @@ SPLEARN_WORKER = EVALUATION / "_splearn_speed_worker.py"
 QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
 
 
-def pautomac_rows(problems, repeats, tmp) -> list[str]:
+def pautomac_rows(problems, repeats, tmp) -> list[list]:
     rows = []
     for n in problems:
         train = PAUTOMAC / f"{n}.pautomac.train"
@@ -54,8 +54,8 @@ def pautomac_rows(problems, repeats, tmp) -> list[str]:
         ours = best_of(ours_cmd, repeats, **QUIET)
         runs = [_splearn_fresh(train) for _ in range(repeats)]
         theirs = min(r[0] for r in runs), min(r[1] for r in runs)
-        rows.append(f"| {n} | {ours[0]:.2f} | {theirs[0]:.2f} | **{theirs[0] / ours[0]:.1f}x** | "
-                    f"{ours[1]:.2f} | {theirs[1]:.2f} | **{theirs[1] / ours[1]:.1f}x** |")
+        rows.append([n, f"{ours[0]:.2f}", f"{theirs[0]:.2f}", f"**{theirs[0] / ours[0]:.1f}x**",
+                     f"{ours[1]:.2f}", f"{theirs[1]:.2f}", f"**{theirs[1] / ours[1]:.1f}x**"])
     return rows
 
 
@@ -129,15 +129,16 @@ def main(argv=None) -> None:
         "bigram-mixture choice on a held-out 20% with the refit, saving). scikit-splearn: a fresh python of its venv "
         "running `load_data_sample` + `Spectral(rank=20, lrows=3, lcolumns=3, version='factor', partial=True, "
         "sparse=True).fit` (imports included).", "",
-        "| problem (100,000 strings) | ours wall (s) | scikit-splearn wall (s) | ratio | ours CPU (s) | "
-        "scikit-splearn CPU (s) | ratio |", "|---|---|---|---|---|---|---|", *rows, "",
+        *markdown_table(["problem (100,000 strings)", "ours wall (s)", "scikit-splearn wall (s)", "ratio",
+                         "ours CPU (s)", "scikit-splearn CPU (s)", "ratio"], rows), "",
         "## Start-up and the first run", "",
-        "| what | wall (s) | CPU (s) |", "|---|---|---|",
-        f"| `lm train --method spectral-substring --dev` on EWT train (12,544 sentences), warm | {ewt[0]:.2f} | "
-        f"{ewt[1]:.2f} |",
-        f"| `python -m seqspectral.cli.main --help`, warm | {help_module[0]:.3f} | {help_module[1]:.3f} |",
-        f"| `seqspectral --help` (the installed script), warm | {help_script[0]:.3f} | {help_script[1]:.3f} |",
-        f"| first `lm train` after an install (empty Numba cache, bundled sample) | {cold_wall:.1f} | {cold_cpu:.1f} |",
+        *markdown_table(["what", "wall (s)", "CPU (s)"], [
+            ["`lm train --method spectral-substring --dev` on EWT train (12,544 sentences), warm",
+             f"{ewt[0]:.2f}", f"{ewt[1]:.2f}"],
+            ["`python -m seqspectral.cli.main --help`, warm", f"{help_module[0]:.3f}", f"{help_module[1]:.3f}"],
+            ["`seqspectral --help` (the installed script), warm", f"{help_script[0]:.3f}", f"{help_script[1]:.3f}"],
+            ["first `lm train` after an install (empty Numba cache, bundled sample)", f"{cold_wall:.1f}",
+             f"{cold_cpu:.1f}"]]),
         "",
         "## A word-form HMM scores EWT dev in O(V·k + k²) memory", "",
         f"{hmm['types']:,} word types, {hmm['states']} states, {hmm['tokens']:,} known dev tokens: peak resident "

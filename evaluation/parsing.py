@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ._udpipe import udpipe_sentences
-from .common import EWT, RESULTS, describe, log, require_data, write_results
+from .common import EWT, RESULTS, describe, log, markdown_table, require_data, write_results
 
 OUT = RESULTS / "parsing.md"
 
@@ -283,12 +283,8 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
              f"{EPOCHS[1]} epochs for first order, {EPOCHS[2]} for second order). Tags: \"UPOS\" = features over "
              "UPOS only; \"all\" = UPOS, XPOS and FEATS (the parser's default; UDPipe's \"gold tags\" are these "
              "three columns). 1-best parsing includes the label classifier; k-best times are trees only. CPU seconds "
-             "of this process on a shared machine.", "",
-             "| tags | order | epochs | UAS | LAS | CM | UAS no punct | LAS no punct | CM no punct | train CPU | "
-             "1-best parsing | 50-best |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    oracle_lines = ["", "## k-best oracle UAS (EWT test; no punct in parentheses)", "",
-                    "| tags | order | " + " | ".join(f"k = {k}" for k in ORACLE_K) + " |",
-                    "|---|---:|" + "---:|" * len(ORACLE_K)]
+             "of this process on a shared machine.", ""]
+    rows, oracle_rows = [], []
     for tags in TAG_SETS:
         for order in (1, 2):
             name = f"parser{order}.{tags}"
@@ -303,20 +299,21 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
             start = time.process_time()
             lists = model.kbest_trees(test, K)
             kbest_ms = 1000 * (time.process_time() - start) / len(test)
-            lines.append(f"| {tags} | {order} | {model.selection_.chosen['epochs']} | {_f(p['uas'])} | {_f(p['las'])} | "
-                         f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | {_f(q['complete'])} | "
-                         f"{work.times.get(f'{name}:fit_cpu', float('nan')):.0f} s | "
-                         f"{len(test) / cpu:.0f} sentences/s | {kbest_ms:.2f} ms/sentence |")
-            oracle_lines.append(f"| {tags} | {order} | " + " | ".join(
-                f"{_f(oracle_uas(lists, test, k))} ({_f(oracle_uas(lists, test, k, punct=False))})"
-                for k in ORACLE_K) + " |")
+            rows.append([tags, order, model.selection_.chosen["epochs"], *_scores(p, q),
+                         f"{work.times.get(f'{name}:fit_cpu', float('nan')):.0f} s",
+                         f"{len(test) / cpu:.0f} sentences/s", f"{kbest_ms:.2f} ms/sentence"])
+            oracle_rows.append([tags, order, *(f"{_f(oracle_uas(lists, test, k))} "
+                                               f"({_f(oracle_uas(lists, test, k, punct=False))})" for k in ORACLE_K)])
     if args.udpipe_iterations:
         row = udpipe_row(work, test, args.udpipe_iterations)
         if row:
-            lines.append(row)
+            rows.append(row)
     if args.spacy:
-        lines.append(spacy_row(work, train, dev, test, max_steps=200 if args.limit else None))
-    lines += oracle_lines
+        rows.append(spacy_row(work, train, dev, test, max_steps=200 if args.limit else None))
+    lines += markdown_table(["tags", "order", "epochs", "UAS", "LAS", "CM", "UAS no punct", "LAS no punct",
+                             "CM no punct", "train CPU", "1-best parsing", "50-best"], rows)
+    lines += ["", "## k-best oracle UAS (EWT test; no punct in parentheses)", "",
+              *markdown_table(["tags", "order", *(f"k = {k}" for k in ORACLE_K)], oracle_rows)]
     text = "\n".join(lines) + "\n"
     if args.limit:
         print(text)
@@ -327,7 +324,7 @@ def parsers_only(work, train, dev, test, args, argv) -> int:
     return 0
 
 
-def udpipe_row(work, test, iterations: int) -> str | None:
+def udpipe_row(work, test, iterations: int) -> list | None:
     """UDPipe 1's parser (Parsito) trained on train with dev for early stopping, parsing
     test from its gold tags (``iterations`` training iterations; its default is 10)."""
     from dataclasses import replace
@@ -364,12 +361,11 @@ def udpipe_row(work, test, iterations: int) -> str | None:
             raise RuntimeError("UDPipe's words do not align with the toolkit's reading of EWT test")
         pred.append(replace(gold, heads=[w.head for w in words], deprels=[w.deprel for w in words]))
     p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
-    return (f"| UDPipe 1 (Parsito, {iterations} iterations; default 10) | — | — | {_f(p['uas'])} | {_f(p['las'])} | "
-            f"{_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | {_f(q['complete'])} | "
-            f"{work.times[f'{name}:fit_cpu']:.0f} s | {len(test) / cpu:.0f} sentences/s | — |")
+    return [f"UDPipe 1 (Parsito, {iterations} iterations; default 10)", "—", "—", *_scores(p, q),
+            f"{work.times[f'{name}:fit_cpu']:.0f} s", f"{len(test) / cpu:.0f} sentences/s", "—"]
 
 
-def spacy_row(work, train, dev, test, max_steps: int | None = None) -> str:
+def spacy_row(work, train, dev, test, max_steps: int | None = None) -> list:
     """spaCy's CNN parser (``spacy init config --pipeline parser --optimize efficiency``) trained
     from blank on train with dev for model selection, parsing test with gold tokenization
     (``max_steps``: spaCy's default schedule when None; smoke runs cut it)."""
@@ -393,13 +389,17 @@ def spacy_row(work, train, dev, test, max_steps: int | None = None) -> str:
     out = json.loads(path.read_text())
     pred = [replace(g, heads=h, deprels=d) for g, h, d in zip(test, out["heads"], out["deprels"], strict=True)]
     p, q = attachment_scores(test, pred), attachment_scores(test, pred, punct=False)
-    return (f"| spaCy {out['version']} CNN parser from blank (words only; default schedule, best dev step) | — | — | "
-            f"{_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | {_f(q['uas'])} | {_f(q['las'])} | "
-            f"{_f(q['complete'])} | {out['train_cpu']:.0f} s | {len(test) / out['parse_cpu']:.0f} sentences/s | — |")
+    return [f"spaCy {out['version']} CNN parser from blank (words only; default schedule, best dev step)", "—", "—",
+            *_scores(p, q), f"{out['train_cpu']:.0f} s", f"{len(test) / out['parse_cpu']:.0f} sentences/s", "—"]
 
 
 def _f(x: float) -> str:
     return f"{x:.2f}"
+
+
+def _scores(p, q) -> list[str]:
+    """UAS, LAS and CM with punctuation (``p``), then without (``q``)."""
+    return [_f(p["uas"]), _f(p["las"]), _f(p["complete"]), _f(q["uas"]), _f(q["las"]), _f(q["complete"])]
 
 
 def report(base, rows, oracle, second, sel1, times, parse_cpu, kbest_ms, n_test, argv) -> str:
@@ -409,20 +409,17 @@ def report(base, rows, oracle, second, sel1, times, parse_cpu, kbest_ms, n_test,
              "3-fold jackknifing of train; every choice (parser epochs, reranker epochs) on dev. UAS/LAS/CM in %, "
              "CM = complete match (all heads right). \"punct\": every word scored; \"no punct\": words with gold "
              "UPOS PUNCT left out.", "",
-             "## Table 1: parser → reranker → + spectral feature", "",
-             "| system | k | UAS | LAS | CM | UAS no punct | LAS no punct | CM no punct | reranker epochs |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "## Table 1: parser → reranker → + spectral feature", ""]
 
     def row(name, k, r, epochs="—"):
-        p, q = r["punct"], r["no_punct"]
-        return (f"| {name} | {k} | {_f(p['uas'])} | {_f(p['las'])} | {_f(p['complete'])} | {_f(q['uas'])} | "
-                f"{_f(q['las'])} | {_f(q['complete'])} | {epochs} |")
+        return [name, k, *_scores(r["punct"], r["no_punct"]), epochs]
 
-    lines.append(row(f"first-order parser (1-best, {sel1['chosen']['epochs']} epochs)", 1, base))
-    for r in rows:
-        lines.append(row(f"reranker: {r['name']}", r["k"], r, r["epochs"]))
+    table = [row(f"first-order parser (1-best, {sel1['chosen']['epochs']} epochs)", 1, base)]
+    table += [row(f"reranker: {r['name']}", r["k"], r, r["epochs"]) for r in rows]
     if second:
-        lines.append(row(f"second-order parser (1-best, {second['epochs']} epochs)", 1, second))
+        table.append(row(f"second-order parser (1-best, {second['epochs']} epochs)", 1, second))
+    lines += markdown_table(["system", "k", "UAS", "LAS", "CM", "UAS no punct", "LAS no punct", "CM no punct",
+                             "reranker epochs"], table)
     base_err = 100 - next(r for r in rows if r["name"] == "baseline features" and r["k"] == K)["punct"]["uas"]
     spec = next(r for r in rows if r["name"].startswith("+ spectral log p (UPOS") and r["k"] == K)["punct"]["uas"]
     lines += ["", f"Relative UAS error reduction of the spectral feature over the baseline-feature reranker "
@@ -431,22 +428,20 @@ def report(base, rows, oracle, second, sel1, times, parse_cpu, kbest_ms, n_test,
     for r in rows:
         lines.append(f"- {r['name']} (k = {r['k']}): " + ", ".join(f"{n} {w:+.4g}" for n, w in r["weights"].items()))
     lines += ["", "## k-best oracle UAS (first-order parser, EWT test)", "",
-              "| k | " + " | ".join(str(k) for k in ORACLE_K) + " |",
-              "|---|" + "---:|" * len(ORACLE_K),
-              "| oracle UAS | " + " | ".join(_f(oracle[k][0]) for k in ORACLE_K) + " |",
-              "| oracle UAS no punct | " + " | ".join(_f(oracle[k][1]) for k in ORACLE_K) + " |", "",
-              "## Speed (CPU seconds of this process; the machine is shared)", "",
-              "| what | CPU |", "|---|---:|",
-              f"| first-order parser training (train, 10 epochs with dev UAS after each, + labeler) | "
-              f"{times.get('parser1:fit_cpu', float('nan')):.1f} s |",
-              f"| first-order 1-best parsing of test | {parse_cpu:.2f} s ({n_test / parse_cpu:.0f} sentences/s) |",
-              f"| first-order 50-best parsing of test (with labels) | {kbest_ms:.2f} ms/sentence |",
-              f"| 3-fold jackknifed 50-best lists of train (3 trainings + parsing) | "
-              f"{times.get('train.jackknife.50best:cpu', float('nan')):.0f} s |"]
+              *markdown_table(["k", *ORACLE_K], [["oracle UAS", *(_f(oracle[k][0]) for k in ORACLE_K)],
+                                                 ["oracle UAS no punct", *(_f(oracle[k][1]) for k in ORACLE_K)]]), "",
+              "## Speed (CPU seconds of this process; the machine is shared)", ""]
+    speed = [["first-order parser training (train, 10 epochs with dev UAS after each, + labeler)",
+              f"{times.get('parser1:fit_cpu', float('nan')):.1f} s"],
+             ["first-order 1-best parsing of test", f"{parse_cpu:.2f} s ({n_test / parse_cpu:.0f} sentences/s)"],
+             ["first-order 50-best parsing of test (with labels)", f"{kbest_ms:.2f} ms/sentence"],
+             ["3-fold jackknifed 50-best lists of train (3 trainings + parsing)",
+              f"{times.get('train.jackknife.50best:cpu', float('nan')):.0f} s"]]
     if second:
-        lines += [f"| second-order parser training | {second['fit_cpu'] or float('nan'):.1f} s |",
-                  f"| second-order 1-best parsing of test | {second['parse_cpu']:.2f} s "
-                  f"({n_test / second['parse_cpu']:.0f} sentences/s) |"]
+        speed += [["second-order parser training", f"{second['fit_cpu'] or float('nan'):.1f} s"],
+                  ["second-order 1-best parsing of test",
+                   f"{second['parse_cpu']:.2f} s ({n_test / second['parse_cpu']:.0f} sentences/s)"]]
+    lines += markdown_table(["what", "CPU"], speed)
     lines += ["", "Parser epochs chosen on dev (UAS by epoch): " +
               ", ".join(f"{r['epochs']}: {_f(r['score'])}" for r in sel1["table"]), ""]
     return "\n".join(lines)

@@ -19,6 +19,44 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+#: modules whose tests are units of work of their own in a parallel run (each prepares what
+#: it needs); any other module's tests run together, in order, in one worker (they share
+#: module-scoped fixtures and files). tests/test_docs.py is not one: its README stories run
+#: once per session, in order, and its pages read what they wrote.
+SPLIT_MODULES: tuple[str, ...] = ()
+#: units that take longest (``pytest --durations=0``), handed out first in this order
+LONGEST_FIRST = ("tests/test_docs.py", "tests/reranking/test_build.py")
+
+
+def unit_of(nodeid: str) -> str:
+    """The unit of work of a test: its module, or itself in a module of :data:`SPLIT_MODULES`."""
+    module = nodeid.split("::", 1)[0]
+    return nodeid if module in SPLIT_MODULES else module
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile`` (pyproject's addopts, ``-n auto``) by :func:`unit_of`, longest first."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Units(LoadScopeScheduling):
+        ordered = False
+
+        def _split_scope(self, nodeid: str) -> str:
+            return unit_of(nodeid)
+
+        def _assign_work_unit(self, node) -> None:
+            if not self.ordered:  # the queue is complete before the first unit is handed out
+                for unit in reversed(LONGEST_FIRST):
+                    if unit in self.workqueue:
+                        self.workqueue.move_to_end(unit, last=False)
+                self.ordered = True
+            super()._assign_work_unit(node)
+
+    return Units(config, log)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """``../shared`` beside the clone (real EWT, PAutomaC, NLTK data); skips when missing."""

@@ -97,3 +97,24 @@ def test_tree_em_reports_its_iterations(capsys, tmp_path, quiet):
     assert main(args + (["--quiet"] if quiet else [])) == 0
     err = capsys.readouterr().err
     assert ("seqspectral: tree EM, 2 states: 2/2 iterations in" in err) != quiet
+
+
+def test_steps_are_stages_of_their_own_in_a_log_and_advance_the_bar_on_a_terminal():
+    log = io.StringIO()
+    with stage("tag train", total=2, unit="epoch", show=True, stream=log) as bar:
+        bar.step("dev 90.00%")
+        bar.step()
+    lines = log.getvalue().splitlines()  # a line per epoch, its own seconds; no closing line for the stage
+    assert len(lines) == 2
+    assert re.fullmatch(r"seqspectral: tag train: epoch 1/2: \d+\.\d s, \d+\.\d CPU s \(dev 90\.00%\)", lines[0])
+    assert re.fullmatch(r"seqspectral: tag train: epoch 2/2: \d+\.\d s, \d+\.\d CPU s", lines[1])
+    terminal = Terminal()
+    with stage("tag train", total=2, unit="epoch", show=True, stream=terminal) as bar:
+        bar.step("dev 90.00%")
+        bar.step("dev 91.00%")
+    assert "2/2" in terminal.getvalue() and "dev 91.00%" in terminal.getvalue()
+    assert "seqspectral: tag train" not in terminal.getvalue()
+    quiet = io.StringIO()
+    with stage("tag train", total=2, unit="epoch", show=False, stream=quiet) as bar:
+        bar.step("dev 90.00%")
+    assert quiet.getvalue() == ""

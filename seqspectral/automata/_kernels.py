@@ -44,15 +44,16 @@ def log_values(symbols, offsets, initial, final, operators):
 
 @njit(cache=True)
 def positive_mass(weights):
-    """(the sum of the positive ``weights``, whether every weight is finite)."""
+    """The sum of the positive weights, the mass a floor is a fraction of; 0.0 when there is
+    none or a weight (or the sum) is not finite: the conditional is then uniform."""
     pos = 0.0
-    finite = True
-    for w in weights:
+    for j in range(len(weights)):
+        w = weights[j]
         if not np.isfinite(w):
-            finite = False
-        elif w > 0.0:
+            return 0.0
+        if w > 0.0:
             pos += w
-    return pos, finite
+    return pos if np.isfinite(pos) else 0.0
 
 
 @njit(cache=True)
@@ -63,8 +64,8 @@ def floored_conditional(weights, floor, out):
     weights) every weight is floored and the conditional is uniform.
     """
     n = len(weights)
-    pos, finite = positive_mass(weights)
-    if not finite or pos <= 0.0 or not np.isfinite(pos):
+    pos = positive_mass(weights)
+    if pos == 0.0:
         for j in range(n):
             out[j] = 1.0 / n
         return n
@@ -203,11 +204,11 @@ def floored_probabilities(weights, col, floors, out):
     ``floors[f]`` × the positive mass and renormalised (``floored_conditional``'s rule: a
     weight below the threshold t ≥ 0, or not positive, becomes t, i.e. max(w, t))."""
     n = len(weights)
-    pos, finite = positive_mass(weights)
+    pos = positive_mass(weights)
     for f in range(len(floors)):
         if col < 0:
             out[f] = 0.0
-        elif not finite or pos <= 0.0 or not np.isfinite(pos):
+        elif pos == 0.0:
             out[f] = 1.0 / n
         else:
             threshold = floors[f] * pos

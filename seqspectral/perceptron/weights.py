@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _kernels
+
 
 class AveragedWeights:
     """``current`` weights and ``totals`` (Σ step × update) of a perceptron (Collins 2002).
@@ -18,7 +20,10 @@ class AveragedWeights:
         self.step = 1
 
     def average(self) -> np.ndarray:
-        return (self.current - self.totals / self.step).astype(np.float32)
+        """The averaged weights, float32."""
+        out = np.empty(len(self.current), dtype=np.float32)
+        _kernels.average(self.current, self.totals, float(self.step), out)
+        return out
 
 
 def sparse_state(prefix: str, weights: np.ndarray) -> dict[str, np.ndarray]:

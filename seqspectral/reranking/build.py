@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, replace
@@ -33,6 +32,7 @@ import numpy as np
 
 from seqspectral.corpus.reading import Reading
 from seqspectral.io import atomic_open
+from seqspectral.progress import stage
 
 #: the treebank reader's options and their defaults
 READING = {"format": "auto", "encoding": "utf-8", "errors": "raise"}
@@ -79,38 +79,7 @@ class BuildOptions:
 SPECTRAL = ("global", "direction")
 
 
-# -- progress and stage bookkeeping -----------------------------------------------------------
-class Progress:
-    """Stage-by-stage progress: a tqdm bar on a terminal, one line per stage otherwise, nothing
-    when ``quiet``."""
-
-    def __init__(self, quiet: bool = False, stream=None):
-        self.stream = stream or sys.stderr
-        self.quiet = quiet
-        self.bar = None
-        if not quiet and self.stream.isatty():
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=0, file=self.stream, unit="stage", leave=True, bar_format="{desc} [{elapsed}]")
-
-    def start(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.set_description_str(f"rerank build: {name} ...")
-
-    def done(self, name: str, wall: float, cpu: float, kept: bool) -> None:
-        if self.quiet:
-            return
-        line = f"rerank build: {name}: " + ("kept (finished earlier)" if kept else f"{wall:.1f} s ({cpu:.1f} CPU s)")
-        if self.bar is not None:
-            self.bar.write(line, file=self.stream)
-        else:
-            print(line, file=self.stream, flush=True)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
+# -- stage bookkeeping -----------------------------------------------------------------------
 def _cpu() -> float:
     """CPU seconds of this process (fold workers report their own)."""
     return time.process_time()
@@ -131,11 +100,13 @@ def _key(*parts) -> str:
 
 class Stages:
     """The finished stages of a build directory (``build.json``): per stage its key, files and
-    seconds. :meth:`run` loads a finished stage whose key matches, else computes and keeps it."""
+    seconds. :meth:`run` loads a finished stage whose key matches, else computes and keeps it;
+    each is a stage of :mod:`seqspectral.progress` (``progress``: its ``show``)."""
 
-    def __init__(self, directory: Path, progress: Progress):
+    def __init__(self, directory: Path, progress: bool | None, stream=None):
         self.directory = directory
         self.progress = progress
+        self.stream = stream
         path = directory / MANIFEST
         self.manifest = json.loads(path.read_text()) if path.is_file() else {}
         self.manifest.setdefault("stages", {})
@@ -148,20 +119,29 @@ class Stages:
         entry = self.manifest["stages"].get(name)
         return bool(entry) and entry["key"] == key and all(self.path(f).is_file() for f in files)
 
+    def stage(self, desc: str, total: int | None = None, unit: str = "step"):
+        """A :func:`seqspectral.progress.stage` of this build."""
+        return stage(f"rerank build: {desc}", total, unit, show=self.progress, stream=self.stream)
+
+    def kept(self, name: str) -> None:
+        with self.stage(name) as s:
+            s.set_postfix_str("kept: finished earlier")
+
     def record(self, name: str, key: str, files: list[str], wall: float, cpu: float) -> None:
         self.manifest["stages"][name] = {"key": key, "files": files, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
         self.write()
-        self.progress.done(name, wall, cpu, kept=False)
 
     def run(self, name: str, key: str, files: list[str], compute, save, load):
         if self.finished(name, key, files):
-            self.progress.done(name, 0.0, 0.0, kept=True)
+            self.kept(name)
             return load()
-        self.progress.start(name)
-        wall, cpu, self.extra_cpu = time.perf_counter(), _cpu(), 0.0
-        result = compute()
-        save(result)
-        self.record(name, key, files, time.perf_counter() - wall, _cpu() - cpu + self.extra_cpu)
+        with self.stage(name) as shown:
+            wall, cpu, self.extra_cpu = time.perf_counter(), _cpu(), 0.0
+            result = compute()
+            save(result)
+            self.record(name, key, files, time.perf_counter() - wall, _cpu() - cpu + self.extra_cpu)
+            if self.extra_cpu:
+                shown.set_postfix_str(f"and {self.extra_cpu:.1f} CPU s in worker processes")
         return result
 
     def write(self) -> None:
@@ -242,21 +222,18 @@ def _with_tags(sentence, tags: dict):
 
 # -- the build --------------------------------------------------------------------------------
 def build(directory, train_path, dev_path=None, options: BuildOptions | None = None, *, reading=None,
-          workers: int = 1, progress: Progress | None = None) -> dict:
+          workers: int = 1, progress: bool | None = None, stream=None) -> dict:
     """Train every stage into ``directory`` (see the module docstring) and return the report.
     ``reading``: keyword arguments of the treebank reader (format, encoding, errors);
-    ``workers``: processes for the folds."""
+    ``workers``: processes for the folds; ``progress``: every stage shown by the toolkit's
+    progress rule (:mod:`seqspectral.progress`; ``stream`` default standard error)."""
     options = options or BuildOptions()
     options.check()
-    progress = progress or Progress(quiet=True)
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     reading = {**READING, **{k: v for k, v in (reading or {}).items() if v is not None}}
-    stages = Stages(directory, progress)
-    try:
-        return _build(stages, Path(train_path), Path(dev_path) if dev_path else None, options, reading, workers)
-    finally:
-        progress.close()
+    stages = Stages(directory, progress, stream)
+    return _build(stages, Path(train_path), Path(dev_path) if dev_path else None, options, reading, workers)
 
 
 def read_treebank(path, reading: dict, heads_required: bool = True) -> list:
@@ -346,23 +323,26 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
         name = f"nbest-train-fold{i + 1}"
         if stages.finished(name, lists_key, [name + ".npz"]):
             fold_trees[i] = _load_trees(stages.path(name + ".npz"), train[a:b])
-            stages.progress.done(name, 0.0, 0.0, kept=True)
+            stages.kept(name)
         else:
             todo.append(i)
     if todo:  # the missing folds at once, on ``workers`` processes
         from seqspectral.parsing import TreeLists
 
-        stages.progress.start(f"jackknifed {o.k}-best lists of train, folds {', '.join(str(i + 1) for i in todo)}")
-        wall = time.perf_counter()
-        jobs = [(fold_params, train[:blocks[i][0]] + train[blocks[i][1]:], train[blocks[i][0]:blocks[i][1]], o.k)
-                for i in todo]
-        for i, (heads, scores, n_trees, cpu_i) in zip(todo, _map(_parse_fold, jobs, workers)):
-            wall_i = time.perf_counter() - wall  # since the previous fold was done
-            wall += wall_i
-            name = f"nbest-train-fold{i + 1}"
-            fold_trees[i] = TreeLists(train[blocks[i][0]:blocks[i][1]], heads, scores, n_trees)
-            _save_trees(stages.path(name + ".npz"), fold_trees[i])
-            stages.record(name, lists_key, [name + ".npz"], wall_i, cpu_i)
+        with stages.stage(f"jackknifed {o.k}-best lists of train", len(todo), "fold") as shown:
+            wall, folds_cpu = time.perf_counter(), 0.0
+            jobs = [(fold_params, train[:blocks[i][0]] + train[blocks[i][1]:], train[blocks[i][0]:blocks[i][1]], o.k)
+                    for i in todo]
+            for i, (heads, scores, n_trees, cpu_i) in zip(todo, _map(_parse_fold, jobs, workers)):
+                wall_i = time.perf_counter() - wall  # since the previous fold was done
+                wall += wall_i
+                name = f"nbest-train-fold{i + 1}"
+                fold_trees[i] = TreeLists(train[blocks[i][0]:blocks[i][1]], heads, scores, n_trees)
+                _save_trees(stages.path(name + ".npz"), fold_trees[i])
+                stages.record(name, lists_key, [name + ".npz"], wall_i, cpu_i)
+                folds_cpu += cpu_i
+                shown.update()
+                shown.set_postfix_str(f"{folds_cpu:.1f} CPU s in the folds")
     train_trees = concatenated(fold_trees)
 
     dev_trees = None

@@ -14,12 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
-from seqspectral.perceptron import (AveragedWeights, dense_from_state, HeldOut, sparse_schema, sparse_state,
-                                    train_epochs)
-from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search
+from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
+from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search, select_and_refit
 
 from . import _kernels
 from .candidates import CandidateFeatures
+from .held_out_gain import HeldOutGain
 
 #: weights of the base score (standardised) the perceptron starts from when ``anchor="auto"``:
 #: the larger, the more evidence the other features need to overrule the base model
@@ -39,21 +39,26 @@ class Reranker(Estimator):
     the anchor. Training starts from the weights that rank by it alone (weight ``anchor``
     on it, 0 elsewhere), so the untrained model is the base model's own 1-best ranking,
     and it is one of the candidates of the held-out choice of (``anchor``, number of
-    epochs up to ``epochs``; epoch 0 is that ranking): the reranker is never worse than
-    the base model on the held-out lists. Held out: ``dev`` lists when given (the kept
-    weights are those of the chosen epoch), else a seeded :data:`HELD_OUT_FRACTION` of the
-    training lists (then refitted on all of them with the choice). ``anchor="auto"``
-    tries :data:`ANCHOR_GRID`. ``hash_bits``: 2**hash_bits binary-feature weights;
+    epochs up to ``epochs``; epoch 0 is that ranking), made through
+    :func:`~seqspectral.selection.select_and_refit`. A candidate scores its held-out gain
+    over that ranking less ``margin`` standard errors of the gain, paired over lists
+    (:mod:`.held_out_gain`): the ranking itself scores 0, so the reranker leaves it only
+    for a gain larger than the held-out set's noise, and is never worse than the base
+    model on the held-out lists. Held out: ``dev`` lists when given (the kept weights are
+    those of the chosen epoch), else a seeded :data:`HELD_OUT_FRACTION` of the training
+    lists (then refitted on all of them with the choice). ``anchor="auto"`` tries
+    :data:`ANCHOR_GRID`. ``hash_bits``: 2**hash_bits binary-feature weights;
     ``random_state``: the held-out lists and the visiting order.
     """
 
     kind = "reranker"
     _parameter_checks = {"epochs": integer(1), "anchor": either(one_of("auto"), real(0.0, open_low=True)),
-                         "hash_bits": integer(8, 30), "random_state": seed}
+                         "margin": real(0.0), "hash_bits": integer(8, 30), "random_state": seed}
 
-    def __init__(self, epochs=10, *, anchor="auto", hash_bits=20, random_state=0):
+    def __init__(self, epochs=10, *, anchor="auto", margin=2.0, hash_bits=20, random_state=0):
         self.epochs = epochs
         self.anchor = anchor
+        self.margin = margin
         self.hash_bits = hash_bits
         self.random_state = random_state
 
@@ -77,36 +82,36 @@ class Reranker(Estimator):
         self.dense_mean_, self.dense_scale_ = _within_list_scale(features)
         sizes = np.ones(len(features)) if sizes is None else np.asarray(sizes, dtype=np.float64)
         if dev is not None:  # fit on every training list, judge on the dev lists
-            visit, where = np.arange(len(features)), "dev lists"
             held_features, held_loss = dev[0], np.asarray(dev[1], dtype=np.float64)
-            held = np.arange(len(held_features))
-            held_sizes = np.asarray(dev[2], np.float64) if len(dev) > 2 else np.ones(len(held))
+            held_sizes = np.asarray(dev[2], np.float64) if len(dev) > 2 else np.ones(len(held_features))
+            dev_lists = np.arange(len(held_features))
         else:  # fit on some training lists, judge on the others (no copies: lists are visited or judged)
-            visit, held, where = _held_out_lists(len(features), self.random_state)
-            held_features, held_loss, held_sizes = features, loss, sizes[held]
-        held_out = HeldOut("held_out_loss", lambda model: float(np.sum(
-            held_loss[held_features.groups[held] + self._choose(held_features, model)[held]])),
-                           on=f"loss on {where}", higher_is_better=False)
+            held_features, held_loss, held_sizes, dev_lists = features, loss, sizes, None
         anchors = ANCHOR_GRID if self.anchor == "auto" else (float(self.anchor),)
         runs = {}
-        for anchor in anchors:
-            runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, held_out,
-                                       lambda r, a=anchor: on_epoch({"anchor": a, **r})
-                                       if on_epoch and (r["epoch"] or a == anchors[0]) else None)
-        self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
-                                      lambda anchor, epochs: runs[anchor].scores[epochs], on=held_out.on)
-        anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
-        model = runs[anchor].model if dev is not None else self._train(features, loss, np.arange(len(features)), anchor,
-                                                                            epochs).model
-        self.sparse_weights_, self.dense_weights_ = model
+
+        def choose(visit, held, on):
+            visit, held = np.sort(visit), np.sort(held)
+            base = self._choose(held_features, self._anchor_only(1.0))
+            gain = HeldOutGain(held_features, held_loss, held, base, self.margin, self._choose, on)
+            for anchor in anchors:
+                shown = (lambda r, a=anchor: on_epoch({"anchor": a, **r})
+                         if on_epoch and (r["epoch"] or a == anchors[0]) else None)
+                runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, gain.held_out,
+                                           gain.recording(shown))
+            self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
+                                          lambda anchor, epochs: runs[anchor].scores[epochs], on=gain.held_out.on)
+            anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
+            self.sparse_weights_, self.dense_weights_ = runs[anchor].model
+            self.held_out_ = gain.report(runs[anchor].history[epochs], on, float(np.sum(held_sizes[held])))
+            return self.selection_
+
+        def refit(every, held):
+            anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
+            self.sparse_weights_, self.dense_weights_ = self._train(features, loss, every, anchor, epochs).model
+
+        select_and_refit(np.arange(len(features)), dev_lists, self.random_state, choose, refit)
         self.history_ = [{"anchor": a, **r} for a in anchors for r in runs[a].history if r["epoch"] or a == anchors[0]]
-        base = runs[anchors[0]].history[0]["held_out_loss"]
-        reranked = -max(row["score"] for row in self.selection_.table)
-        total = float(np.sum(held_sizes))
-        self.held_out_ = {"on": where, "lists": len(held), "items": total, "base_loss": base,
-                          "reranked_loss": reranked,
-                          "base_accuracy": 100.0 * (1 - base / total) if total else None,
-                          "reranked_accuracy": 100.0 * (1 - reranked / total) if total else None}
         return self
 
     def _train(self, features, loss, visit, anchor, epochs, held_out=None, on_epoch=None):
@@ -131,6 +136,12 @@ class Reranker(Estimator):
             return sparse.average(), dense_w.average().astype(np.float64)
 
         return train_epochs(epochs, run_epoch, average, held_out, start=average(), on_epoch=on_epoch)
+
+    def _anchor_only(self, anchor: float):
+        """The model before any epoch: weight ``anchor`` on the base score, 0 elsewhere."""
+        dense = np.zeros(len(self.dense_names_))
+        dense[0] = anchor
+        return np.zeros(1 << self.hash_bits), dense
 
     def _standardised(self, features: CandidateFeatures) -> np.ndarray:
         if self.ranks_ and features.ranks and features.ranks != self.ranks_:
@@ -231,17 +242,6 @@ def _within_list_scale(features: CandidateFeatures) -> tuple[np.ndarray, np.ndar
     list_mean /= np.maximum(sizes, 1)[:, None]
     spread = np.sqrt(np.mean((features.dense - list_mean[owner]) ** 2, axis=0))
     return features.dense.mean(axis=0), np.where(spread > 0, spread, 1.0)
-
-
-def _held_out_lists(n_lists: int, random_state) -> tuple[np.ndarray, np.ndarray, str]:
-    """(fit lists, held-out lists, description): a seeded :data:`HELD_OUT_FRACTION` of the
-    lists held out; with fewer than 10 lists, all of them on both sides."""
-    if n_lists < 10:
-        every = np.arange(n_lists)
-        return every, every, "the training lists (too few to hold out)"
-    order = np.random.default_rng(random_state).permutation(n_lists)
-    n_held = max(1, int(round(HELD_OUT_FRACTION * n_lists)))
-    return np.sort(order[n_held:]), np.sort(order[:n_held]), f"held-out {HELD_OUT_FRACTION:.0%} of the training lists"
 
 
 def mean_loss(choice: np.ndarray, features: CandidateFeatures, loss: np.ndarray) -> float:

@@ -296,3 +296,28 @@ def test_standard_input_and_output_everywhere(models, tmp_path, capsys, monkeypa
     path = tmp_path / "lm.npz"
     path.write_bytes(buffer.getvalue())
     assert load_lm(path).method == "ngram"
+
+
+def test_rerank_reads_its_n_best_files_from_standard_input(models, tmp_path, capsys, monkeypatch, corpora_dir):
+    import io
+
+    _, parser, _ = models
+    gold = corpora_dir / "ewt-sample-dev.conllu"
+    nbest = tmp_path / "n.conllu"
+    assert main(["parse", "run", str(parser), str(gold), "-k", "3", "-o", str(nbest), "--quiet"]) == 0
+    by_file, by_stdin = tmp_path / "f.npz", tmp_path / "s.npz"
+    assert main(["rerank", "train", str(nbest), "--gold", str(gold), "--epochs", "2", "-o", str(by_file), "--quiet"]) == 0
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(nbest.read_bytes())))
+    assert main(["rerank", "train", "-", "--gold", str(gold), "--epochs", "2", "-o", str(by_stdin), "--quiet"]) == 0
+    assert by_file.read_bytes() == by_stdin.read_bytes()
+    best_file, best_stdin = tmp_path / "bf.conllu", tmp_path / "bs.conllu"
+    assert main(["rerank", "apply", str(by_file), str(nbest), "-o", str(best_file), "--quiet"]) == 0
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(nbest.read_bytes())))
+    assert main(["rerank", "apply", str(by_file), "-", "-o", str(best_stdin), "--quiet"]) == 0
+    assert best_file.read_text() == best_stdin.read_text()
+    # a format error in standard input names it, with the line
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"# sent_id = 1\n# nbest_rank = 1\n1\tx\n\n")))
+    capsys.readouterr()
+    assert main(["rerank", "apply", str(by_file), "-", "-o", str(tmp_path / "x.conllu")]) == 2
+    assert "<stdin>" in capsys.readouterr().err
+    assert main(["rerank", "train", "-", "--gold", "-", "-o", str(tmp_path / "y.npz")]) == 2

@@ -78,7 +78,7 @@ def parse_lists(trained):
 
 
 def test_rerank_train_reports_the_held_out_1best_and_reranked_uas(parse_lists, capsys):
-    from seqspectral.reranking.reranker import _held_out_lists
+    from seqspectral.selection import held_out_split
 
     out, dev, nbest = parse_lists
     reranker = out / "r.npz"
@@ -90,7 +90,7 @@ def test_rerank_train_reports_the_held_out_1best_and_reranked_uas(parse_lists, c
     assert "held-out UAS 1-best" in captured.err and "chose anchor" in captured.err
     lists, gold = read_nbest(nbest), read_conllu(dev)
     # the held-out lists are the seeded 20% of the training lists: their rank-1 UAS, counted here
-    _, held, _ = _held_out_lists(len(lists), 0)
+    _, held, _ = held_out_split(np.arange(len(lists)), None, 0)
     right = sum(int(np.sum(lists[i].candidates[0].heads == gold[i].heads)) for i in held)
     words = sum(len(gold[i]) for i in held)
     held_out = report["held_out"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import signal
 import sys
 import warnings
@@ -123,10 +125,39 @@ def test_parser_epoch_log_per_epoch_cpu(corpora_dir, tmp_path, capsys):
                  "--epochs", "2", "--hash-bits", "12", "--tags", "upos",
                  "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]) == 0
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("epoch")]
-    assert len(lines) == 2 and all("CPU s" in line for line in lines)
+    lines = [line for line in err.splitlines() if line.startswith("seqspectral: parse train: epoch")]
+    assert [line.split(":")[2] for line in lines] == [" epoch 1/2", " epoch 2/2"]
+    assert all(re.search(r": \d+\.\d s, \d+\.\d CPU s \(train UAS \d+\.\d\d, dev UAS \d+\.\d\d\)$", line)
+               for line in lines)
     kept = serialize.load(tmp_path / "p.npz").selection_.chosen["epochs"]
     assert f"kept epoch {kept} (best dev UAS)" in err
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("command", ["parse", "tag"])
+def test_training_epochs_follow_the_progress_rule(command, corpora_dir, tmp_path, capsys, monkeypatch):
+    """A bar on a terminal (no line per epoch), a line per epoch in a log, nothing with --quiet."""
+    train = ["train", str(corpora_dir / "ewt-sample-dev.conllu"), "-o", str(tmp_path / "m.npz"), "--epochs", "3",
+             "--hash-bits", "12", "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main([command, *train]) == 0
+    shown = terminal.getvalue()
+    monkeypatch.undo()
+    assert "\r" in shown and "3/3" in shown and "dev" in shown  # tqdm's bar, redrawn in place with the figures
+    assert f"{command} train: epoch" not in shown
+    assert [line for line in shown.splitlines() if line.strip()][-1].startswith("seqspectral: ")  # the summary
+    capsys.readouterr()
+    assert main([command, *train]) == 0
+    log = capsys.readouterr().err
+    assert [line.split(":")[2] for line in log.splitlines() if f"{command} train: epoch" in line] == \
+        [" epoch 1/3", " epoch 2/3", " epoch 3/3"]
+    assert main([command, *train, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_embed_neighbours_json(tmp_path, capsys):

@@ -50,14 +50,14 @@ def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_
     root, _, _ = files
     directory, _ = built
     before = json.loads((directory / b.MANIFEST).read_text())["stages"]
-    progress = b.Progress(stream=_Lines())
-    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL), progress=progress)
-    assert all("kept" in line for line in progress.stream.lines) and len(progress.stream.lines) == len(before)
-    progress = b.Progress(stream=_Lines())
+    shown = _Lines()
+    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL), progress=True, stream=shown)
+    assert all("kept" in line for line in shown.lines) and len(shown.lines) == len(before)
+    shown = _Lines()
     b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**{**SMALL, "reranker_epochs": 3}),
-            progress=progress)
-    redone = [line for line in progress.stream.lines if "kept" not in line]
-    assert len(redone) == 1 and redone[0].startswith("rerank build: reranker:")
+            progress=True, stream=shown)
+    redone = [line for line in shown.lines if "kept" not in line]
+    assert len(redone) == 1 and redone[0].startswith("seqspectral: rerank build: reranker:")
     b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL))  # back as it was
 
 
