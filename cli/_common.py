@@ -324,10 +324,11 @@ def treebank_reading(args, model=None):
     return Reading(format=args.format).updated(encoding=encoding)
 
 
-def read_treebank(path: str, args, heads_required: bool = True, reading=None) -> list:
+def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None) -> list:
     """The sentences of a treebank file (``-``: standard input) read as ``reading`` (default:
     :func:`treebank_reading` of ``args``); without ``heads_required`` HEAD may be ``_`` and a
-    text file is raw text, tokenised. Reader warnings are printed."""
+    text file is raw text, tokenised. Reader warnings are printed; messages call the file
+    ``name`` (default: ``path``)."""
     import warnings
 
     from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
@@ -335,25 +336,28 @@ def read_treebank(path: str, args, heads_required: bool = True, reading=None) ->
     from .main import UsageError
 
     reading = reading or treebank_reading(args)
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: a directory; give a treebank file")
+    shown = "<stdin>" if (name or path) == STDIN else (name or path)
     with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CorpusWarning)
         if reading.format == "auto":
             detection = detect(local, reading.encoding)
             if detection.by_content and not args.quiet:
-                note(f"{path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
+                note(f"{name or path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
             reading = reading.updated(format=detection.format)
         try:
             sentences = reading.read_sentences(local, args.errors, heads_required, getattr(args, "text_split", None)
                                                or "paragraphs")
         except CorpusFormatError as e:
-            if local == path:
+            if local == shown:
                 raise
-            raise CorpusFormatError("<stdin>", e.line, e.reason) from None
+            raise CorpusFormatError(shown, e.line, e.reason) from None
     for w in caught:
         if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message) if local == path else str(w.message).replace(local, "<stdin>"))
+            warn(str(w.message).replace(local, shown))
     if not sentences:
-        raise UsageError(f"{path}: no sentences")
+        raise UsageError(f"{shown}: no sentences")
     limit = getattr(args, "max_words", None)
     longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
     if limit is not None and len(sentences[longest]) > limit:

@@ -20,8 +20,9 @@ def register(sub) -> None:
     e.add_argument("pred", metavar="PRED", help="the same sentences with predicted HEAD and DEPREL, or their n-best "
                                                 "lists (parse run -k K), read one candidate at a time")
     e.add_argument("--no-punct", action="store_true",
-                   help="leave out punctuation: gold UPOS PUNCT in CoNLL-U; in CoNLL-X and Malt-TAB, whose tags are "
-                        "not UD's, words made of punctuation characters only (the CoNLL-X eval.pl rule)")
+                   help="leave out punctuation: gold UPOS PUNCT in CoNLL-U with UD tags; otherwise (CoNLL-X, Malt-TAB, "
+                        "CoNLL-U with other tags) words made of punctuation characters only (the CoNLL-X eval.pl "
+                        "rule)")
     e.add_argument("--json", action="store_true", help="print one JSON object (with per_relation)")
     add_treebank_options(e)
     e.set_defaults(handler=run_parse)
@@ -53,15 +54,16 @@ def run_parse(args) -> int:
     gold = read_treebank(args.gold, args, reading=reading)
     if not args.quiet and all(d == "_" for s in gold for d in s.deprels):
         note(f"{args.gold} has no DEPREL: LAS is UAS")
-    source = gold[0].source
-    by = "upos" if source is None or source.format == "conllu" else "form"  # UD's PUNCT, else eval.pl's rule
+    by = _punctuation_rule(gold)
+    if args.no_punct and by == "form" and _is_conllu(gold) and not args.quiet:
+        note(f"{args.gold} has no UPOS PUNCT (not UD tags): punctuation is words made of punctuation characters only")
     names = (args.gold, args.pred)
     with _local_file(args.pred) as pred:
         if _is_nbest(pred, reading.encoding):
             result = nbest_scores(gold, pred, punct=not args.no_punct, by=by, encoding=reading.encoding, names=names)
         else:
-            result = attachment_scores(gold, read_treebank(pred, args, reading=reading), punct=not args.no_punct,
-                                       by=by, names=names)
+            result = attachment_scores(gold, read_treebank(pred, args, reading=reading, name=args.pred),
+                                       punct=not args.no_punct, by=by, names=names)
     if args.json:
         print(json.dumps(result))
     elif "oracle" in result:
@@ -75,11 +77,23 @@ def run_parse(args) -> int:
     return 0
 
 
+def _is_conllu(gold) -> bool:
+    source = gold[0].source
+    return source is None or source.format == "conllu"
+
+
+def _punctuation_rule(gold) -> str:
+    """UD's (gold UPOS PUNCT) for CoNLL-U with UD tags; else the CoNLL-X eval.pl rule (the form)."""
+    return "upos" if _is_conllu(gold) and any(u == "PUNCT" for s in gold for u in s.upos) else "form"
+
+
 def _print_table(result: dict) -> None:
     for key in ("uas", "las", "complete", "complete_labeled"):
         print(f"{key:18s}{result[key]:.2f}")
     print(f"{'n_sentences':18s}{result['n_sentences']}")
     print(f"{'n_words':18s}{result['n_words']}")
+    if set(result["per_relation"]) <= {"_"}:  # no gold relations: nothing to break down
+        return
     print("LAS per gold relation (n, UAS, LAS):")
     for rel, r in sorted(result["per_relation"].items(), key=lambda item: -item[1]["n"]):
         print(f"  {rel:16s}{r['n']:7d}{r['uas']:8.2f}{r['las']:8.2f}")
@@ -99,4 +113,7 @@ def run_tag(args) -> int:
         print(f"{key:18s}{result[key]:.2f}")
     print(f"{'n_sentences':18s}{result['n_sentences']}")
     print(f"{'n_words':18s}{result['n_words']}")
+    print(f"accuracy per gold {args.field.upper()} tag (n, accuracy):")
+    for tag, r in sorted(result["per_tag"].items(), key=lambda item: -item[1]["n"]):
+        print(f"  {tag:16s}{r['n']:7d}{r['accuracy']:8.2f}")
     return 0

@@ -106,7 +106,9 @@ def run_parse(args) -> int:
         sentences = tagger.tag(sentences)
     profile = getattr(parser, "input_profile_", None) or ColumnProfile({c: {} for c in input_columns(parser)})
     name = "<stdin>" if args.input == "-" else args.input
+    filled = ", ".join(t.field.upper() for t in taggers)
+    hint = ("tag the input (--tagger)" if not taggers else
+            f"add a tagger of that column (the --tagger given {'fills' if len(taggers) == 1 else 'fill'} {filled})")
     for problem in profile.problems(sentences) if not args.quiet else ():
-        warn(f"{name}: {problem}; the parser reads it (parse train --tags): expect poor trees, or tag the input "
-             f"(--tagger)")
+        warn(f"{name}: {problem}; the parser reads it (parse train --tags): expect poor trees, or {hint}")
     return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)

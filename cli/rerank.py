@@ -203,12 +203,15 @@ def run_train(args) -> int:
         raise UsageError(f"--margin must be at least 0, not {args.margin:g}")
     train = lists(args.nbest, args.gold)
     dev = lists(args.dev, args.dev_gold) if args.dev else None
-    progress = _progress(args)
-    reranker = Reranker(epochs=args.epochs, margin=args.margin, random_state=args.random_state).fit(
-        train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
-        on_epoch=(lambda r: progress(f"anchor {r['anchor']:g}, epoch {r['epoch']}: held-out loss "
-                                     f"{r['held_out_loss']:g}, gain bound {r['held_out_gain_bound']:.1f}"))
-        if progress else None)
+    from seqspectral.progress import stage
+    from seqspectral.reranking.reranker import ANCHOR_GRID
+
+    # the progress rule: a bar on a terminal, a line per epoch of every anchor otherwise, nothing with --quiet
+    with stage("rerank train", 1 + args.epochs * len(ANCHOR_GRID), "step", show=not args.quiet) as bar:
+        reranker = Reranker(epochs=args.epochs, margin=args.margin, random_state=args.random_state).fit(
+            train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
+            on_epoch=lambda r: bar.step(f"anchor {r['anchor']:g}, epoch {r['epoch']}: held-out loss "
+                                        f"{r['held_out_loss']:g}, gain bound {r['held_out_gain_bound']:.1f}"))
     reranker.reading_ = reading  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     held = reranker.held_out_
@@ -337,7 +340,7 @@ def run_run(args) -> int:
         built = Built(args.build)
     except FileNotFoundError as e:
         raise UsageError(str(e)) from None
-    reading = treebank_reading(args)
+    reading = treebank_reading(args, built)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
     out, columns = run(built, sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))

@@ -39,8 +39,9 @@ def run_show(args) -> int:
     if args.html is not None:
         check_output_path(args.html)
     gold = read_treebank(args.gold, args) if args.gold is not None else None
+    shown = read_treebank(args.input, args)
     try:
-        items = shown_items(read_treebank(args.input, args), gold)
+        items = shown_items(shown, gold)
     except ValueError as e:
         raise UsageError(f"{args.gold}: {e}") from None
     if args.sent_id is not None:

@@ -18,7 +18,7 @@ Every long step opens a :func:`stage` and advances it::
 
 A stage whose units are worth a line each in a log (training epochs, with their figures)
 reports them with :meth:`Stage.step`: the bar advances on a terminal; otherwise each unit is
-a stage of its own, one line when it ends — ``seqspectral: parse train: epoch 3/10: 1.2 s,
+a stage of its own, one line when it ends — ``seqspectral: parse train: epoch 3/10 in 1.2 s,
 1.1 CPU s (train UAS 91.20, dev UAS 76.50)`` — and the stage adds no line of its own.
 
 The bar is tqdm's (imported only when a bar is drawn).
@@ -70,7 +70,7 @@ class Stage:
         elif self.mode == "line":
             now, cpu = time.perf_counter(), time.process_time()
             of = f"/{self.total}" if self.total is not None else ""
-            print(f"seqspectral: {self.desc}: {self.unit} {self.n}{of}: {now - self._step_start:.1f} s, "
+            print(f"seqspectral: {self.desc}: {self.unit} {self.n}{of} in {now - self._step_start:.1f} s, "
                   f"{cpu - self._step_cpu:.1f} CPU s{f' ({note})' if note else ''}", file=self.stream, flush=True)
             self._step_start, self._step_cpu = now, cpu
 

@@ -106,8 +106,8 @@ def test_steps_are_stages_of_their_own_in_a_log_and_advance_the_bar_on_a_termina
         bar.step()
     lines = log.getvalue().splitlines()  # a line per epoch, its own seconds; no closing line for the stage
     assert len(lines) == 2
-    assert re.fullmatch(r"seqspectral: tag train: epoch 1/2: \d+\.\d s, \d+\.\d CPU s \(dev 90\.00%\)", lines[0])
-    assert re.fullmatch(r"seqspectral: tag train: epoch 2/2: \d+\.\d s, \d+\.\d CPU s", lines[1])
+    assert re.fullmatch(r"seqspectral: tag train: epoch 1/2 in \d+\.\d s, \d+\.\d CPU s \(dev 90\.00%\)", lines[0])
+    assert re.fullmatch(r"seqspectral: tag train: epoch 2/2 in \d+\.\d s, \d+\.\d CPU s", lines[1])
     terminal = Terminal()
     with stage("tag train", total=2, unit="epoch", show=True, stream=terminal) as bar:
         bar.step("dev 90.00%")

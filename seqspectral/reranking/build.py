@@ -394,6 +394,7 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
     stages.manifest["options"] = asdict(o)
     stages.manifest["tag_fields"] = fields
     stages.manifest["parser_tag_columns"] = report["parser_tag_columns"]
+    stages.manifest["reading"] = inputs["reading"]  # rerank run reads new input as the treebank was read
     stages.write()
     report["stages"] = {n: {"wall_s": e["wall_s"], "cpu_s": e["cpu_s"]} for n, e in stages.manifest["stages"].items()}
     report["total_cpu_s"] = round(sum(e["cpu_s"] for e in stages.manifest["stages"].values()), 1)
@@ -472,7 +473,8 @@ def jackknifed_features(fold_trees, fold_models, o: BuildOptions):
 # -- the run step -----------------------------------------------------------------------------
 class Built:
     """A finished build directory's models: ``taggers`` ({field: tagger}), ``parser``,
-    ``tree_model`` (or None), ``reranker``, ``options``."""
+    ``tree_model`` (or None), ``reranker``, ``options``, and ``reading_`` (the training
+    treebank's encoding)."""
 
     def __init__(self, directory):
         from seqspectral import serialize
@@ -486,6 +488,7 @@ class Built:
             raise FileNotFoundError(f"{directory}: the build has not finished (run rerank build again)")
         self.options = BuildOptions(**manifest["options"])
         self.parser_tag_columns = manifest["parser_tag_columns"]
+        self.reading_ = Reading(encoding=manifest.get("reading", READING)["encoding"])  # older builds: utf-8
         self.taggers = {f: serialize.load(directory / f"tagger-{f}.npz", "tagger") for f in manifest["tag_fields"]}
         self.parser = serialize.load(directory / "parser.npz", "dependency_parser")
         self.tree_model = serialize.load(directory / "tree.npz", "spectral_tree_model") if self.options.field else None

@@ -126,9 +126,12 @@ def test_parser_epoch_log_per_epoch_cpu(corpora_dir, tmp_path, capsys):
                  "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]) == 0
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("seqspectral: parse train: epoch")]
-    assert [line.split(":")[2] for line in lines] == [" epoch 1/2", " epoch 2/2"]
-    assert all(re.search(r": \d+\.\d s, \d+\.\d CPU s \(train UAS \d+\.\d\d, dev UAS \d+\.\d\d\)$", line)
+    assert [line.split(":")[2].split(" in ")[0] for line in lines] == [" epoch 1/2", " epoch 2/2"]
+    assert all(re.search(r" in \d+\.\d s, \d+\.\d CPU s \(train UAS \d+\.\d\d, dev UAS \d+\.\d\d\)$", line)
                for line in lines)
+    from evaluation.robustness import PROGRESS_LINE  # the robustness battery knows them for progress
+
+    assert all(PROGRESS_LINE.match(line) for line in lines)
     kept = serialize.load(tmp_path / "p.npz").selection_.chosen["epochs"]
     assert f"kept epoch {kept} (best dev UAS)" in err
 
@@ -138,24 +141,33 @@ class Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("command", ["parse", "tag"])
+@pytest.mark.parametrize("command", ["parse", "tag", "rerank"])
 def test_training_epochs_follow_the_progress_rule(command, corpora_dir, tmp_path, capsys, monkeypatch):
     """A bar on a terminal (no line per epoch), a line per epoch in a log, nothing with --quiet."""
-    train = ["train", str(corpora_dir / "ewt-sample-dev.conllu"), "-o", str(tmp_path / "m.npz"), "--epochs", "3",
-             "--hash-bits", "12", "--dev", str(corpora_dir / "ewt-sample-dev.conllu")]
+    dev = str(corpora_dir / "ewt-sample-dev.conllu")
+    train = ["train", dev, "-o", str(tmp_path / "m.npz"), "--epochs", "3", "--hash-bits", "12", "--dev", dev]
+    unit, steps = "epoch", 3
+    if command == "rerank":  # tag n-best lists of the dev sample, reranked by the tag model: 1 + 3 epochs x 3 anchors
+        assert main(["tag", "train", dev, "-o", str(tmp_path / "t.npz"), "--epochs", "2", "--quiet"]) == 0
+        assert main(["tag", "run", str(tmp_path / "t.npz"), dev, "-k", "3", "-o", str(tmp_path / "n.conllu"),
+                     "--quiet"]) == 0
+        assert main(["lm", "train", dev, "-o", str(tmp_path / "lm.npz"), "--method", "ngram", "--quiet"]) == 0
+        train = ["train", str(tmp_path / "n.conllu"), "--gold", dev, "--candidates", "tags", "--lm",
+                 str(tmp_path / "lm.npz"), "-o", str(tmp_path / "m.npz"), "--epochs", "3"]
+        unit, steps = "step", 10
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main([command, *train]) == 0
     shown = terminal.getvalue()
     monkeypatch.undo()
-    assert "\r" in shown and "3/3" in shown and "dev" in shown  # tqdm's bar, redrawn in place with the figures
-    assert f"{command} train: epoch" not in shown
+    assert "\r" in shown and f"{steps}/{steps}" in shown  # tqdm's bar, redrawn in place with the figures
+    assert f"{command} train: {unit}" not in shown
     assert [line for line in shown.splitlines() if line.strip()][-1].startswith("seqspectral: ")  # the summary
     capsys.readouterr()
     assert main([command, *train]) == 0
     log = capsys.readouterr().err
-    assert [line.split(":")[2] for line in log.splitlines() if f"{command} train: epoch" in line] == \
-        [" epoch 1/3", " epoch 2/3", " epoch 3/3"]
+    assert [line.split(":")[2].split(" in ")[0] for line in log.splitlines() if f"{command} train: {unit}" in line] == \
+        [f" {unit} {i}/{steps}" for i in range(1, steps + 1)]
     assert main([command, *train, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -191,3 +203,72 @@ def test_mixture_k_at_the_smallest_end_is_warned_unless_unmixed(corpora_dir, wei
                                                ["mixture_k"]))
     said = [w for w in lm.summary()["warnings"] if "mixed-in n-gram chose 0.001, the smallest" in w]
     assert bool(said) == warned
+
+
+PTB = ("# sent_id = 1\n1\tIt\t_\tPRP\tPRP\t_\t2\t_\t_\t_\n2\trains\t_\tVBZ\tVBZ\t_\t0\t_\t_\t_\n"
+       "3\t,\t_\t,\t,\t_\t2\t_\t_\t_\n4\tyes\t_\tUH\tUH\t_\t2\t_\t_\t_\n5\t.\t_\t.\t.\t_\t2\t_\t_\t_\n\n")
+
+
+def test_no_punct_on_conllu_without_ud_tags_goes_by_the_form(tmp_path, capsys):
+    """A CoNLL-U file with PTB tags in UPOS (the WSJ sample) has no PUNCT: --no-punct leaves out
+    the words made of punctuation characters, and says so; no DEPREL, no per-relation table."""
+    gold, pred = tmp_path / "gold.conllu", tmp_path / "pred.conllu"
+    gold.write_text(PTB)
+    pred.write_text(PTB.replace("3\t,\t_\t,\t,\t_\t2", "3\t,\t_\t,\t,\t_\t4").replace("4\tyes\t_\tUH\tUH\t_\t2",
+                                                                                     "4\tyes\t_\tUH\tUH\t_\t1"))
+    assert main(["evaluate", "parse", str(gold), str(pred), "--no-punct", "--json"]) == 0
+    captured = capsys.readouterr()
+    scores = json.loads(captured.out)
+    assert scores["n_words"] == 3 and scores["uas"] == pytest.approx(200 / 3)  # ',' and '.' left out; 'yes' wrong
+    assert "no UPOS PUNCT" in captured.err
+    assert main(["evaluate", "parse", str(gold), str(pred)]) == 0
+    out = capsys.readouterr().out
+    assert "n_words           5" in out and "per gold relation" not in out
+
+
+def test_evaluate_tag_prints_accuracy_per_gold_tag(tmp_path, capsys):
+    gold, pred = tmp_path / "gold.conllu", tmp_path / "pred.conllu"
+    gold.write_text(PTB)
+    pred.write_text(PTB.replace("\tyes\t_\tUH\tUH", "\tyes\t_\tRB\tUH"))
+    assert main(["evaluate", "tag", str(gold), str(pred)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["accuracy", "80.00"]
+    assert "accuracy per gold UPOS tag (n, accuracy):" in lines
+    assert ["UH", "1", "0.00"] in [line.split() for line in lines] and ["PRP", "1", "100.00"] in [line.split() for line in lines]
+
+
+def test_input_errors_name_the_input(tmp_path, capsys, monkeypatch):
+    """A directory is refused as such; standard input is <stdin> in every message; an error in
+    show's input names the input (not a missing --gold)."""
+    bad = PTB.replace("\t,\t_\t,\t,\t_\t2\t", "\t,\t_\t,\t,\t_\tx\t")
+    gold = tmp_path / "gold.conllu"
+    gold.write_text(PTB)
+    assert main(["show", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == f"seqspectral: error: {tmp_path}: a directory; give a treebank file"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bad.encode())))
+    assert main(["evaluate", "parse", str(gold), "-"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == "seqspectral: error: <stdin>:4: non-integer head 'x'"
+    (tmp_path / "bad.conllu").write_text(bad)
+    assert main(["show", str(tmp_path / "bad.conllu")]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"seqspectral: error: {tmp_path / 'bad.conllu'}:4: non-integer head 'x'"
+
+
+def test_rerank_run_reads_and_writes_the_builds_encoding(corpora_dir, tmp_path, capsys):
+    """A build from a Latin-1 CoNLL-X treebank reads new Latin-1 input without --encoding and
+    writes it back in Latin-1 (every column but HEAD and DEPREL as it came)."""
+    blocks = (corpora_dir / "ewt-sample.conllu").read_text(encoding="utf-8").split("\n\n")[:40]
+    rows = [[line.split("\t") for line in b.splitlines() if line and not line.startswith("#")] for b in blocks]
+    conllx = "".join("".join("\t".join([r[0], r[1] + ("ñ" if r[0] == "1" else "")] + r[2:8] + ["_", "_"]) + "\n"
+                             for r in sentence if r[0].isdigit()) + "\n" for sentence in rows)
+    train = tmp_path / "train.conllx"
+    train.write_bytes(conllx.encode("latin-1"))
+    build = tmp_path / "build"
+    assert main(["rerank", "build", str(train), "--dev", str(train), "--encoding", "latin-1", "-k", "3", "--folds", "2",
+                 "--field", "none", "-o", str(build), "--quiet"]) == 0
+    out = tmp_path / "out.conllx"
+    assert main(["rerank", "run", str(build), str(train), "-o", str(out), "--quiet"]) == 0
+    written = out.read_bytes().decode("latin-1").splitlines()
+    given = conllx.splitlines()
+    assert len(written) == len(given) and written[0].split("\t")[1].endswith("ñ")
+    assert [w.split("\t")[:6] + w.split("\t")[8:] for w in written] == [g.split("\t")[:6] + g.split("\t")[8:]
+                                                                         for g in given]
