@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 
-from .common import RESULTS, describe
+from .common import RESULTS, describe, markdown_table
 
 from seqspectral.io import atomic_write_text  # noqa: E402
 from seqspectral.mixtures.bayesnet.learners import SupervisedBayesNet, ViterbiEM  # noqa: E402
@@ -72,9 +72,9 @@ def mean_sd(values) -> str:
 
 
 def table(results: dict) -> list[str]:
-    lines = ["| data set | t | reps | n test | " + " | ".join(f"{LABELS[m]} train | {LABELS[m]} test" for m in METHODS)
-             + " | gap closed (convex / + polish) | convex EM s (mean / max) | Viterbi EM s | PSD blocks |",
-             "|---" * (4 + 2 * len(METHODS) + 4) + "|"]
+    header = ["data set", "t", "reps", "n test", *(f"{LABELS[m]} {part}" for m in METHODS for part in ("train", "test")),
+              "gap closed (convex / + polish)", "convex EM s (mean / max)", "Viterbi EM s", "PSD blocks"]
+    lines = []
     for (name, t), rows in results.items():
         cells = [name, str(t), str(len(rows)), str(rows[0]["n_test"])]
         means = {}
@@ -87,33 +87,32 @@ def table(results: dict) -> list[str]:
         solves = [r["convex_em"][2] for r in rows]
         cells += [f"{np.mean(solves):.1f} / {np.max(solves):.1f}", f"{np.mean([r['viterbi_em'][2] for r in rows]):.1f}",
                   "×".join(str(b) for b in rows[0]["psd"])]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+        lines.append(cells)
+    return markdown_table(header, lines)
 
 
 def objectives(results: dict) -> list[str]:
-    lines = ["| data set | t | relaxed bound | convex EM (rounded) | convex EM + polish | Viterbi EM (best of 10) | "
-             "Viterbi EM restarts (mean / worst) | supervised (true H) |", "|---|---|---|---|---|---|---|---|"]
-    for (name, t), rows in results.items():
-        lines.append(f"| {name} | {t} | {np.mean([r['relaxed'] for r in rows]):.1f} | "
-                     + " | ".join(f"{np.mean([r[m][3] for r in rows]):.1f}" for m in ("convex_em", "convex_em_polished", "viterbi_em"))
-                     + f" | {np.mean([r['restarts'][0] for r in rows]):.1f} / {np.mean([r['restarts'][1] for r in rows]):.1f}"
-                     + f" | {np.mean([r['supervised'][3] for r in rows]):.1f} |")
-    return lines
+    return markdown_table(
+        ["data set", "t", "relaxed bound", "convex EM (rounded)", "convex EM + polish", "Viterbi EM (best of 10)",
+         "Viterbi EM restarts (mean / worst)", "supervised (true H)"],
+        [[name, t, f"{np.mean([r['relaxed'] for r in rows]):.1f}",
+          *(f"{np.mean([r[m][3] for r in rows]):.1f}" for m in ("convex_em", "convex_em_polished", "viterbi_em")),
+          f"{np.mean([r['restarts'][0] for r in rows]):.1f} / {np.mean([r['restarts'][1] for r in rows]):.1f}",
+          f"{np.mean([r['supervised'][3] for r in rows]):.1f}"] for (name, t), rows in results.items()])
 
 
 def paper_comparison(results: dict) -> list[str]:
-    lines = ["| data set (t = 100, test) | paper sup / EM / convex | paper gap closed | ours sup / EM / convex / convex + polish "
-             "| ours gap closed (convex / + polish) |", "|---|---|---|---|---|"]
+    lines = []
     for name, (sup, em, cvx) in PAPER.items():
         rows = results.get((name, 100))
         if not rows:
             continue
         ours = [np.mean([r[m][1] for r in rows]) for m in METHODS]
         closed = [(ours[1] - c) / (ours[1] - ours[0]) if ours[1] > ours[0] else float("nan") for c in ours[2:]]
-        lines.append(f"| {name} | {sup:.2f} / {em:.2f} / {cvx:.2f} | {100 * (em - cvx) / (em - sup):.0f}% | "
-                     + " / ".join(f"{x:.3f}" for x in ours) + " | " + " / ".join(f"{100 * c:.0f}%" for c in closed) + " |")
-    return lines
+        lines.append([name, f"{sup:.2f} / {em:.2f} / {cvx:.2f}", f"{100 * (em - cvx) / (em - sup):.0f}%",
+                      " / ".join(f"{x:.3f}" for x in ours), " / ".join(f"{100 * c:.0f}%" for c in closed)])
+    return markdown_table(["data set (t = 100, test)", "paper sup / EM / convex", "paper gap closed",
+                           "ours sup / EM / convex / convex + polish", "ours gap closed (convex / + polish)"], lines)
 
 
 def main(argv=None) -> int:
@@ -143,17 +142,18 @@ def main(argv=None) -> int:
                 results[(name, t)].append(row)
                 print(name, t, rep, {m: tuple(round(x, 3) for x in row[m]) for m in METHODS}, file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
-    timing = ["| data set | t | solve s (canonicalisation included) | PSD blocks | scalar variables | scalar constraints |",
-              "|---|---|---|---|---|---|"]
+    timing = []
     for item in args.timing:
         name, t = item.split(":")
         dataset = DATASETS[name]()
         est = ConvexEM(dataset.structure, beta=args.beta, tol=args.tol, hidden_tables=args.hidden_tables).fit(
             dataset.draw(int(t), 0, 0)[0])
         size = est.sdp_size_
-        timing.append(f"| {name} | {t} | {est.solve_time_:.1f} | {'×'.join(map(str, size['psd_blocks']))} | "
-                      f"{size['scalar_variables']} | {size['scalar_constraints']} |")
-        print(timing[-1], file=sys.stderr, flush=True)
+        timing.append([name, t, f"{est.solve_time_:.1f}", "×".join(map(str, size["psd_blocks"])),
+                       size["scalar_variables"], size["scalar_constraints"]])
+        print(" | ".join(map(str, timing[-1])), file=sys.stderr, flush=True)
+    timing = markdown_table(["data set", "t", "solve s (canonicalisation included)", "PSD blocks", "scalar variables",
+                             "scalar constraints"], timing)
     lines = ["# Convex relaxation of latent-variable EM (Guo & Schuurmans, NIPS 2007, Table 1)", "",
              describe("evaluation/convex_em.py", argv) + f" · whole run {elapsed / 60:.1f} min.", "",
              __doc__.split("\n\n")[1].replace("\n", " "), "",

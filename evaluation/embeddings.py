@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, describe, ewt
+from .common import RESULTS, describe, ewt, markdown_table
 
 from seqspectral.corpus import Corpus, read_conllu, read_corpus
 from seqspectral.embeddings import CCAEmbeddings
@@ -322,14 +322,15 @@ def report(record: dict) -> str:
         f"{record['train_tokens']:,} tokens. Similarity: Spearman ρ of cosines over the pairs "
         f"with both words in the vocabulary (WordSim-353 and SimLex-999 as shipped in gensim's test data).",
         "",
-        "| method | train (s) | ratio to CBOW | probe: word | probe: word ±1 | WordSim-353 ρ | SimLex-999 ρ |",
-        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for m in METHODS:
-        r = rows[m]
+
+    def row(m, r):
         ws, sl = r["wordsim353"], r["simlex999"]
-        out.append(f"| {m} | {r['seconds']:.1f} | {r['seconds'] / cbow:.2f} | {100 * r['probe_word']:.1f} | "
-                   f"{100 * r['probe_window']:.1f} | {ws[0]:.3f} ({ws[1]}/{ws[2]}) | {sl[0]:.3f} ({sl[1]}/{sl[2]}) |")
+        return [m, f"{r['seconds']:.1f}", f"{r['seconds'] / cbow:.2f}", f"{100 * r['probe_word']:.1f}",
+                f"{100 * r['probe_window']:.1f}", f"{ws[0]:.3f} ({ws[1]}/{ws[2]})", f"{sl[0]:.3f} ({sl[1]}/{sl[2]})"]
+
+    out += markdown_table(["method", "train (s)", "ratio to CBOW", "probe: word", "probe: word ±1", "WordSim-353 ρ",
+                           "SimLex-999 ρ"], [row(m, rows[m]) for m in METHODS])
     cca = rows["CCA one-step"]
     out += [
         "",
@@ -346,11 +347,9 @@ def report(record: dict) -> str:
         "",
         "## Nearest neighbours (cosine, top 5)",
         "",
-        "| word | " + " | ".join(METHODS) + " |",
-        "|---|" + "---|" * len(METHODS),
+        *markdown_table(["word", *METHODS], [[w, *(", ".join(rows[m]["neighbours"][w]) for m in METHODS)]
+                                             for w in NEIGHBOUR_WORDS], align="l" * (1 + len(METHODS))),
     ]
-    for w in NEIGHBOUR_WORDS:
-        out.append(f"| {w} | " + " | ".join(", ".join(rows[m]["neighbours"][w]) for m in METHODS) + " |")
     small, big = scale["brown"], scale[f"brown x{args.copies}"]
     out += [
         "",
@@ -366,12 +365,11 @@ def report(record: dict) -> str:
         "Counting (the Numba pair counter, by chunks of 250,000 tokens, summed as sparse matrices) and the SVD of "
         "the one-step CCA; peak memory is what the counter allocates (tracemalloc), the corpus itself excluded.",
         "",
-        "| corpus | tokens | vocabulary | count (s) | SVD (s) | total (s) | counter peak (MB) | nnz of WᵀC |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        *markdown_table(["corpus", "tokens", "vocabulary", "count (s)", "SVD (s)", "total (s)", "counter peak (MB)",
+                         "nnz of WᵀC"],
+                        [[name, f"{s['tokens']:,}", f"{s['vocabulary']:,}", f"{s['count']:.1f}", f"{s['svd']:.1f}",
+                          f"{s['total']:.1f}", f"{s['peak_mb']:.0f}", f"{s['nnz']:,}"] for name, s in scale.items()]),
     ]
-    for name, s in scale.items():
-        out.append(f"| {name} | {s['tokens']:,} | {s['vocabulary']:,} | {s['count']:.1f} | {s['svd']:.1f} | "
-                   f"{s['total']:.1f} | {s['peak_mb']:.0f} | {s['nnz']:,} |")
     ratio = big["total"] / small["total"]
     out += ["", f"Total time ratio {ratio:.1f}x for {args.copies}x the tokens (target ≤ 12x: "
                 f"{'met' if ratio <= 12 else 'NOT met'}). The min-count of the repeated corpus is {args.copies}x "

@@ -42,7 +42,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 
-from .common import EVALUATION, PAUTOMAC as DATA, RESULTS, describe, require_data, write_results  # noqa: E402
+from .common import EVALUATION, PAUTOMAC as DATA, RESULTS, describe, markdown_table, require_data, write_results  # noqa: E402
 
 from seqspectral.automata.wfa import WeightedAutomaton  # noqa: E402
 from seqspectral.lm import make_estimator  # noqa: E402
@@ -214,27 +214,25 @@ def write_table(rows, names, header: str) -> str:
         "\"splearn (best on test)\" is its configuration with the best TEST score, an optimistic reference like the "
         "issue's figures.",
         "",
-        "| problem | floor | " + " | ".join(names) + " |",
-        "|---|---|" + "---|" * len(names),
     ]
-    for r in rows:
-        cells = []
-        for name in names:
-            m = r["methods"].get(name)
-            cells.append("—" if m is None else
-                         f"{m['score']:.4g} ({100 * m['excess']:+.3g}%) / {m['wer']:.3f} / {_fmt(m['fit'], '.1f')}")
-        lines.append(f"| {r['problem']} | {r['floor']:.3f} | " + " | ".join(cells) + " |")
-    lines += ["", "Means over the problems each method ran on:", "",
-              "| method | mean score | mean excess | max excess | mean WER | mean fit (s) | problems |",
-              "|---|---|---|---|---|---|---|"]
+
+    def cell(m):
+        return "—" if m is None else f"{m['score']:.4g} ({100 * m['excess']:+.3g}%) / {m['wer']:.3f} / {_fmt(m['fit'], '.1f')}"
+
+    lines += markdown_table(["problem", "floor", *names], [[r["problem"], f"{r['floor']:.3f}",
+                                                            *(cell(r["methods"].get(n)) for n in names)] for r in rows])
+    means = []
     for name in names:
         ms = [r["methods"][name] for r in rows if name in r["methods"]]
         if not ms:
             continue
         fits = [m["fit"] for m in ms if m["fit"] is not None]
-        lines.append(f"| {name} | {np.mean([m['score'] for m in ms]):.4g} | {100 * np.mean([m['excess'] for m in ms]):.4g}% | "
-                     f"{100 * np.max([m['excess'] for m in ms]):.4g}% | {np.mean([m['wer'] for m in ms]):.4f} | "
-                     f"{_fmt(np.mean(fits) if fits else None, '.2f')} | {len(ms)} |")
+        means.append([name, f"{np.mean([m['score'] for m in ms]):.4g}", f"{100 * np.mean([m['excess'] for m in ms]):.4g}%",
+                      f"{100 * np.max([m['excess'] for m in ms]):.4g}%", f"{np.mean([m['wer'] for m in ms]):.4f}",
+                      _fmt(np.mean(fits) if fits else None, '.2f'), len(ms)])
+    lines += ["", "Means over the problems each method ran on:", "",
+              *markdown_table(["method", "mean score", "mean excess", "max excess", "mean WER", "mean fit (s)",
+                               "problems"], means)]
     if "convex" in names and "spectral-substring" in names:
         both = [r for r in rows if "convex" in r["methods"] and "spectral-substring" in r["methods"]]
         wins = sum(r["methods"]["convex"]["perplexity"] < r["methods"]["spectral-substring"]["perplexity"] for r in both)
@@ -258,19 +256,20 @@ def _speed_table(rows) -> list[str]:
              f"{with_speed[0]['speed'].get('repeats', 1)} repeats on each side, each side in one process, ours after a "
              "first call that loads the Numba cache and lazy imports, shown apart; Numba compile time with an empty "
              "cache is in counting.md). Ours split into read / basis / fit (count + SVD + build); splearn into "
-             "load_data_sample / Spectral.fit. Target: ratio ≥ 10x on every problem.", "",
-             "| problem | splearn config | \\|P\\|×\\|S\\| | splearn (s) = load + fit | ours (s) = read + basis + fit | "
-             "ours first call (s) | ratio |", "|---|---|---|---|---|---|---|"]
+             "load_data_sample / Spectral.fit. Target: ratio ≥ 10x on every problem.", ""]
+    table = []
     for r, q in zip(with_speed, ratios):
         s, o = r["speed"], r["speed"].get("ours_parts", {})
         parts = f" = {o['read']:.3f} + {o['basis']:.3f} + {o['fit']:.3f}" if o else ""
         sp_parts = f" = {s['splearn_load']:.2f} + {s['splearn_fit']:.2f}" if "splearn_load" in s else ""
-        lines.append(f"| {r['problem']} | {r['methods']['scikit-splearn']['choice']} | {s.get('shape', '')} | "
-                     f"{s['splearn']:.3f}{sp_parts} | {s['ours']:.3f}{parts} | {_fmt(s.get('first_call'), '.2f')} | "
-                     f"{q:.1f}x |")
-    lines.append(f"| mean | | | {np.mean([r['speed']['splearn'] for r in with_speed]):.3f} | "
-                 f"{np.mean([r['speed']['ours'] for r in with_speed]):.3f} | | {np.mean(ratios):.1f}x (geometric "
-                 f"{np.exp(np.mean(np.log(ratios))):.1f}x, min {min(ratios):.1f}x) |")
+        table.append([r["problem"], r["methods"]["scikit-splearn"]["choice"], s.get("shape", ""),
+                      f"{s['splearn']:.3f}{sp_parts}", f"{s['ours']:.3f}{parts}", _fmt(s.get("first_call"), ".2f"),
+                      f"{q:.1f}x"])
+    table.append(["mean", "", "", f"{np.mean([r['speed']['splearn'] for r in with_speed]):.3f}",
+                  f"{np.mean([r['speed']['ours'] for r in with_speed]):.3f}", "",
+                  f"{np.mean(ratios):.1f}x (geometric {np.exp(np.mean(np.log(ratios))):.1f}x, min {min(ratios):.1f}x)"])
+    lines += markdown_table(["problem", "splearn config", "\\|P\\|×\\|S\\|", "splearn (s) = load + fit",
+                             "ours (s) = read + basis + fit", "ours first call (s)", "ratio"], table)
     below = [r["problem"] for r, q in zip(with_speed, ratios) if q < 10]
     lines += ["", f"Problems below 10x: {below or 'none'}."]
     return lines
@@ -371,18 +370,18 @@ def compare_runs(old_rows, new_rows) -> str:
     new = {r["problem"]: r["methods"] for r in new_rows}
     problems = sorted(set(old) & set(new))
     methods = [m for m in new[problems[0]] if m != "true model" and all(m in old[p] for p in problems)]
-    lines = [f"{len(problems)} problems.", "",
-             "| method | mean excess old | new | mean WER old | new | max rel. perplexity change | choices changed |",
-             "|---|---|---|---|---|---|---|"]
+    table = []
     for m in methods:
         o = [old[p][m] for p in problems]
         n = [new[p][m] for p in problems]
         change = max(abs(b["perplexity"] / a["perplexity"] - 1) for a, b in zip(o, n))
         moved = sum(a.get("choice") != b.get("choice") for a, b in zip(o, n))
-        lines.append(f"| {m} | {np.mean([a['excess'] for a in o]):.2%} | {np.mean([b['excess'] for b in n]):.2%} | "
-                     f"{np.mean([a['wer'] for a in o]):.4f} | {np.mean([b['wer'] for b in n]):.4f} | {change:.2e} | "
-                     f"{moved} of {len(problems)} |")
-    return "\n".join(lines)
+        table.append([m, f"{np.mean([a['excess'] for a in o]):.2%}", f"{np.mean([b['excess'] for b in n]):.2%}",
+                      f"{np.mean([a['wer'] for a in o]):.4f}", f"{np.mean([b['wer'] for b in n]):.4f}", f"{change:.2e}",
+                      f"{moved} of {len(problems)}"])
+    return "\n".join([f"{len(problems)} problems.", "", *markdown_table(
+        ["method", "mean excess old", "new", "mean WER old", "new", "max rel. perplexity change", "choices changed"],
+        table)])
 
 
 def _merge(args, command) -> None:

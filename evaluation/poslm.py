@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import EWT, NLTK_DATA, RESULTS, SHARED, describe, require_data, timed, write_results
+from .common import EWT, NLTK_DATA, RESULTS, SHARED, describe, markdown_table, require_data, timed, write_results
 
 OUT = RESULTS / "poslm.md"
 
@@ -186,15 +186,10 @@ def time_cli(method: str, repeats: int = 3) -> tuple[list[float], str]:
 
 # -- report ------------------------------------------------------------------------------------
 def table(rows) -> list[str]:
-    lines = ["| system | chosen on dev | perplexity | WER | fit (s) | score (s) | floored weights |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows:
-        if "error" in r:
-            lines.append(f"| {r['system']} | {r['error']} | | | | | |")
-            continue
-        lines.append(f"| {r['system']} | {r['chosen']} | {r['perplexity']:.2f} | {r['wer']:.3f} | {r['fit']:.2f} | "
-                     f"{r['score']:.2f} | {100 * r['floored']:.1f}% |")
-    return lines
+    return markdown_table(["system", "chosen on dev", "perplexity", "WER", "fit (s)", "score (s)", "floored weights"],
+                          [[r["system"], r["error"], "", "", "", "", ""] if "error" in r else
+                           [r["system"], r["chosen"], f"{r['perplexity']:.2f}", f"{r['wer']:.3f}", f"{r['fit']:.2f}",
+                            f"{r['score']:.2f}", f"{100 * r['floored']:.1f}%"] for r in rows], align="llrrrrr")
 
 
 def main(argv=None) -> int:
@@ -285,11 +280,12 @@ def cli_section(rows, em_states) -> list[str]:
               f"(hmmlearn's default convergence test, `tol={HMMLEARN_TOL}`), at most {conv['cap']} iterations; "
               "reading excluded, Numba compiled beforehand. The toolkit's default rule is read off the same run "
               "(the iteration where it would stop; its seconds = those iterations × the run's mean seconds per "
-              "iteration).", "",
-              "| stopping rule | iterations | EM seconds | EM / spectral-substring command |", "|---|---|---|---|"]
+              "iteration).", ""]
+    stops = []
     for label, its, secs in conv["rows"]:
         capped = "≥ " if its >= conv["cap"] else ""
-        lines.append(f"| {label} | {capped}{its} | {capped}{secs:.1f} | {capped}{secs / spectral_wall:.0f}x |")
+        stops.append([label, f"{capped}{its}", f"{capped}{secs:.1f}", f"{capped}{secs / spectral_wall:.0f}x"])
+    lines += markdown_table(["stopping rule", "iterations", "EM seconds", "EM / spectral-substring command"], stops)
     lines.append("")
     lines.append(f"Target: spectral training ≥ 40x faster than the toolkit's EM to convergence (hmmlearn's test): "
                  f"{conv['rows'][-1][2] / spectral_wall:.0f}x.")
@@ -344,9 +340,8 @@ def splearn_section(lengths=(2, 3), rank=25) -> list[str]:
              "statistic=\"substring\").fit` (count, SVD, automaton); scikit-splearn: `load_data_sample` + "
              "`Spectral(...).fit`, in its numpy<2 venv. Wall seconds, best of 3 on each side, each side in one "
              "process; ours after a first call (Numba cache load, lazy imports) shown apart. 'ours from CoNLL-U' reads "
-             "the treebank itself with `read_corpus` instead (UPOS column, trees validated).", "",
-             "| L | \\|P\\|×\\|S\\| | ours (s) = read + basis + fit | ours first call (s) | scikit-splearn (s) = load + fit "
-             "| ratio | ours from CoNLL-U (s) = read + basis + fit | ratio |", "|---|---|---|---|---|---|---|---|"]
+             "the treebank itself with `read_corpus` instead (UPOS column, trees validated).", ""]
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ewt-upos.pautomac.train"
         write_pautomac(path, read_corpus(conllu, field="upos"))
@@ -355,15 +350,16 @@ def splearn_section(lengths=(2, 3), rank=25) -> list[str]:
             from_conllu = _speed.ours(lambda p: read_corpus(p, field="upos"), conllu, "factor", L, rank)
             try:
                 theirs = _speed.splearn(path, "factor", L, rank, timeout=1800)
-                cells = (f"{theirs['seconds']:.2f} = {theirs['load']:.2f} + {theirs['fit']:.2f} | "
-                         f"**{theirs['seconds'] / ours['seconds']:.1f}x**")
+                cells = [f"{theirs['seconds']:.2f} = {theirs['load']:.2f} + {theirs['fit']:.2f}",
+                         f"**{theirs['seconds'] / ours['seconds']:.1f}x**"]
                 ratio2 = f"{theirs['seconds'] / from_conllu['seconds']:.1f}x"
             except Exception as e:  # noqa: BLE001 - the peer failing is reported, not fatal
-                cells, ratio2 = f"failed: {type(e).__name__} | ", ""
-            lines.append(f"| {L} | {ours['shape']} | {parts(ours)} | {ours['first_call']:.2f} | {cells} | "
-                         f"{parts(from_conllu)} | {ratio2} |")
-            print(lines[-1], file=sys.stderr, flush=True)
-    return lines + ["", "Target: ≥ 10x at equal basis (the 'ratio' column: same file, same P, S and rank).", ""]
+                cells, ratio2 = [f"failed: {type(e).__name__}", ""], ""
+            rows.append([L, ours["shape"], parts(ours), f"{ours['first_call']:.2f}", *cells, parts(from_conllu), ratio2])
+            print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)
+    return lines + markdown_table(["L", "\\|P\\|×\\|S\\|", "ours (s) = read + basis + fit", "ours first call (s)",
+                                   "scikit-splearn (s) = load + fit", "ratio", "ours from CoNLL-U (s) = read + basis + fit",
+                                   "ratio"], rows) + ["", "Target: ≥ 10x at equal basis (the 'ratio' column: same file, same P, S and rank).", ""]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import EWT, REPO, RESULTS, describe, require_data, write_results
+from .common import EWT, REPO, RESULTS, describe, markdown_table, require_data, write_results
 
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 #: progress on stderr off a terminal: a finished stage (seqspectral.progress) or a note
@@ -412,8 +412,9 @@ def report(counts: dict, examples: dict, argv) -> str:
     total = Counter()
     for c in counts.values():
         total.update(c)
-    rows = "\n".join(f"| {cat} | {sum(c.values())} | " + " | ".join(str(c[o]) for o in FAILURES)
-                     + f" | {c['finished first']} |" for cat, c in sorted(counts.items()))
+    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal"],
+                                     [[cat, sum(c.values()), *(c[o] for o in FAILURES), c["finished first"]]
+                                      for cat, c in sorted(counts.items())]))
     failures = "\n".join(f"- {o}: " + "; ".join(e) for o, e in examples.items()) or "none"
     return f"""# Robustness battery (issue 27)
 
@@ -421,9 +422,7 @@ def report(counts: dict, examples: dict, argv) -> str:
 
 {sum(total.values())} cases. Failures: {', '.join(f'{o} {total[o]}' for o in FAILURES)}.
 
-| category | cases | {' | '.join(FAILURES)} | finished before the signal |
-|---|---|{'---|' * len(FAILURES)}---|
-{rows}
+{table}
 
 Examples of failures: {failures}
 """

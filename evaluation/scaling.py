@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .common import RESULTS, describe, write_results
+from .common import RESULTS, describe, markdown_table, write_results
 
 MODES = ("single call", "in-process shards", "2 processes", "LocalCluster 2 workers")
 BASIS = {"n_prefixes": 200, "n_suffixes": 200, "max_length": 3}
@@ -201,14 +201,13 @@ def run_measure(kind, path, mode, shard_bytes) -> dict:
 
 # -- the table ----------------------------------------------------------------------------
 def table(rows) -> str:
-    lines = ["| statistic | corpus | tokens | shards | how | wall (s) | speed-up | CPU s (process + workers) | "
-             "peak RSS process (after imports) / worker (MB) | equal to single call | load |",
-             "|---|---|---:|---:|---|---:|---:|---:|---:|---|---:|"]
-    for row in rows:
-        lines.append(f"| {row['statistic']} | {row['corpus']} | {row['n_tokens']:,} | {row['shards']} | {row['mode']} | "
-                     f"{row['wall']:.1f} | {row['speedup']} | {row['cpu_self']:.1f} + {row['cpu_workers']:.1f} | "
-                     f"{row['peak_self_mb']:.0f} ({row['ready_mb']:.0f}) / {row['peak_worker_mb'] or '-'} | {row['equal']} | {row['load']:.1f} |")
-    return "\n".join(lines)
+    return "\n".join(markdown_table(
+        ["statistic", "corpus", "tokens", "shards", "how", "wall (s)", "speed-up", "CPU s (process + workers)",
+         "peak RSS process (after imports) / worker (MB)", "equal to single call", "load"],
+        [[row["statistic"], row["corpus"], f"{row['n_tokens']:,}", row["shards"], row["mode"], f"{row['wall']:.1f}",
+          row["speedup"], f"{row['cpu_self']:.1f} + {row['cpu_workers']:.1f}",
+          f"{row['peak_self_mb']:.0f} ({row['ready_mb']:.0f}) / {row['peak_worker_mb'] or '-'}", row["equal"],
+          f"{row['load']:.1f}"] for row in rows], align="llrrlrrrrlr"))
 
 
 def main(argv=None) -> int:

@@ -39,7 +39,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp
 
 
-from .common import RESULTS, describe
+from .common import RESULTS, describe, markdown_table
 
 from seqspectral.io import atomic_write_text  # noqa: E402
 from seqspectral.mixtures.smooth.histograms import all_triples  # noqa: E402
@@ -298,33 +298,32 @@ def main(argv=None) -> int:
              __doc__.split("\n\n")[3].replace("\n", " "), "",
              "## Demo set-up (F = 10, N = 10, 15 bins, 24 triples, n = 10,000, GMM conditionals)", "",
              f"Whole set-up (sampling, both learners, scoring {N_FRESH:,} fresh rows): **{demo_seconds:.1f} s**.", "",
-             "| method | clustering accuracy | KL(true ‖ learned), nats | fit seconds |", "|---|---|---|---|"]
-    for name, r in demo.items():
-        kl = "0 (reference)" if name == "oracle" else f"{r['kl']:.3f}"
-        lines.append(f"| {'Bayes oracle (true model)' if name == 'oracle' else name} | {r['accuracy']:.3f} | {kl} | "
-                     f"{r['seconds']:.1f} |")
+             *markdown_table(["method", "clustering accuracy", "KL(true ‖ learned), nats", "fit seconds"],
+                             [["Bayes oracle (true model)", f"{r['accuracy']:.3f}", "0 (reference)", f"{r['seconds']:.1f}"]
+                              if name == "oracle" else [name, f"{r['accuracy']:.3f}", f"{r['kl']:.3f}",
+                                                        f"{r['seconds']:.1f}"] for name, r in demo.items()])]
     lines += ["", "## Synthetic studies (F = 10, N = 10, 15 bins, the demo's 24 triples)", "",
               f"Mean ± sd over {args.instances} instance(s) per n (run in {args.workers} worker processes, one "
               f"thread each); accuracy and KL on {N_FRESH:,} fresh rows. "
               "Plots: `smooth_mixtures_accuracy.png`, `smooth_mixtures_kl.png`.", ""]
     for family, rows in study.items():
-        lines += [f"### {family}", "", "| n | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        table = []
         for n in args.sizes:
             cells = []
             for name in names:
                 acc = mean_sd([r[name]["accuracy"] for r in rows[n]])
                 kl = mean_sd([r[name]["kl"] for r in rows[n]]) if name not in ("oracle", "k-means") else None
                 cells.append(acc + (f" / KL {kl}" if kl else ""))
-            lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
-        lines.append("")
+            table.append([f"{n:,}", *cells])
+        lines += [f"### {family}", "", *markdown_table(["n", *names], table), ""]
     real_names = ["ours KL", "GMM diagonal", "GMM full", "k-means"]
     lines += ["## Real data (scikit-learn's labelled sets, labels hidden)", "",
               f"Stratified 60/20/20 train/validation/test splits ({args.splits} seeds); ours chooses the number of "
               f"bins on validation by held-out log-likelihood among {REAL_BINS} and uses every triple "
               f"up to {args.max_triples}, else {args.max_triples} random triples covering the variables evenly; the "
               "peers see standardised features. Test accuracy after Hungarian alignment, mean ± sd; best in bold.",
-              "", "| data set | n × N | classes | " + " | ".join(real_names) + " | bins chosen |",
-              "|---|---|---|" + "---|" * (len(real_names) + 1)]
+              ""]
+    table = []
     for name, (shape, k, rows) in real.items():
         means = {m: np.mean([r[m]["accuracy"] for r in rows if r[m]["accuracy"] is not None] or [np.nan])
                  for m in real_names}
@@ -332,7 +331,9 @@ def main(argv=None) -> int:
         cells = [("**" + mean_sd([r[m]["accuracy"] for r in rows]) + "**") if m == best
                  else mean_sd([r[m]["accuracy"] for r in rows]) for m in real_names]
         bins = ", ".join(str(r["ours KL"].get("bins")) for r in rows)
-        lines.append(f"| {name} | {shape[0]} × {shape[1]} | {k} | " + " | ".join(cells) + f" | {bins} |")
+        table.append([name, f"{shape[0]} × {shape[1]}", k, *cells, bins])
+    lines += markdown_table(["data set", "n × N", "classes", *real_names, "bins chosen"], table,
+                            align="llr" + "r" * len(real_names) + "l")
     lines.append("")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(args.output, "\n".join(lines))

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ._udpipe import udpipe_sentences
-from .common import EWT, NLTK_DATA, RESULTS, describe, log, require_data, write_results
+from .common import EWT, NLTK_DATA, RESULTS, describe, log, markdown_table, require_data, write_results
 
 OUT = RESULTS / "tagging.md"
 
@@ -430,13 +430,12 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
            f"{n_tok:,} words), UPOS, gold tokenization. Tagging speed: best of 3 runs after a warm-up, reading "
            "excluded; CPU seconds of this process, wall seconds beside them (the machine is shared by many jobs).",
            "", "## Taggers", "",
-           "| system | chosen | UPOS accuracy | train | tag test | sentences / CPU s |", "|---|---|---|---|---|---|"]
+           *markdown_table(["system", "chosen", "UPOS accuracy", "train", "tag test", "sentences / CPU s"],
+                           [[r["system"], r["chosen"], f"{r['accuracy']:.2f}", _sec(r["train"]), _sec(r["tag"]),
+                             f"{n_sent / r['tag']['cpu']:,.0f}"] for r in systems], align="llrrrr")]
     missing = "" if any(r["system"].startswith("UDPipe") for r in systems) else \
         "UDPipe 1 is not in this table (run with --no-udpipe: on this shared machine its tagger training, 20 " \
         "iterations by default, had not finished its first iteration after 87 CPU s)."
-    for r in systems:
-        out.append(f"| {r['system']} | {r['chosen']} | {r['accuracy']:.2f} | {_sec(r['train'])} | {_sec(r['tag'])} "
-                   f"| {n_sent / r['tag']['cpu']:,.0f} |")
     ours = systems[0]
     peers = systems[1:]
     if missing:
@@ -458,8 +457,7 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
     out += ["", f"## {K}-best lists and oracle", "",
             f"{K}-best Viterbi on test: {_sec(ours['kbest'])} ({n_sent / ours['kbest']['cpu']:,.0f} sentences / "
             "CPU s). Oracle: the accuracy of the best candidate among the first k of every list.", "",
-            "| k | oracle accuracy |", "|---|---|"]
-    out += [f"| {k} | {v:.2f} |" for k, v in oracles.items()]
+            *markdown_table(["k", "oracle accuracy"], [[k, f"{v:.2f}"] for k, v in oracles.items()])]
     base = lm_rows[0]["accuracy"]
     one_best = ours["accuracy"]
     out += ["", f"## Reranking the {K}-best lists with POS-sequence language models", "",
@@ -472,19 +470,20 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
             "sequence, the share where the LM gives the gold sequence the higher log-probability. The last two "
             "columns leave the perceptron out: the tagger's score plus λ times the LM's "
             "log-probability, λ chosen on dev's lists by the selection engine (λ = 0 is the tagger alone), and "
-            "the best λ on test, which bounds what any weight of that LM could give.", "",
-            "| features | reranker accuracy | relative error reduction | reranker weights | LM prefers gold | "
-            "score + λ·log p: λ chosen on dev → test accuracy | best λ on test (reference) |",
-            "|---|---|---|---|---|---|---|"]
+            "the best λ on test, which bounds what any weight of that LM could give.", ""]
+    rows = []
     for r in lm_rows:
         red = 100.0 * ((100 - one_best) - (100 - r["accuracy"])) / (100 - one_best)
         weights = ", ".join(f"{n} {w:.3g}" for n, w in r["weights"].items())
         i = r.get("interpolation")
-        mix = (f"λ = {i['weight']:g} → {i['accuracy']:.2f} | λ = {i['best_test_weight']:g} → "
-               f"{i['best_test_accuracy']:.2f}") if i else " | "
+        mix = [f"λ = {i['weight']:g} → {i['accuracy']:.2f}", f"λ = {i['best_test_weight']:g} → "
+               f"{i['best_test_accuracy']:.2f}"] if i else ["", ""]
         pref = r.get("preference")
         prefers = f"{100 * pref['gold_preferred']:.1f}% of {pref['pairs']}" if pref else ""
-        out.append(f"| {r['name']} | {r['accuracy']:.2f} | {red:+.1f}% | {weights} | {prefers} | {mix} |")
+        rows.append([r["name"], f"{r['accuracy']:.2f}", f"{red:+.1f}%", weights, prefers, *mix])
+    out += markdown_table(["features", "reranker accuracy", "relative error reduction", "reranker weights",
+                           "LM prefers gold", "score + λ·log p: λ chosen on dev → test accuracy",
+                           "best λ on test (reference)"], rows, align="lrrlrrr")
     red = 100.0 * (oracle_lm["accuracy"] - one_best) / (100 - one_best)
     out += ["", f"Diagnostic, not a result: a trigram LM trained on train **and test** gold tags prefers the gold "
                 f"sequence in {100 * oracle_lm['preference']['gold_preferred']:.1f}% of the "
@@ -499,11 +498,9 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
             f"and tested with gold UPOS, and with predicted UPOS: train tagged by {JACKKNIFE_FOLDS}-fold "
             "jackknifing, dev and test "
             "by the tagger trained on all of train. Punctuation included.", "",
-            "| tags | test tag accuracy | UAS | LAS | complete | parser epochs | parser train |",
-            "|---|---|---|---|---|---|---|"]
-    for r in parse_rows:
-        out.append(f"| {r['name']} | {r['tag_accuracy']:.2f} | {r['uas']:.2f} | {r['las']:.2f} | "
-                   f"{r['complete']:.2f} | {r['epochs']} | {_sec(r['train'])} |")
+            *markdown_table(["tags", "test tag accuracy", "UAS", "LAS", "complete", "parser epochs", "parser train"],
+                            [[r["name"], f"{r['tag_accuracy']:.2f}", f"{r['uas']:.2f}", f"{r['las']:.2f}",
+                              f"{r['complete']:.2f}", r["epochs"], _sec(r["train"])] for r in parse_rows])]
     best_lm = max(lm_rows[1:], key=lambda r: r["accuracy"]) if len(lm_rows) > 1 else None
     targets = [("UPOS accuracy ≥ the better peer's", f"{ours['accuracy']:.2f} against "
                 + (f"{max(r['accuracy'] for r in peers):.2f}" if peers else "no peer"),
@@ -515,8 +512,9 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
         red = 100.0 * (best_lm["accuracy"] - one_best) / (100 - one_best)
         targets.append(("LM reranking reduces the tagger's error by ≥ 3% relative",
                         f"{best_lm['name']}: {red:+.1f}%", red >= 3.0))
-    out += ["", "## Targets (issue 15)", "", "| target | measured | met |", "|---|---|---|"]
-    out += [f"| {t} | {m} | {'yes' if ok else 'no'} |" for t, m, ok in targets]
+    out += ["", "## Targets (issue 15)", "",
+            *markdown_table(["target", "measured", "met"], [[t, m, "yes" if ok else "no"] for t, m, ok in targets],
+                            align="lll")]
     return "\n".join(out) + "\n"
 
 

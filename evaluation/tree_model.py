@@ -42,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 
-from .common import EWT, RESULTS, SEQSPECTRAL, describe, log, require_data, run_timed, write_results
+from .common import EWT, RESULTS, SEQSPECTRAL, describe, log, markdown_table, require_data, run_timed, write_results
 
 from seqspectral.corpus import read_conllu, read_corpus, write_nbest
 from seqspectral.corpus.nbest import NBestList
@@ -62,8 +62,7 @@ def consistency(sizes, treebank) -> list[str]:
     model = planted_model(4, 50, random_state=1)
     test = model.sample(branching_topologies(10_000, random_state=99), random_state=98)
     truth = model.log_probs(test)
-    rows = ["| topologies | training nodes | trees | median abs(p̂/p − 1) | 90th percentile | floored conditionals "
-            "| fit (s) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = []
     for source in ("branching process", "EWT train"):
         for n in sizes:
             if source == "branching process":
@@ -77,17 +76,17 @@ def consistency(sizes, treebank) -> list[str]:
             seconds = time.perf_counter() - t0
             scores = estimate.tree_scores(test)
             error = np.abs(np.exp(scores.log_prob - truth) - 1)
-            rows.append(f"| {source} | {train.n_tokens:,} | {len(train):,} | {np.median(error):.3f} "
-                        f"| {np.percentile(error, 90):.3f} | {scores.n_floored / scores.n_nodes:.2%} | {seconds:.2f} |")
-            log(rows[-1])
-    return rows + ["", f"Held-out: {len(test):,} trees, {test.n_tokens:,} nodes (branching process, Poisson(0.45) "
+            rows.append([source, f"{train.n_tokens:,}", f"{len(train):,}", f"{np.median(error):.3f}",
+                         f"{np.percentile(error, 90):.3f}", f"{scores.n_floored / scores.n_nodes:.2%}", f"{seconds:.2f}"])
+            log(" | ".join(rows[-1]))
+    return markdown_table(["topologies", "training nodes", "trees", "median abs(p̂/p − 1)", "90th percentile",
+                           "floored conditionals", "fit (s)"], rows) + ["", f"Held-out: {len(test):,} trees, {test.n_tokens:,} nodes (branching process, Poisson(0.45) "
                    "dependents per side, at most 60 nodes)."]
 
 
 # -- 2. discrimination ---------------------------------------------------------------------
 def discrimination(models: list, dev_by_field: dict) -> list[str]:
-    rows = ["| observations | model | U | k | gold above re-attached | ties | floored conditionals (gold) |",
-            "|---|---|---|---:|---:|---:|---:|"]
+    rows = []
     for name, field, model, u, k, scorer in models:
         dev = dev_by_field[field]
         encoded = dev.with_vocabulary(_vocabulary(model))
@@ -99,9 +98,10 @@ def discrimination(models: list, dev_by_field: dict) -> list[str]:
         if hasattr(model, "tree_scores") and scorer == model.log_probs:
             s = model.tree_scores(encoded)
             floored = f"{s.n_floored / s.n_nodes:.1%}"
-        rows.append(f"| {field} | {name} | {u} | {k} | **{wins:.1%}** | {ties:.1%} | {floored} |")
-        log(rows[-1])
-    return rows + ["", f"Pairs: {len(index):,} (every dev sentence of at least 3 words; seed 0)."]
+        rows.append([field, name, u, k, f"**{wins:.1%}**", f"{ties:.1%}", floored])
+        log(" | ".join(map(str, rows[-1])))
+    return markdown_table(["observations", "model", "U", "k", "gold above re-attached", "ties",
+                           "floored conditionals (gold)"], rows, align="lllrrrr") + ["", f"Pairs: {len(index):,} (every dev sentence of at least 3 words; seed 0)."]
 
 
 def head_child_bigram(train, k: float = 0.01):
@@ -184,20 +184,21 @@ def main(argv=None) -> None:
     ll_em = em_upos.score(dev["upos"])
     ll_em_start = em_spectral_start.score(dev["upos"])
     n_dev = dev["upos"].n_tokens
-    table3 = ["| method | k | ridge / shrinkage / floor | dev log-likelihood per word (nats) | loss against EM's "
-              "| fit CPU seconds | EM iterations | EM time / this time | floored / reset |",
-              "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    rows = []
     for name, model, seconds, scores in spectral_rows:
         ll = scores.log_prob.sum() / n_dev
-        table3.append(f"| {name} | 17 | {model.ridge_:g} / {model.shrinkage_:g} / {model.floor_:g} | {ll:.4f} "
-                      f"| {ll / ll_em - 1:+.1%} | {seconds:.2f} | | **{em_seconds / seconds:.0f}x** "
-                      f"| {scores.n_floored} / {scores.n_reset} |")
-    table3 += [f"| EM, random start | 17 | | {ll_em:.4f} | | {em_seconds:.1f} | {em_upos.n_iter_}"
-               f"{'' if em_upos.converged_ else ' (cap)'} | | |",
-               f"| EM, spectral start | 17 | | {ll_em_start:.4f} | {ll_em_start / ll_em - 1:+.1%} "
-               f"| {em_start_seconds:.1f} | {em_spectral_start.n_iter_}"
-               f"{'' if em_spectral_start.converged_ else ' (cap)'} | | |",
-               "", f"Loss against EM's: relative change of the per-word loss (negative: less loss than EM). Dev: "
+        rows.append([name, 17, f"{model.ridge_:g} / {model.shrinkage_:g} / {model.floor_:g}", f"{ll:.4f}",
+                     f"{ll / ll_em - 1:+.1%}", f"{seconds:.2f}", "", f"**{em_seconds / seconds:.0f}x**",
+                     f"{scores.n_floored} / {scores.n_reset}"])
+    rows += [["EM, random start", 17, "", f"{ll_em:.4f}", "", f"{em_seconds:.1f}",
+              f"{em_upos.n_iter_}{'' if em_upos.converged_ else ' (cap)'}", "", ""],
+             ["EM, spectral start", 17, "", f"{ll_em_start:.4f}", f"{ll_em_start / ll_em - 1:+.1%}",
+              f"{em_start_seconds:.1f}", f"{em_spectral_start.n_iter_}{'' if em_spectral_start.converged_ else ' (cap)'}",
+              "", ""]]
+    table3 = markdown_table(["method", "k", "ridge / shrinkage / floor", "dev log-likelihood per word (nats)",
+                             "loss against EM's", "fit CPU seconds", "EM iterations", "EM time / this time",
+                             "floored / reset"], rows, align="lrlrrrrrr")
+    table3 += ["", f"Loss against EM's: relative change of the per-word loss (negative: less loss than EM). Dev: "
                f"{len(dev['upos']):,} trees, {n_dev:,} words; the chain-rule conditionals of {n_dev:,} words, "
                "floored and vectors reset as counted in the last column. Auto: ridge × shrinkage × floor grid "
                "scored on a seeded 20% of train, then refitted on all of it; by the per-word log-likelihood of the "
@@ -257,15 +258,14 @@ def main(argv=None) -> None:
 
 
 def speed(dev_upos) -> list[str]:
-    rows = ["| what | trees | wall seconds (start-up included) | command CPU seconds | library CPU seconds |",
-            "|---|---:|---:|---:|---:|"]
+    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for field in ("upos", "form"):
             model = Path(tmp) / f"{field}.npz"
             t = run_timed([*SEQSPECTRAL, "tree", "train", str(TRAIN), "-o", str(model), "--field", field, "--quiet"])
             wall, cpu = t.wall, t.child_cpu
-            rows.append(f"| `tree train` EWT train, {field} | 12,544 | {wall:.1f} | {cpu:.1f} | |")
-            log(rows[-1])
+            rows.append([f"`tree train` EWT train, {field}", "12,544", f"{wall:.1f}", f"{cpu:.1f}", ""])
+            log(" | ".join(rows[-1]))
         sentences = read_conllu(DEV)
         bad, index = reattached_copies(dev_upos, 49, random_state=1)
         groups, start = [], 0
@@ -292,10 +292,11 @@ def speed(dev_upos) -> list[str]:
         t0 = time.process_time()
         model.log_probs(trees)
         cpu = time.process_time() - t0
-    rows.append(f"| `tree score` 50-best of EWT dev (gold + 49 re-attached), upos | {n_trees:,} | {wall:.1f} "
-                f"| {command_cpu:.1f} | {cpu:.2f} |")
-    log(rows[-1])
-    return rows + ["", "Command CPU seconds: user + system time of the command's process (reading the CoNLL-U "
+    rows.append(["`tree score` 50-best of EWT dev (gold + 49 re-attached), upos", f"{n_trees:,}", f"{wall:.1f}",
+                 f"{command_cpu:.1f}", f"{cpu:.2f}"])
+    log(" | ".join(rows[-1]))
+    return markdown_table(["what", "trees", "wall seconds (start-up included)", "command CPU seconds",
+                           "library CPU seconds"], rows) + ["", "Command CPU seconds: user + system time of the command's process (reading the CoNLL-U "
                    "file included); the wall time adds waiting for the cores, which other jobs share (see the "
                    "load average above). Library CPU seconds: `log_probs` alone on the trees already read."]
 

@@ -19,19 +19,21 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-#: modules whose tests are units of work of their own in a parallel run (each prepares what
-#: it needs); any other module's tests run together, in order, in one worker (they share
-#: module-scoped fixtures and files). tests/test_docs.py is not one: its README stories run
-#: once per session, in order, and its pages read what they wrote.
-SPLIT_MODULES: tuple[str, ...] = ()
+#: tests that are units of work of their own in a parallel run (each prepares what it needs;
+#: a listed test that came to need its module's shared state would still pass, only slower);
+#: any other test runs with the rest of its module, in order, in one worker (they share
+#: module-scoped fixtures and files: test_docs.py's README stories run once per session, in
+#: order, and its pages read what they wrote)
+ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]",  # they read no file the
+         "tests/test_docs.py::test_the_docs_examples_run[parsing.md]",  # README's stories write
+         "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]")
 #: units that take longest (``pytest --durations=0``), handed out first in this order
-LONGEST_FIRST = ("tests/test_docs.py", "tests/reranking/test_build.py")
+LONGEST_FIRST = ("tests/test_docs.py", *ALONE[:2], "tests/reranking/test_build.py", ALONE[2])
 
 
 def unit_of(nodeid: str) -> str:
-    """The unit of work of a test: its module, or itself in a module of :data:`SPLIT_MODULES`."""
-    module = nodeid.split("::", 1)[0]
-    return nodeid if module in SPLIT_MODULES else module
+    """The unit of work of a test: itself if in :data:`ALONE`, else its module."""
+    return nodeid if nodeid in ALONE else nodeid.split("::", 1)[0]
 
 
 def pytest_xdist_make_scheduler(config, log):

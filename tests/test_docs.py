@@ -115,6 +115,7 @@ def clone(tmp_path_factory) -> Clone:
                 clone.readme.append(None)
             except Exception as e:  # noqa: BLE001 — reported by the block's own test
                 clone.readme.append(f"{type(e).__name__}: {e}")
+    CLONES.append(clone)
     return clone
 
 
@@ -137,11 +138,47 @@ def test_the_readme_shows_the_main_job_and_the_stories():
 PAGES = sorted(DOCS.glob("*.md"))
 
 
+def reads_nothing_written(found: list[tuple[str, str]]) -> bool:
+    """Whether these blocks read no file but the bundled corpora and what their own earlier
+    command lines wrote (a python block: names no other file): then they need not the
+    stories' clone (a parallel run may give them a worker of their own)."""
+    made: set[str] = set()
+    for language, body in found:
+        if language == "python":
+            if any(not name.startswith("corpora/") for name in re.findall(r"[\"']([\w./-]+\.\w+)[\"']", body)):
+                return False
+            continue
+        for line in commands(body):
+            words = shlex.split(line)
+            outputs = {words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-o", "--html", "--plot")}
+            if any(_file(w) and not w.startswith("corpora/") and w not in made | outputs for w in words[1:]):
+                return False
+            made |= outputs
+    return True
+
+
+def _file(word: str) -> bool:
+    try:
+        float(word)
+        return False
+    except ValueError:
+        return not word.startswith("-") and ("." in word or "/" in word)
+
+
+CLONES: list = []  # the session's clone, once made in this process
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_the_docs_examples_run(page, clone):
-    assert not any(clone.readme), "the README's stories failed: the pages read what they write"
+def test_the_docs_examples_run(page, request, tmp_path):
+    found = [b for b in fenced(page) if b[0] in RUN]
+    if not CLONES and reads_nothing_written(found):  # run alone (or nothing to run): a fresh clone
+        clone = Clone(tmp_path)
+        (tmp_path / "corpora").symlink_to(REPO / "corpora", target_is_directory=True)
+    else:
+        clone = request.getfixturevalue("clone")
+        assert not any(clone.readme), "the README's stories failed: the pages read what they write"
     with clone.inside():
-        run_blocks(clone, page.name, [b for b in fenced(page) if b[0] in RUN], {"__name__": f"docs_{page.stem}"})
+        run_blocks(clone, page.name, found, {"__name__": f"docs_{page.stem}"})
 
 
 def test_the_site_builds_with_warnings_as_errors(tmp_path):

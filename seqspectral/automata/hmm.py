@@ -18,13 +18,13 @@ import numpy as np
 
 from ..corpus.sequences import Corpus
 from ..corpus.vocabulary import Vocabulary
-from ..protocols import EventLogProbs, SequenceLanguageModel, in_vocabulary
 from . import _hmm_kernels
+from .events import FlooredEventModel
 
 EOS = Vocabulary.EOS_ID
 
 
-class HMM(SequenceLanguageModel):
+class HMM(FlooredEventModel):
     """An HMM over int32 symbol ids (ids 0 = UNK and 1 = EOS never emitted; stop is ``stop``).
 
     Parameters
@@ -36,7 +36,8 @@ class HMM(SequenceLanguageModel):
     vocabulary : the Vocabulary of the ids, optional.
     floor : as a language model, each next-event probability is floored at ``floor`` times
         the total and renormalised (the rule of ``WeightedAutomaton``), so events the HMM
-        never emits (a symbol unseen in training) keep a small probability; 0 = exact.
+        never emits (a symbol unseen in training) keep a small probability; 0 = exact. Its
+        conditionals take memory O(V·k + k²) whatever the vocabulary.
     """
 
     kind = "hmm"
@@ -102,31 +103,15 @@ class HMM(SequenceLanguageModel):
         return WeightedAutomaton(self.initial, self.stop, operators, self.vocabulary, self.floor if floor is None else floor)
 
     # -- scoring ---------------------------------------------------------------------------
-    def event_log_probs(self, corpus) -> EventLogProbs:
-        """The sequence-model protocol: the HMM's conditionals floored by ``floor`` (the rule of
-        ``WeightedAutomaton``), in memory O(V·k + k²) whatever the vocabulary."""
-        return self._run(corpus, False)
-
-    def event_distributions(self, corpus) -> np.ndarray:
-        """Every event's full conditional, (n_tokens + n_sequences, len(event_ids)), columns = ``event_ids``."""
-        return self._run(corpus, True)
-
-    def _run(self, corpus, distributions: bool):
-        corpus = in_vocabulary(corpus, self.vocabulary)
-        self._check_ids(corpus.symbols)
+    def _event_arrays(self):
         events = self.event_ids
         column = np.full(self.n_symbols, -1, dtype=np.int32)
         column[events] = np.arange(len(events), dtype=np.int32)
-        matrix = np.ascontiguousarray(self.extended_emissions()[:, events])
-        out = np.empty((corpus.n_tokens + len(corpus) if distributions else 0, len(events)))
-        log_prob, predicted, n_floored, n_missing = _hmm_kernels.event_log_probs(
-            corpus.symbols, corpus.offsets, self.initial, self.transitions, matrix, events, column, self.floor, out)
-        if n_missing:
-            raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet; "
-                             "encode the corpus with the model's vocabulary")
-        if distributions:
-            return out
-        return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
+        return np.ascontiguousarray(self.extended_emissions()[:, events]), events, column
+
+    def _event_pass(self, corpus, matrix, events, column, out):
+        return _hmm_kernels.event_log_probs(corpus.symbols, corpus.offsets, self.initial, self.transitions, matrix,
+                                            events, column, self.floor, out)
 
     def sequence_log_probs(self, corpus) -> np.ndarray:
         """Natural-log probability of every sequence: the exact scaled forward pass (Numba)

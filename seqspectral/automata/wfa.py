@@ -17,13 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..corpus.vocabulary import Vocabulary
-from ..protocols import EventLogProbs, SequenceLanguageModel, in_vocabulary
 from . import _kernels
+from .events import FlooredEventModel
 
 STATISTICS = ("string", "prefix", "substring")
 
 
-class WeightedAutomaton(SequenceLanguageModel):
+class WeightedAutomaton(FlooredEventModel):
     """A weighted automaton over int32 symbol ids.
 
     Parameters
@@ -170,29 +170,9 @@ class WeightedAutomaton(SequenceLanguageModel):
         probs, _ = _kernels.prefix_conditional(prefix, self.initial, self.operators, self.prefix_final, matrix, self.floor)
         return events, probs
 
-    def event_log_probs(self, corpus) -> EventLogProbs:
-        """The sequence-model protocol (``seqspectral.protocols``), with the floored-weight counts."""
-        return self._run(corpus, False)
-
-    def event_distributions(self, corpus) -> np.ndarray:
-        """Every event's full conditional, (n_tokens + n_sequences, len(event_ids)), columns = ``event_ids``."""
-        return self._run(corpus, True)
-
-    def _run(self, corpus, distributions: bool):
-        corpus = in_vocabulary(corpus, self.vocabulary)
-        self._check_ids(corpus.symbols)
-        matrix, events, column = self._event_arrays()
-        out = np.empty((corpus.n_tokens + len(corpus) if distributions else 0, len(events)))
-        log_prob, predicted, n_floored, n_missing = _kernels.event_log_probs(
-            corpus.symbols, corpus.offsets, self.initial, self.operators, self.prefix_final, matrix, events, column,
-            self.floor, out)
-        if n_missing:
-            bad = np.unique(corpus.symbols[column[corpus.symbols] < 0])
-            raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet (ids {bad[:10].tolist()}); "
-                             "encode the corpus with the model's vocabulary")
-        if distributions:
-            return out
-        return EventLogProbs(log_prob, predicted, int(n_floored), int(len(log_prob) * len(events)))
+    def _event_pass(self, corpus, matrix, events, column, out):
+        return _kernels.event_log_probs(corpus.symbols, corpus.offsets, self.initial, self.operators, self.prefix_final,
+                                        matrix, events, column, self.floor, out)
 
     def held_out_sweep(self, corpus, floors: np.ndarray, partner_log_prob: np.ndarray,
                        mix_weights: np.ndarray) -> np.ndarray:

@@ -7,6 +7,12 @@ read as a choice of ``epochs`` among 1..n (0 too when the untrained model is a c
 as the reranker's parser ranking is), recorded like every other held-out choice of the
 toolkit as a :class:`~seqspectral.selection.SelectionResult` (:func:`epoch_selection`).
 Nothing is written on the estimator while this runs: it gets the kept model at the end.
+
+The candidates are the averaged weights after each epoch of one run, so with ``dev``
+held out (the parser and the tagger) the chosen one is already fitted on all of the
+training data and ``selection.select_and_refit`` would have nothing to refit; the reranker,
+which may hold out training lists, goes through ``select_and_refit`` (docs/design.md,
+"Choosing").
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Eisner decoding, 1-best and k-best, against brute-force enumeration of projective trees."""
 
+import functools
 import itertools
 
 import numpy as np
@@ -9,6 +10,7 @@ from seqspectral.corpus.trees import head_errors, is_projective
 from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
 
 
+@functools.cache  # enumerated once per run: every test of this module reads the same lists
 def all_trees(n, single_root):
     """Every projective tree over n words (single_root: exactly one word on the root)."""
     out = []
