@@ -95,6 +95,52 @@ def cat_seconds(path: Path, repeats: int) -> float:
     return best
 
 
+def conllu_incr(path):
+    import conllu
+
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in conllu.parse_incr(f)), None
+
+
+def nltk_brown(path: Path, tagged: bool):
+    import nltk.data
+    from nltk.corpus.reader import CategorizedTaggedCorpusReader
+
+    nltk.data.path.append(str(path.parent.parent))  # the universal tagset mapping
+    root = nltk.data.ZipFilePathPointer(str(path), "brown/")
+    reader = CategorizedTaggedCorpusReader(root, r"c[a-z]\d\d", cat_file="cats.txt", tagset="brown", encoding="ascii")
+    sents = reader.tagged_sents(tagset="universal") if tagged else reader.sents()
+    n = t = 0
+    for s in sents:
+        n, t = n + 1, t + len(s)
+    return n, t
+
+
+def python_lines(path: Path, skip_header: bool):
+    with open(path, encoding="utf-8") as f:
+        if skip_header:
+            next(f)
+        rows = [line.split()[1 if skip_header else 0:] for line in f]
+    return len(rows), sum(map(len, rows))
+
+
+SPLEARN = """
+import sys, time
+from splearn.datasets.base import load_data_sample
+best = float("inf")
+for _ in range(int(sys.argv[2])):
+    t = time.process_time(); d = load_data_sample(sys.argv[1]); best = min(best, time.process_time() - t)
+print(best, d.nbEx)
+"""
+
+
+def splearn_seconds(path, repeats: int):
+    run = subprocess.run([str(SPLEARN_VENV.ensure()), "-c", SPLEARN, str(path), str(repeats)], capture_output=True, text=True,
+                         check=True)
+    seconds, n = run.stdout.split()
+    return float(seconds), int(n)
+
+
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
     "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["zipfile.py", "read"], ["corpus/pautomac.py", "_line_blocks"]],
