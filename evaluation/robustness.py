@@ -131,19 +131,19 @@ def mutate_text(text: str, rng: random.Random) -> bytes:
     return data
 
 
-def _npy(array) -> bytes:
+def npy_bytes(array) -> bytes:
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.asarray(array), allow_pickle=False)
     return buf.getvalue()
 
 
-def _leaves(value, path=()):
+def json_leaves(value, path=()):
     if isinstance(value, dict):
         for k, v in value.items():
-            yield from _leaves(v, (*path, k))
+            yield from json_leaves(v, (*path, k))
     elif isinstance(value, list) and 0 < len(value) < 50:
         for i, v in enumerate(value):
-            yield from _leaves(v, (*path, i))
+            yield from json_leaves(v, (*path, i))
     if path:
         yield path
 
@@ -169,10 +169,10 @@ def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
     arrays = sorted(n for n in members if n != "__header__.npy")
     if what == "header":
         header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
-        _set(header, rng.choice(list(_leaves(header))), rng.choice(JSON_VALUES))
-        members["__header__.npy"] = _npy(np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+        _set(header, rng.choice(list(json_leaves(header))), rng.choice(JSON_VALUES))
+        members["__header__.npy"] = npy_bytes(np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
     elif what == "deep":
-        members["__header__.npy"] = _npy(np.frombuffer(b"[" * rng.randint(100, 300_000), dtype=np.uint8))
+        members["__header__.npy"] = npy_bytes(np.frombuffer(b"[" * rng.randint(100, 300_000), dtype=np.uint8))
     elif what in ("shape", "dtype", "nan"):
         name = rng.choice(arrays)
         old = np.lib.format.read_array(io.BytesIO(members[name]))
@@ -188,11 +188,11 @@ def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
                 new.flat[rng.randrange(new.size)] = rng.choice([np.nan, np.inf, -np.inf])
             else:
                 must_refuse = False
-        members[name] = _npy(new)
+        members[name] = npy_bytes(new)
     elif what == "drop":
         del members[rng.choice(arrays)]
     elif what == "extra":
-        members["extra.npy"] = _npy(np.zeros(rng.choice([0, 1 << 20, 64 << 20]), dtype=np.uint8))
+        members["extra.npy"] = npy_bytes(np.zeros(rng.choice([0, 1 << 20, 64 << 20]), dtype=np.uint8))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in members.items():

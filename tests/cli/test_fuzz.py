@@ -16,6 +16,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from evaluation.robustness import json_leaves, npy_bytes  # noqa: E402  (the battery's model-file mutations)
 from seqspectral.cli.main import main  # noqa: E402
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
@@ -169,22 +170,6 @@ def _members(path: Path) -> dict:
         return {i.filename: zf.read(i) for i in zf.infolist()}
 
 
-def _npy(array) -> bytes:
-    buf = io.BytesIO()
-    np.lib.format.write_array(buf, np.asarray(array), allow_pickle=False)
-    return buf.getvalue()
-
-
-def _leaves(value, path=()):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _leaves(v, (*path, k))
-    elif isinstance(value, list) and value and len(value) < 50:
-        for i, v in enumerate(value):
-            yield from _leaves(v, (*path, i))
-    yield path
-
-
 def _set(value, path, new):
     if not path:
         return new
@@ -198,10 +183,10 @@ def damaged_model(draw, path: Path) -> bytes:
     what = draw(st.sampled_from(["header", "header", "array", "array", "bytes", "truncate", "drop", "extra"]))
     if what == "header":
         header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
-        leaves = list(_leaves(header))
+        leaves = [(), *json_leaves(header)]  # the root too: the whole header replaced
         header = _set(header, draw(st.sampled_from(leaves)), draw(JSON_VALUES))
         blob = json.dumps(header, allow_nan=True).encode()
-        members["__header__.npy"] = _npy(np.frombuffer(blob, dtype=np.uint8))
+        members["__header__.npy"] = npy_bytes(np.frombuffer(blob, dtype=np.uint8))
     elif what in ("array", "drop"):
         name = draw(st.sampled_from(sorted(n for n in members if n != "__header__.npy")))
         if what == "drop":
@@ -214,9 +199,9 @@ def damaged_model(draw, path: Path) -> bytes:
             fill = draw(st.sampled_from([0, 1, -1, np.nan, np.inf, 1e300, 2 ** 40]))
             with np.errstate(all="ignore"):
                 new = np.full(shape, fill).astype(dtype) if np.prod(shape) < 1e7 else old
-            members[name] = _npy(new)
+            members[name] = npy_bytes(new)
     elif what == "extra":
-        members["junk.npy"] = _npy(np.zeros(draw(st.integers(0, 1 << 20)), dtype=np.uint8))
+        members["junk.npy"] = npy_bytes(np.zeros(draw(st.integers(0, 1 << 20)), dtype=np.uint8))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, data in members.items():
