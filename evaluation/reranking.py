@@ -71,10 +71,10 @@ def measured(directory, test, given=None) -> dict:
             "columns": columns, "report": report}
 
 
-def part_build(workdir, name, train, dev, test, options, reading=None, given=None) -> dict:
+def part_build(workdir, name, train, dev, test, options, reading=None, given=None, workers=1) -> dict:
     from seqspectral.reranking.build import build
 
-    build(workdir / name, train, dev, options, reading=reading, progress=True)
+    build(workdir / name, train, dev, options, reading=reading, workers=workers, progress=True)
     from seqspectral.reranking.build import read_treebank
 
     test_sentences = read_treebank(test, {**{"format": "auto", "encoding": "utf-8", "errors": "raise"},
@@ -319,16 +319,17 @@ def part_memory(workdir: Path) -> dict:
             "report": json.loads(done.stdout)}
 
 
-def run_part(part: str, workdir: Path) -> dict:
+def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
     from seqspectral.reranking.build import BuildOptions
 
     if part == "ewt":
-        return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions())
+        return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(), workers=workers)
     if part == "ewt2":
-        return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2))
+        return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2),
+                          workers=workers)
     if part == "untagged":
         return part_build(workdir, "untagged", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(tags="predicted"),
-                          given=untagged)
+                          given=untagged, workers=workers)
     if part in ("wsj", "latin1"):
         files = wsj_files(workdir, part == "latin1")
         reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
@@ -438,6 +439,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-rerank-eval"),
                     help="build directories and each part's JSON result (kept: a part done is not redone)")
     ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS), help="parts to run (default all)")
+    ap.add_argument("--workers", type=int, default=1, help="processes for a build's jackknifing folds (default 1; "
+                    "the results do not depend on it)")
     ap.add_argument("--tables-only", action="store_true", help="write the tables from the parts finished so far")
     ap.add_argument("--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -450,7 +453,7 @@ def main(argv=None) -> int:
                 continue
             log(f"part {part}")
             start = time.process_time()
-            result = run_part(part, args.workdir)
+            result = run_part(part, args.workdir, args.workers)
             result["part_cpu_s"] = time.process_time() - start
             path.write_text(json.dumps(result, default=float))
     results = {p: json.loads((args.workdir / f"{p}.json").read_text()) for p in PARTS
