@@ -6,8 +6,9 @@ finished so far, so parts can run in separate processes and a run picks up where
 
 - ``ewt``: the one command's defaults on UD English-EWT train (dev for every choice), first
   order: 1-best and reranked on test, gold tags; ``ewt2``: the same, second order; ``untagged``:
-  ``rerank build --tags predicted``, test read with UPOS, XPOS and FEATS emptied (predicted
-  tags end to end) against the same parser's 1-best on those tags;
+  ``rerank build --tags predicted``, test read with LEMMA, UPOS, XPOS and FEATS emptied (the words
+  alone, as from raw text: predicted tags end to end) against the same parser's 1-best on those
+  tags;
 - ``wsj``: the WSJ dependency sample of NLTK (199 files, 3,914 sentences, Malt-TAB; the PTB tag
   in both tag columns) split by sentence order over the files in name order: the first 80%
   train, the next 10% dev, the last 10% test; ``latin1``: the same split with every two
@@ -83,7 +84,8 @@ def part_build(workdir, name, train, dev, test, options, reading=None, given=Non
 
 
 def untagged(sentences) -> list:
-    return [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in sentences]
+    """The words alone, as from raw text: LEMMA, UPOS, XPOS and FEATS emptied."""
+    return [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in sentences]
 
 
 # -- the WSJ sample and its Latin-1 several-roots variant ------------------------------------------
