@@ -358,7 +358,8 @@ def _row(label, r) -> str:
 
 
 LABELS = {"ewt": "EWT test, first order, gold tags (defaults)", "ewt2": "EWT test, second order, gold tags",
-          "untagged": "EWT test from untagged input (`--tags predicted`, predicted UPOS + XPOS end to end)",
+          "untagged": "EWT test from untagged input (`--tags predicted`: words only in, predicted UPOS + XPOS end to "
+                      "end, no LEMMA)",
           "wsj": "WSJ dependency sample (NLTK), test 10%",
           "latin1": "WSJ sample, Latin-1 CoNLL-X, two roots per sentence, test 10%",
           "devonly": "EWT test, reranker trained on the 2,001 EWT dev lists only",
