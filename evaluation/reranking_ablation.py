@@ -49,9 +49,11 @@ import numpy as np
 from .common import EWT, NLTK_DATA, log, require_data
 
 SPLITS = ("train", "dev", "test")
-#: the rows of each treebank, in the order they are run (cheap first)
-VARIANTS = {"ewt": ("none", "default", "leaky", "direction", "per-word", "rank", "xpos", "em", "form", "form-brown"),
-            "wsj": ("none", "default", "per-word", "rank", "xpos", "em", "form")}
+#: the rows of each treebank (a reranker trained with the row's columns), in the order they are run
+VARIANTS = {"ewt": ("none", "default", "per-word", "rank", "xpos"), "wsj": ("none", "default")}
+#: the sources screened on each treebank (:func:`screen`: cheap, no reranker trained)
+SCREENED = {"ewt": ("upos", "per-word", "rank", "direction", "xpos", "em", "form", "form-brown"),
+            "wsj": ("upos", "per-word", "rank")}
 LABELS = {
     "none": "no tree model (context templates + parser score)",
     "default": "UPOS spectral model: log p̂ + topology (the build's default)",
@@ -66,54 +68,142 @@ LABELS = {
 }
 
 
-# -- the real-valued columns of a variant -------------------------------------------------------------
-def _fold_models(lists, field: str):
-    """The build's per-fold models for UPOS; for another column, models trained here without each fold."""
-    from seqspectral import serialize
-    from seqspectral.corpus import Reading
-    from seqspectral.reranking.build import fit_tree_model
-
-    if field == "upos":
-        models = [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
-        for m in models:
-            m.reading_ = Reading(field="upos")
-        return models, lists.built.tree_model
-    return ([fit_tree_model(_others(lists, i), field) for i in range(len(lists.folds))],
-            fit_tree_model(lists.train, field))
-
-
+# -- the real-valued columns ------------------------------------------------------------------------
 def _others(lists, i: int) -> list:
     a, b = lists.blocks[i]
     return lists.train[:a] + lists.train[b:]
 
 
-def _scored(lists, fold_scorers, full_scorers) -> dict:
-    """{split: {name: column}}: the training lists by their fold's scorers, dev and test by the full ones."""
-    out = {"train": {}, "dev": {}, "test": {}}
-    for j, s in enumerate(full_scorers):
-        out["train"][s.name] = np.concatenate([fs[j].tree_log_probs(t) for fs, t in zip(fold_scorers, lists.folds)])
-        out["dev"][s.name] = s.tree_log_probs(lists.dev_trees)
-        out["test"][s.name] = s.tree_log_probs(lists.test_trees)
-    return out
+def _cached_model(workdir: Path, name: str, fit, field: str):
+    """A model kept in ``workdir/ablation-models`` (fitted once), reading ``field``."""
+    from seqspectral import serialize
+    from seqspectral.corpus import Reading
+
+    path = workdir / "ablation-models" / f"{name}.npz"
+    if path.is_file():
+        model = serialize.load(path)
+    else:
+        model = fit()
+        path.parent.mkdir(exist_ok=True)
+        serialize.save(path, model)
+    model.reading_ = Reading(field=field)
+    return model
 
 
-def _tree_columns(lists, field: str, prefix: str, models=None) -> dict:
-    from seqspectral.reranking import tree_model_scorers
+def _spectral(field: str, sentences, like=None):
+    """A spectral tree model over ``field`` (identity U for tags, SVD U with k = 50 for forms),
+    ridge, shrinkage and floor chosen by ranking, or those of the model ``like``."""
+    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.trees import SpectralTreeModel
 
-    folds, full = models or _fold_models(lists, field)
-    return _scored(lists, [tree_model_scorers(m, prefix) for m in folds], tree_model_scorers(full, prefix))
+    tags = field in ("upos", "xpos")
+    chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
+              {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
+    return SpectralTreeModel(None if tags else 50, representation="identity" if tags else "svd", selection="ranking",
+                             **chosen).fit(corpus_from_sentences(sentences, field=field))
 
 
-def _per_list(columns: dict, lists, transform) -> dict:
-    """``transform(column, groups, lengths)`` of every column of every split."""
+def _em(sentences):
+    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.trees import EMTreeModel
+
+    return EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos"))
+
+
+def _models(source: str, lists, workdir: Path, part: str):
+    """The full model (``part="full"``) or the per-fold models (``"folds"``) of a model source.
+    UPOS: the build's own; others fitted here, the fold models with the full model's ridge,
+    shrinkage and floor (one choice by ranking, on all of train)."""
+    from seqspectral import serialize
+    from seqspectral.corpus import Reading
+
+    if source == "upos":
+        if part == "full":
+            return lists.built.tree_model
+        models = [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
+        for m in models:
+            m.reading_ = Reading(field="upos")
+        return models
+    field = {"xpos": "xpos", "em": "upos", "form": "form", "form-brown": "form"}[source]
+    extra = brown_parsed(lists, workdir) if source == "form-brown" else []
+    fit = _em if source == "em" else (lambda s, like=None: _spectral(field, s, like))
+    full = _cached_model(workdir, f"{lists.name}-{source}", lambda: fit(lists.train + extra), field)
+    if part == "full":
+        return full
+    like = {} if source == "em" else {"like": full}
+    return [_cached_model(workdir, f"{lists.name}-{source}-fold{i + 1}", lambda i=i: fit(_others(lists, i) + extra,
+                                                                                        **like), field)
+            for i in range(len(lists.folds))]
+
+
+def _scorers(source: str, model, prefix: str) -> list:
+    from seqspectral.reranking import CorpusScorer, tree_model_scorers
+    from seqspectral.reranking.spectral_features import DirectionScorers
+
+    if source == "em":
+        return [CorpusScorer(model, "em:log_prob")]
+    if source == "direction":
+        return DirectionScorers(model, prefix).scorers()
+    return tree_model_scorers(model, prefix)
+
+
+#: the sources of columns: a model's (its scorers' names start with the prefix) or another
+#: source's columns transformed within each list
+MODEL_SOURCES = {"upos": "tree", "direction": "tree", "xpos": "xpos", "em": "em", "form": "form",
+                 "form-brown": "formbrown"}
+#: the columns of every row
+ROWS = {"none": (), "default": ("upos",), "leaky": ("leaky",), "direction": ("upos", "direction"),
+        "per-word": ("per-word",), "rank": ("rank",), "xpos": ("upos", "xpos"), "em": ("upos", "em"),
+        "form": ("upos", "form"), "form-brown": ("upos", "form-brown")}
+
+
+def _trees(lists) -> dict:
     from seqspectral.reranking.build import concatenated
 
-    trees = {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}
-    return {split: {name: transform(c, trees[split].groups, np.repeat(trees[split].lengths, trees[split].n_trees))
-                    for name, c in cols.items()} for split, cols in columns.items()}
+    return {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}
 
 
-def _rank_in_list(column, groups, lengths) -> np.ndarray:
+def columns(source: str, lists, workdir: Path, splits=SPLITS) -> dict:
+    """{split: {name: column}} of ``source`` for ``splits`` (dev and test are scored by the full
+    model, train by the fold models; each part kept in ``workdir/ablation-columns``)."""
+    out = {}
+    for part, part_splits in (("full", ("dev", "test")), ("folds", ("train",))):
+        if not set(splits) & set(part_splits):
+            continue
+        cache = workdir / "ablation-columns" / f"{lists.name}-{source}-{part}.npz"
+        if not cache.is_file():
+            cache.parent.mkdir(exist_ok=True)
+            np.savez(cache, **{f"{split}/{name}": c for split, cols in _computed(source, lists, workdir, part).items()
+                               for name, c in cols.items()})
+        with np.load(cache) as saved:
+            for k in saved.files:
+                split, name = k.split("/", 1)
+                out.setdefault(split, {})[name] = saved[k]
+    return {split: out.get(split, {}) for split in splits}
+
+
+def _computed(source: str, lists, workdir: Path, part: str) -> dict:
+    splits = ("dev", "test") if part == "full" else ("train",)
+    trees = _trees(lists)
+    if source in ("per-word", "rank"):
+        lengths = {s: np.repeat(trees[s].lengths, trees[s].n_trees) for s in splits}
+        transform = ((lambda c, s: c / lengths[s]) if source == "per-word" else
+                     (lambda c, s: _rank_in_list(c, trees[s].groups)))
+        return {s: {name: transform(c, s) for name, c in cols.items()}
+                for s, cols in columns("upos", lists, workdir, splits).items()}
+    if source == "leaky":  # the all-train model's columns on every split
+        full = _scorers("upos", lists.built.tree_model, "tree")
+        return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
+    model_source = "upos" if source == "direction" else source
+    if part == "full":
+        full = _scorers(source, _models(model_source, lists, workdir, "full"), MODEL_SOURCES[source])
+        return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
+    folds = [_scorers(source, m, MODEL_SOURCES[source]) for m in _models(model_source, lists, workdir, "folds")]
+    return {"train": {x.name: np.concatenate([fs[j].tree_log_probs(t) for fs, t in zip(folds, lists.folds)])
+                      for j, x in enumerate(folds[0])}}
+
+
+def _rank_in_list(column, groups) -> np.ndarray:
     """0 for the best of its list, −1 for the next, … (ties share the better rank)."""
     out = np.empty(len(column))
     for a, b in zip(groups[:-1], groups[1:]):
@@ -122,40 +212,11 @@ def _rank_in_list(column, groups, lengths) -> np.ndarray:
     return out
 
 
-def _em_columns(lists) -> dict:
-    from seqspectral.corpus import Reading, corpus_from_sentences
-    from seqspectral.reranking import CorpusScorer
-    from seqspectral.trees import EMTreeModel
-
-    def em(sentences):
-        model = EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos"))
-        model.reading_ = Reading(field="upos")
-        return CorpusScorer(model, "em:log_prob")
-
-    return _scored(lists, [[em(_others(lists, i))] for i in range(len(lists.folds))], [em(lists.train)])
-
-
-def _form_model(sentences):
-    from seqspectral.corpus import Reading, corpus_from_sentences
-    from seqspectral.trees import SpectralTreeModel
-
-    model = SpectralTreeModel(50, representation="svd", ridge="auto", shrinkage="auto", floor="auto",
-                              selection="ranking").fit(corpus_from_sentences(sentences, field="form"))
-    model.reading_ = Reading(field="form")
-    return model
-
-
-def _form_columns(lists, extra=()) -> dict:
-    extra = list(extra)
-    folds = [_form_model(_others(lists, i) + extra) for i in range(len(lists.folds))]
-    return _tree_columns(lists, "form", "form", (folds, _form_model(lists.train + extra)))
-
-
 def brown_parsed(lists, workdir: Path) -> list:
-    """NLTK's Brown corpus (57,340 sentences), its forms tagged by the build's UPOS and XPOS taggers
-    and parsed by the build's parser (kept as CoNLL-U in the workdir). The parser saw every fold,
-    so a fold's model trained on these parses has seen that fold through them (a mild leak, unlike
-    the treebank part)."""
+    """NLTK's Brown corpus (sentences of 1 to 60 tokens), its forms tagged by the build's UPOS and
+    XPOS taggers and parsed by the build's parser (kept as CoNLL-U in the workdir). The parser saw
+    every fold, so a fold's model trained on these parses has seen that fold through them (a mild
+    leak, unlike the treebank part)."""
     import re
     import zipfile
 
@@ -178,46 +239,49 @@ def brown_parsed(lists, workdir: Path) -> list:
     return read_conllu(path)
 
 
-def columns(key: str, lists, workdir: Path) -> dict:
-    """{split: {name: column}} of variant ``key`` (cached in ``workdir/ablation-columns``)."""
-    cache = workdir / "ablation-columns" / f"{lists.name}-{key}.npz"
-    if cache.is_file():
-        with np.load(cache) as saved:
-            out = {split: {} for split in SPLITS}
-            for k in saved.files:
-                split, name = k.split("/", 1)
-                out[split][name] = saved[k]
-            return out
-    default = (lambda: columns("default", lists, workdir))
-    if key == "none":
-        out = {split: {} for split in SPLITS}
-    elif key == "default":
-        out = _tree_columns(lists, "upos", "tree")
-    elif key == "leaky":
-        from seqspectral.reranking import tree_model_scorers
+# -- the screen: one column's worth on top of the reranker without a tree model ------------------------
+#: weights of a standardised column added to the standardised score of the ``none`` reranker
+SCREEN_WEIGHTS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
 
-        full = tree_model_scorers(lists.built.tree_model, "tree")
-        out = _scored(lists, [full] * len(lists.folds), full)
-    elif key == "direction":
-        from seqspectral.reranking.spectral_features import DirectionScorers
 
-        folds, full = _fold_models(lists, "upos")
-        side = _scored(lists, [DirectionScorers(m).scorers() for m in folds], DirectionScorers(full).scorers())
-        out = {split: {**default()[split], **side[split]} for split in SPLITS}
-    elif key == "per-word":
-        out = _per_list(default(), lists, lambda c, groups, lengths: c / lengths)
-    elif key == "rank":
-        out = _per_list(default(), lists, lambda c, groups, lengths: _rank_in_list(c, groups, lengths))
-    elif key in ("xpos", "em", "form", "form-brown"):
-        more = {"xpos": lambda: _tree_columns(lists, "xpos", "xpos"), "em": lambda: _em_columns(lists),
-                "form": lambda: _form_columns(lists),
-                "form-brown": lambda: _form_columns(lists, brown_parsed(lists, workdir))}[key]()
-        out = {split: {**default()[split], **more[split]} for split in SPLITS}
-    else:
-        raise ValueError(key)
-    cache.parent.mkdir(exist_ok=True)
-    np.savez(cache, **{f"{split}/{name}": c for split, cols in out.items() for name, c in cols.items()})
+def _within_list_z(x, groups) -> np.ndarray:
+    sizes = np.diff(groups)
+    owner = np.repeat(np.arange(len(sizes)), sizes)
+    centred = x - (np.bincount(owner, x, minlength=len(sizes)) / np.maximum(sizes, 1))[owner]
+    return centred / max(float(np.sqrt(np.mean(centred ** 2))), 1e-12)
+
+
+def screen(source: str, lists, hashed, workdir: Path) -> dict:
+    """For every column of ``source`` on dev and test: the UAS of the ``none`` reranker's score plus
+    w times the column (both standardised within lists) for each w of :data:`SCREEN_WEIGHTS`, and
+    the w best on dev — the most one weight on the column adds after the fact (no training lists,
+    no fold models: a cheap look at whether a column carries anything the reranker lacks)."""
+    path = workdir / "ablation-screen" / f"{lists.name}-{source}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+    with np.load(workdir / "ablation-rows" / f"{lists.name}-none-scores.npz") as none:
+        base = {s: none[s] for s in ("dev", "test")}
+    cols = columns(source, lists, workdir, ("dev", "test"))
+    out = {}
+    for name in cols["dev"]:
+        uas = {}
+        for s in ("dev", "test"):
+            groups = hashed.trees[s].groups
+            z0, z1 = _within_list_z(base[s], groups), _within_list_z(cols[s][name], groups)
+            uas[s] = [_uas(z0 + w * z1, hashed, s) for w in SCREEN_WEIGHTS]
+        best = int(np.argmax(uas["dev"]))
+        out[name] = {"w": SCREEN_WEIGHTS[best], "dev": uas["dev"], "test": uas["test"]}
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(out))
     return out
+
+
+def _uas(score, hashed, split: str) -> float:
+    from seqspectral.reranking._kernels import best_in_groups
+
+    trees = hashed.trees[split]
+    picked = trees.groups[:-1] + best_in_groups(np.ascontiguousarray(score), trees.groups)
+    return float(100 * (1 - hashed.loss[split][picked].sum() / trees.lengths.sum()))
 
 
 # -- a row ---------------------------------------------------------------------------------------------
@@ -249,7 +313,10 @@ def row(key: str, lists, hashed: Hashed, workdir: Path) -> dict:
         return json.loads(path.read_text())
     log(f"ablation: {lists.name} {key}")
     start = time.process_time()
-    cols = columns(key, lists, workdir)
+    cols = {s: {} for s in SPLITS}
+    for source in ROWS[key]:
+        for s, c in columns(source, lists, workdir).items():
+            cols[s].update(c)
     f = {s: hashed.features[s].with_dense(list(cols[s]), list(cols[s].values())) for s in SPLITS}
     reranker = Reranker(lists.built.options.reranker_epochs, feature_set="scorers").fit(
         f["train"], hashed.loss["train"], dev=(f["dev"], hashed.loss["dev"], hashed.trees["dev"].lengths))
@@ -262,6 +329,9 @@ def row(key: str, lists, hashed: Hashed, workdir: Path) -> dict:
               "agreement": {n: pairwise_agreement(f["dev"], hashed.loss["dev"], j)
                             for j, n in enumerate(f["dev"].dense_names)}}
     path.parent.mkdir(exist_ok=True)
+    if key == "none":  # the screen's base
+        np.savez(path.with_name(f"{lists.name}-none-scores.npz"), dev=reranker.scores(f["dev"]),
+                 test=reranker.scores(f["test"]))
     path.write_text(json.dumps(result, default=float))
     return result
 
@@ -277,18 +347,19 @@ def lists_of(name: str, workdir: Path):
     return lists
 
 
-def part_ablation(workdir: Path, variants=None) -> dict:
-    """Every row of every treebank (``variants``: {treebank: keys}, default :data:`VARIANTS`)."""
+def part_ablation(workdir: Path, variants=None, screened=None) -> dict:
+    """The screen of every source of :data:`SCREENED`, then every row of :data:`VARIANTS`, of every
+    treebank (``variants``, ``screened``: {treebank: keys} to run fewer)."""
     from .reranking import scores
 
+    variants, screened = variants or VARIANTS, screened or SCREENED
     out = {}
-    for name, keys in (variants or VARIANTS).items():
-        if not keys:
-            continue
+    for name in dict.fromkeys([*variants, *screened]):
         lists = lists_of(name, workdir)
         hashed = Hashed(lists)
-        rows = [row(key, lists, hashed, workdir) for key in dict.fromkeys(("none", *keys))]
-        out[name] = {"rows": rows, "one_best": scores(lists.test, lists.built.parser.parse(lists.test))}
+        rows = [row(key, lists, hashed, workdir) for key in dict.fromkeys(("none", *variants.get(name, ())))]
+        out[name] = {"rows": rows, "screen": {s: screen(s, lists, hashed, workdir) for s in screened.get(name, ())},
+                     "one_best": scores(lists.test, lists.built.parser.parse(lists.test))}
     return out
 
 
@@ -345,20 +416,37 @@ def tables(ablation: dict, one_best: dict | None = None) -> list[str]:
             lines.append(f"| {r['name']} | {r['dev_uas']:.2f} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} "
                          f"| {red:+.1f}% | {missed} | {choice} | {r['chosen']['anchor']:g}, {r['chosen']['epochs']} | "
                          f"{r['cpu_s']:.0f} | {agree} |")
+        if ab.get("screen"):
+            lines += ["", f"Screen ({label}): the no-tree reranker's score plus w times one column (both standardised "
+                      f"within lists), w in {', '.join(f'{w:g}' for w in SCREEN_WEIGHTS)} chosen on dev — the most "
+                      "one weight on the column adds after the fact, without training a reranker.", "",
+                      "| source | column | w chosen on dev | dev UAS (w = 0 → chosen) | test UAS (w = 0 → chosen) | "
+                      "test rel. error reduction |", "|---|---|---:|---:|---:|---:|"]
+            for source, cols in ab["screen"].items():
+                for column, s in cols.items():
+                    j = SCREEN_WEIGHTS.index(s["w"])
+                    red = 100 * (s["test"][j] - s["test"][0]) / (100 - s["test"][0])
+                    lines.append(f"| {source} | {column} | {s['w']:g} | {s['dev'][0]:.2f} → {s['dev'][j]:.2f} | "
+                                 f"{s['test'][0]:.2f} → {s['test'][j]:.2f} | {red:+.1f}% |")
     return lines
 
 
 def finished(workdir: Path) -> dict:
-    """The rows finished so far in ``workdir/ablation-rows`` (a treebank only with its ``none`` row)."""
+    """The rows and screens finished so far in ``workdir`` (a treebank only with its ``none`` row)."""
     out = {}
-    kept = Path(workdir) / "ablation-rows"
-    for path in sorted(kept.glob("*.json")) if kept.is_dir() else []:
+    workdir = Path(workdir or "")
+    for path in sorted((workdir / "ablation-rows").glob("*.json")):
         r = json.loads(path.read_text())
         if "key" in r:  # rows of the earlier ablation (test figures only) are not mixed in
-            out.setdefault(path.stem.split("-")[0], {"rows": []})["rows"].append(r)
-    order = {name: list(dict.fromkeys(("none", *keys))) for name, keys in VARIANTS.items()}
+            out.setdefault(path.stem.split("-")[0], {"rows": [], "screen": {}})["rows"].append(r)
+    for path in sorted((workdir / "ablation-screen").glob("*.json")):
+        name, source = path.stem.split("-", 1)
+        if name in out:
+            out[name]["screen"][source] = json.loads(path.read_text())
     for name, ab in out.items():
-        ab["rows"].sort(key=lambda r: order[name].index(r["key"]) if r["key"] in order[name] else 99)
+        order = list(ROWS)
+        ab["rows"].sort(key=lambda r: order.index(r["key"]))
+        ab["screen"] = {s: ab["screen"][s] for s in SCREENED.get(name, ()) if s in ab["screen"]}
     return {k: ab for k, ab in out.items() if ab["rows"][0]["key"] == "none"}
 
 
@@ -367,11 +455,14 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-rerank-eval"),
                     help="the workdir of `python -m evaluation reranking` with its ewt and wsj builds")
     ap.add_argument("--treebanks", nargs="+", choices=tuple(VARIANTS), default=list(VARIANTS))
-    ap.add_argument("--variants", nargs="+", default=None, help="rows to run (default every row of the treebank)")
+    ap.add_argument("--variants", nargs="*", default=None, choices=tuple(ROWS),
+                    help="rows to run (default: every row of VARIANTS of the treebank)")
+    ap.add_argument("--screen", nargs="*", default=None, help="sources to screen (default: SCREENED's)")
     args = ap.parse_args(argv)
     require_data(EWT)
-    part_ablation(args.workdir, {name: [k for k in VARIANTS[name] if args.variants is None or k in args.variants]
-                                 for name in args.treebanks})
+    pick = (lambda given, default: {name: list(default.get(name, ()) if given is None else given)
+                                    for name in args.treebanks})
+    part_ablation(args.workdir, pick(args.variants, VARIANTS), pick(args.screen, SCREENED))
     from .reranking import main as tables_main
 
     return tables_main(["--workdir", str(args.workdir), "--tables-only"])

@@ -174,6 +174,31 @@ def test_a_scorer_column_of_noise_is_dropped_and_an_informative_one_kept():
     assert forced.dense_names_ == ["parser", "noise"] and {r["feature_set"] for r in forced.history_} == {"scorers"}
 
 
+def test_the_feature_set_choice_is_the_margin_rule_between_the_models_with_and_without_the_scorers():
+    """``feature_set="auto"`` equals: train with the scorer columns forced in, train without them
+    (the base score alone), keep the columns iff the paired per-list gain on the dev lists is
+    above 2 standard errors — and the kept model is that one (what the ablation table reads)."""
+    from seqspectral.reranking.held_out_gain import gain_bound
+
+    train, train_loss = planted_lists(300, 0)
+    dev, dev_loss = planted_lists(150, 3)
+    base_only = [CandidateFeatures(f.groups, f.indptr, f.indices, f.dense[:, :1], ["parser"]) for f in (train, dev)]
+    without = Reranker(epochs=3, hash_bits=10).fit(base_only[0], train_loss, dev=(base_only[1], dev_loss))
+    seen = set()
+    for features in ((train, dev), tuple(_with_noise_column(f, 20 + i) for i, f in enumerate(base_only))):
+        auto = Reranker(epochs=3, hash_bits=10).fit(features[0], train_loss, dev=(features[1], dev_loss))
+        forced = Reranker(epochs=3, hash_bits=10, feature_set="scorers").fit(features[0], train_loss,
+                                                                              dev=(features[1], dev_loss))
+        first = dev.groups[:-1]
+        gain = dev_loss[first + without.choose(base_only[1])] - dev_loss[first + forced.choose(features[1])]
+        expected = "scorers" if gain_bound(gain, 2.0) > 0 else "base"
+        assert auto.selection_.chosen["feature_set"] == expected
+        np.testing.assert_array_equal(auto.choose(features[1]), (forced if expected == "scorers" else without).choose(
+            features[1] if expected == "scorers" else base_only[1]))
+        seen.add(expected)
+    assert seen == {"base", "scorers"}
+
+
 def test_a_reranker_that_dropped_its_scorers_round_trips_and_still_checks_names(tmp_path):
     train, loss = planted_lists(60, 2)
     base_only = CandidateFeatures(train.groups, train.indptr, train.indices, train.dense[:, :1], ["parser"])
