@@ -229,7 +229,8 @@ def run_train(args) -> int:
                           "dev_lists": dev.n_lists if dev else None,
                           **({"dev_" + k: v for k, v in _passed_through(dev.problems).items()} if dev else {}),
                           "ranks": kind.name, "templates": reranker.templates_, "features": reranker.dense_names_,
-                          "dropped_features": reranker.dropped_names_, "chosen": reranker.selection_.chosen, "held_out": held}))
+                          "dropped_features": reranker.dropped_names_, "chosen": reranker.selection_.chosen,
+                          "held_out": held}))
     if not args.quiet:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
