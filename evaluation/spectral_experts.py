@@ -140,7 +140,8 @@ def run_instance(task):
         row = dict(setting=setting, misspecified=misspecified, instance=instance, attempt=attempt, n=n)
         t0 = time.process_time()
         em = MixtureOfLinearRegressionsEM(k, init="random", n_init=1, random_state=attempt).fit(X, y)
-        row.update(em=parameter_error(coef, em.coef_), em_iter=em.n_iter_, em_s=time.process_time() - t0)
+        row.update(em=parameter_error(coef, em.coef_), em_iter=em.n_iter_, em_ll=em.log_likelihood_,
+                   em_s=time.process_time() - t0)
         for solver, model in spectral.items():
             t0 = time.process_time()
             model.decompose(random_state=attempt)
@@ -155,6 +156,7 @@ def run_instance(task):
                 runs[solver].append((start, earlier))
             row.update({f"spectral_{solver}": parameter_error(coef, start[0]),
                         f"sem_{solver}": parameter_error(coef, earlier.coef_), f"sem_{solver}_iter": earlier.n_iter_,
+                        f"sem_{solver}_ll": earlier.log_likelihood_,
                         f"sem_{solver}_s": time.process_time() - t0,
                         f"converged_{solver}": bool(all(model.converged_))})
         rows.append(row)

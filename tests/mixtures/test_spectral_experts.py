@@ -222,7 +222,7 @@ def test_em_pass_sums_match_brute_force(n, k, identical):
     log_p = np.log(weights) - 0.5 * (y[:, None] - X @ coef) ** 2 / sigma2 - 0.5 * np.log(2 * np.pi * sigma2)
     resp = np.exp(log_p - log_p.max(axis=1, keepdims=True))
     resp /= resp.sum(axis=1, keepdims=True)
-    total, mass, gram, rhs, square = em_pass(np.ascontiguousarray(np.vstack([X.T, y])), coef, np.log(weights),
+    total, mass, gram, rhs, square = em_pass(np.ascontiguousarray(X.T), y, coef, np.log(weights),
                                              1 / sigma2, -0.5 * np.log(2 * np.pi * sigma2))
     assert n % BLOCK and total == pytest.approx(np.sum(np.log(np.sum(np.exp(log_p), axis=1))), rel=1e-12)
     assert np.allclose(mass, resp.sum(axis=0), rtol=1e-12, atol=0)

@@ -1,7 +1,7 @@
 """Numba kernel of one EM pass over a mixture of linear regressions (behind :mod:`.em`).
 
 The rows are taken in blocks of :data:`BLOCK`; every loop of a block runs over the block's
-rows, so the compiler vectorises it (the data are feature-major, ``Z = [Xᵀ; yᵀ]``, and the
+rows, so the compiler vectorises it (the features are feature-major, ``Xᵀ``, and the
 exponential is :func:`_exp_nonpositive`, a polynomial the compiler can vectorise, where a libm
 call per row cannot be). Float64 throughout; a block's sums are added to the totals once.
 """
@@ -61,22 +61,22 @@ def _exp_nonpositive(x, out, out_bits):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def em_pass(Z, coef, log_weights, inv_variance, log_normaliser):
+def em_pass(XT, y, coef, log_weights, inv_variance, log_normaliser):
     """E-step and the M-step's sufficient statistics in one pass over the rows.
 
-    ``Z`` is (d + 1) x n C-contiguous float64, the features then the responses (``[Xᵀ; yᵀ]``);
-    ``coef`` d x k. For every row i: log p_ih = log π_h − ½ (y_i − β_hᵀx_i)² / σ² +
+    ``XT`` is d x n C-contiguous float64 (the features, feature-major: ``Xᵀ``), ``y`` the n
+    responses, ``coef`` d x k. For every row i: log p_ih = log π_h − ½ (y_i − β_hᵀx_i)² / σ² +
     log_normaliser and the responsibilities γ_ih; returns Σ_i log Σ_h p_ih, Σ_i γ_ih and, per
     component, Σ_i γ_ih x_i x_iᵀ (k x d x d), Σ_i γ_ih y_i x_i (k x d), Σ_i γ_ih y_i² (k).
 
     log Σ_h p_ih = max_h log p_ih + log Σ_h exp(log p_ih − max): the second terms (each in
     [log 1, log k]) are multiplied over the block and the product's log taken once.
     """
-    rows, n = Z.shape
-    d = rows - 1
+    d, n = XT.shape
     k = coef.shape[1]
-    n_pairs = rows * (rows + 1) // 2
-    sums = np.zeros((k, n_pairs))  # Σ γ_ih z_a z_b for a ≤ b over z = (x, y), row-major upper triangle
+    gram = np.zeros((k, d, d))
+    rhs = np.zeros((k, d))
+    square = np.zeros(k)
     mass = np.zeros(k)
     gamma = np.empty((k, BLOCK))
     scratch = np.empty(BLOCK)
@@ -88,19 +88,19 @@ def em_pass(Z, coef, log_weights, inv_variance, log_normaliser):
     half_precision = 0.5 * inv_variance
     for start in range(0, n, BLOCK):
         m = min(BLOCK, n - start)
-        y = Z[d, start:start + m]
+        yb = y[start:start + m]
         for h in range(k):  # gamma[h] = log p_h
             g = gamma[h]
             for i in range(m):
                 g[i] = 0.0
             for a in range(d):
                 c = coef[a, h]
-                za = Z[a, start:start + m]
+                xa = XT[a, start:start + m]
                 for i in range(m):
-                    g[i] += c * za[i]
+                    g[i] += c * xa[i]
             lw = log_weights[h]
             for i in range(m):
-                r = y[i] - g[i]
+                r = yb[i] - g[i]
                 g[i] = lw - half_precision * r * r
         for i in range(m):
             top[i] = gamma[0, i]
@@ -128,35 +128,33 @@ def em_pass(Z, coef, log_weights, inv_variance, log_normaliser):
                 log_likelihood += np.log(total[i])
         for i in range(m):
             total[i] = 1.0 / total[i]
-        for h in range(k):
+        for h in range(k):  # gamma[h] = γ_h, and its weighted sums
             g = gamma[h]
-            block_mass = 0.0
+            acc = 0.0
             for i in range(m):
                 g[i] *= total[i]
-                block_mass += g[i]
-            mass[h] += block_mass
-            j = 0
-            for a in range(rows):
-                za = Z[a, start:start + m]
+                acc += g[i]
+            mass[h] += acc
+            for a in range(d):
+                xa = XT[a, start:start + m]
                 for i in range(m):
-                    scratch[i] = g[i] * za[i]
-                for b in range(a, rows):
-                    zb = Z[b, start:start + m]
+                    scratch[i] = g[i] * xa[i]
+                for b in range(a, d):
+                    xb = XT[b, start:start + m]
                     acc = 0.0
                     for i in range(m):
-                        acc += scratch[i] * zb[i]
-                    sums[h, j] += acc
-                    j += 1
-    gram = np.empty((k, d, d))
-    rhs = np.empty((k, d))
+                        acc += scratch[i] * xb[i]
+                    gram[h, a, b] += acc
+                acc = 0.0
+                for i in range(m):
+                    acc += scratch[i] * yb[i]
+                rhs[h, a] += acc
+            acc = 0.0
+            for i in range(m):
+                acc += g[i] * yb[i] * yb[i]
+            square[h] += acc
     for h in range(k):
-        j = 0
-        for a in range(rows):
-            for b in range(a, rows):
-                if b < d:
-                    gram[h, a, b] = sums[h, j]
-                    gram[h, b, a] = sums[h, j]
-                elif a < d:
-                    rhs[h, a] = sums[h, j]
-                j += 1
-    return log_likelihood, mass, gram, rhs, sums[:, n_pairs - 1].copy()
+        for a in range(d):
+            for b in range(a):
+                gram[h, a, b] = gram[h, b, a]
+    return log_likelihood, mass, gram, rhs, square
