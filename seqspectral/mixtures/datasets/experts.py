@@ -60,11 +60,9 @@ def sample_inputs(n: int, b: int, rng: np.random.Generator, *, misspecified: boo
 
 
 def polynomial_features(T: np.ndarray, exponents) -> np.ndarray:
-    """The monomials ``Π_j t_j^{e_j}`` of every row of ``T``, one column per exponent tuple.
-
-    Fortran-ordered (each feature's column contiguous): EM reads the features feature-major."""
+    """The monomials ``Π_j t_j^{e_j}`` of every row of ``T``, one column per exponent tuple."""
     T = np.asarray(T, dtype=np.float64)
-    return np.stack([np.prod(T ** np.asarray(e), axis=1) for e in exponents]).T
+    return np.stack([np.prod(T ** np.asarray(e), axis=1) for e in exponents], axis=1)
 
 
 def random_instance(d: int, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
