@@ -165,22 +165,6 @@ def split_tokens(buf, part, text_lines):
 
 
 @njit(cache=True)
-def part_hashes(buf, starts, ends, fold_case):
-    """The 64-bit FNV-1a hash of every part ``buf[starts[t]:ends[t]]`` (of its upper-cased
-    bytes when ``fold_case``)."""
-    hashes = np.empty(len(starts), np.uint64)
-    for t in range(len(starts)):
-        h = np.uint64(14695981039346656037)
-        for j in range(starts[t], ends[t]):
-            c = buf[j]
-            if fold_case and 97 <= c <= 122:
-                c -= 32
-            h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
-        hashes[t] = h
-    return hashes
-
-
-@njit(cache=True)
 def _upper(c, fold_case):
     return c - 32 if fold_case and 97 <= c <= 122 else c
 
@@ -193,49 +177,55 @@ def _home(h, bits):
 
 
 @njit(cache=True)
-def _slots(hashes, m, bits):
-    """An open-addressing table of 2^bits slots holding numbers 0 .. m-1 by their ``hashes``,
-    and the hash of each slot's number."""
+def _table(hashes, m, bits):
+    """An open-addressing table of 2^bits slots holding numbers 0 .. m-1 by their ``hashes``:
+    slot ``s`` is ``table[2s]`` (the number + 1; 0: empty) beside ``table[2s + 1]`` (its
+    hash), one memory access a probe."""
     size = 1 << bits
-    slots = np.full(size, -1, np.int64)
-    slot_hashes = np.zeros(size, np.uint64)
+    table = np.zeros(2 * size, np.uint64)
     for k in range(m):
         slot = _home(hashes[k], bits)
-        while slots[slot] >= 0:
+        while table[2 * slot]:
             slot = (slot + 1) & (size - 1)
-        slots[slot] = k
-        slot_hashes[slot] = hashes[k]
-    return slots, slot_hashes
+        table[2 * slot] = k + 1
+        table[2 * slot + 1] = hashes[k]
+    return table
 
 
 @njit(cache=True)
-def number_parts(buf, starts, ends, hashes, fold_case):
-    """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass through an
-    open-addressing table keyed by ``hashes`` (twice the distinct parts, or more) and checked
-    byte for byte (upper-cased when ``fold_case``) against a compact copy of the distinct
-    parts (a cache-friendly arena), so equal hashes of different strings never merge them.
-    Returns (codes, firsts): each part's number and the first part of each number."""
+def number_parts(buf, starts, ends, fold_case, hash_mask):
+    """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass: its
+    64-bit FNV-1a hash (of its upper-cased bytes when ``fold_case``; the bits of
+    ``hash_mask`` kept: all, or none in the tests, so that every part collides) looked up in an
+    open-addressing table of at least twice the distinct parts, matches checked byte for
+    byte against a compact copy of the distinct parts (an arena), so equal hashes of
+    different strings never merge them.
+
+    Returns ``(codes, arena, bounds)``: each part's number, and the distinct parts'
+    (upper-cased) bytes, number ``k`` at ``arena[bounds[k]:bounds[k + 1]]``."""
     n = len(starts)
     bits = 10
     size = 1 << bits
-    slots, slot_hashes = _slots(hashes, 0, bits)
-    firsts = np.empty(n, np.int64)
     distinct_hashes = np.empty(n, np.uint64)
+    table = _table(distinct_hashes, 0, bits)
     codes = np.empty(n, np.int64)
     arena = np.empty(4096, np.uint8)
-    bounds = np.empty(n + 1, np.int64)  # the arena bytes of number k: bounds[k] .. bounds[k + 1]
+    bounds = np.empty(n + 1, np.int64)
     bounds[0] = 0
     m = 0
     for t in range(n):
         a, length = starts[t], ends[t] - starts[t]
-        slot = _home(hashes[t], bits)
+        h = np.uint64(14695981039346656037)
+        for j in range(a, a + length):
+            h = (h ^ np.uint64(_upper(buf[j], fold_case))) * np.uint64(1099511628211)
+        h &= hash_mask
+        slot = _home(h, bits)
         while True:
-            k = slots[slot]
+            k = np.int64(table[2 * slot]) - 1
             if k < 0:
-                slots[slot] = m
-                slot_hashes[slot] = hashes[t]
-                firsts[m] = t
-                distinct_hashes[m] = hashes[t]
+                table[2 * slot] = m + 1
+                table[2 * slot + 1] = h
+                distinct_hashes[m] = h
                 codes[t] = m
                 while bounds[m] + length > len(arena):
                     arena = np.concatenate((arena, arena))
@@ -246,9 +236,9 @@ def number_parts(buf, starts, ends, hashes, fold_case):
                 if 2 * m > size:
                     bits += 2
                     size = 1 << bits
-                    slots, slot_hashes = _slots(distinct_hashes, m, bits)
+                    table = _table(distinct_hashes, m, bits)
                 break
-            if slot_hashes[slot] == hashes[t] and bounds[k + 1] - bounds[k] == length:
+            if table[2 * slot + 1] == h and bounds[k + 1] - bounds[k] == length:
                 same = True
                 for j in range(length):
                     if arena[bounds[k] + j] != _upper(buf[a + j], fold_case):
@@ -258,25 +248,7 @@ def number_parts(buf, starts, ends, hashes, fold_case):
                     codes[t] = k
                     break
             slot = (slot + 1) & (size - 1)
-    return codes, firsts[:m]
-
-
-@njit(cache=True)
-def joined_parts(buf, starts, ends, which, separator):
-    """The parts ``which`` of ``buf`` one after the other, each followed by ``separator`` (a
-    byte none of them holds): decoded and split at once, not one by one."""
-    size = 0
-    for k in which:
-        size += ends[k] - starts[k] + 1
-    out = np.empty(size, np.uint8)
-    at = 0
-    for k in which:
-        for j in range(starts[k], ends[k]):
-            out[at] = buf[j]
-            at += 1
-        out[at] = separator
-        at += 1
-    return out
+    return codes, arena[:bounds[m]], bounds[:m + 1]
 
 
 @njit(cache=True)
@@ -313,17 +285,57 @@ def _no_word_id(buf, a, b):
 
 
 @njit(cache=True)
-def tabular_words(buf, field, head_column, multiword):
+def _utf8_length(buf, i):
+    """The length of the UTF-8 sequence starting at ``buf[i]`` (a byte of 128 or more), or 0
+    if it is not one Python's strict decoder takes (overlong forms, surrogates, beyond U+10FFFF
+    and cut sequences are not)."""
+    c = buf[i]
+    n = len(buf)
+    if 0xC2 <= c <= 0xDF:
+        need, lo, hi = 1, 0x80, 0xBF
+    elif c == 0xE0:
+        need, lo, hi = 2, 0xA0, 0xBF
+    elif c == 0xED:
+        need, lo, hi = 2, 0x80, 0x9F
+    elif 0xE1 <= c <= 0xEF:
+        need, lo, hi = 2, 0x80, 0xBF
+    elif c == 0xF0:
+        need, lo, hi = 3, 0x90, 0xBF
+    elif c == 0xF4:
+        need, lo, hi = 3, 0x80, 0x8F
+    elif 0xF1 <= c <= 0xF3:
+        need, lo, hi = 3, 0x80, 0xBF
+    else:
+        return 0
+    if i + need >= n or not lo <= buf[i + 1] <= hi:
+        return 0
+    for j in range(i + 2, i + need + 1):
+        if not 0x80 <= buf[j] <= 0xBF:
+            return 0
+    return need + 1
+
+@njit(cache=True)
+def _blank(buf, a, b):
+    """Whether ``buf[a:b]`` is ASCII white space only (``str.isspace`` of those bytes)."""
+    for j in range(a, b):
+        if not _is_space(buf[j]):
+            return False
+    return True
+
+@njit(cache=True)
+def tabular_words(buf, field, head_column, multiword, utf8):
     """One pass over a 10-column treebank (CoNLL-U with ``multiword``, else CoNLL-X) read as
     ``tabular.iter_blocks`` reads it, for the files that need none of its messages.
 
-    Returns ``(starts, ends, heads, lines, lengths, unusual)``: the byte range of column
-    ``field`` and the head of each word, its 1-based line, the words of each sentence, and
-    ``unusual``: 0, or the first line that is not a blank line, a comment before a
-    sentence's words, a multiword-token or empty-node line (with ``multiword``), or a word
-    line of 10 tab-separated columns whose id is its position and whose head is an integer
-    below 2^31 (or a file with a lone CR): the line-by-line reader then reads the file and
-    says what is wrong.
+    Each line is scanned once, with one comparison for most bytes (only a tab, a line feed, a
+    CR or, with ``utf8``, a byte beyond ASCII needs a look; ``utf8``: those are checked to be
+    UTF-8 as Python decodes it). Returns ``(starts, ends, heads, lines, lengths, unusual)``:
+    the byte range of column ``field`` and the head of each word, its 1-based line, the words
+    of each sentence, and ``unusual``: 0, or the first line that is not a blank line, a
+    comment before a sentence's words, a multiword-token or empty-node line (with
+    ``multiword``), or a word line of 10 tab-separated columns whose id is its position and
+    whose head is an integer below 2^31 (or a line with a lone CR, or bytes that are not
+    UTF-8): the line-by-line reader then reads the file and says what is wrong.
     """
     n = len(buf)
     starts = np.empty(n // 64 + 1, np.int64)  # grown by doubling
@@ -339,58 +351,67 @@ def tabular_words(buf, field, head_column, multiword):
     i = 0
     while i < n:
         line += 1
-        blank = True
         tabs = 0
         carriage = -1
         end = i
         while end < n:
             c = buf[end]
-            if c == 10:
-                break
-            if c == 9:
-                if tabs < 9:
-                    columns[tabs] = end
-                tabs += 1
-            elif c == 13:
-                if carriage >= 0:
-                    return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-                carriage = end
-            elif blank and not _is_space(c):
-                blank = False
+            if np.uint8(c - 14) >= 114:  # below 14 (tab, LF, CR) or beyond ASCII
+                if c == 10:
+                    break
+                if c == 9:
+                    if tabs < 9:
+                        columns[tabs] = end
+                    tabs += 1
+                elif c == 13:
+                    if carriage >= 0:
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                    carriage = end
+                elif c >= 128 and utf8:
+                    k = _utf8_length(buf, end)
+                    if k == 0:
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                    end += k
+                    continue
             end += 1
         stop = end - 1 if carriage == end - 1 and end > i else end
-        if 0 <= carriage < stop:  # a lone CR: a line break the line-by-line reader reads
+        if 0 <= carriage < stop:
             return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-        if blank:
+        if buf[i] == 35:  # '#': a comment, before the words of a sentence only
+            if rows:
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+            i = end + 1
+            continue
+        word = -1
+        if tabs == 9:
+            columns[9] = stop
+            word = _digits(buf, i, columns[0])
+            if word < 0 and multiword and _no_word_id(buf, i, columns[0]):
+                i = end + 1
+                continue
+        if word < 0:  # no word: a blank line, or one for the line-by-line reader
+            if not _blank(buf, i, end):
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
             if rows:
                 if n_sentences == len(lengths):
                     lengths = np.concatenate((lengths, lengths))
                 lengths[n_sentences] = rows
                 n_sentences += 1
                 rows = 0
-        elif buf[i] == 35:  # '#': a comment, before the words of a sentence only
-            if rows:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-        else:
-            if tabs != 9:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-            columns[9] = stop
-            word = _digits(buf, i, columns[0])
-            if word < 0 and multiword and _no_word_id(buf, i, columns[0]):
-                i = end + 1
-                continue
-            head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
-            if word != rows + 1 or head < 0 or head >= 1 << 31:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-            if n_words == len(starts):
-                starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
-                heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
-            starts[n_words] = columns[field - 1] + 1 if field else i
-            ends[n_words] = columns[field]
-            heads[n_words] = head
-            lines[n_words] = line
-            n_words += 1
-            rows += 1
+            i = end + 1
+            continue
+        head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
+        if word != rows + 1 or head < 0 or head >= 1 << 31:
+            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+        if n_words == len(starts):
+            starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
+            heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
+        starts[n_words] = columns[field - 1] + 1 if field else i
+        ends[n_words] = columns[field]
+        heads[n_words] = head
+        lines[n_words] = line
+        n_words += 1
+        rows += 1
         i = end + 1
     if rows:
         if n_sentences == len(lengths):

@@ -325,15 +325,15 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     data = Path(path).read_bytes()
     if name == "utf-8" and data.startswith(codecs.BOM_UTF8):
         data = data[3:]
-    if not data.isascii():
+    if name != "utf-8" and not data.isascii():  # UTF-8 is checked by the compiled pass
         try:
             data.decode(name)
         except UnicodeDecodeError:
             return None
     buf = np.frombuffer(data, dtype=np.uint8)
     starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
-                                                                 layout.name == "conllu")
+                                                                 layout.name == "conllu", name == "utf-8")
     if unusual:
         return None
-    distinct, codes = numbered_parts(data, buf, starts, ends, encoding=name)
+    distinct, codes = numbered_parts(buf, starts, ends, encoding=name)
     return distinct, codes, heads, _WordLines(lines, lengths), lengths

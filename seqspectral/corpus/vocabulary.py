@@ -28,9 +28,13 @@ class Vocabulary:
     N_RESERVED = 2
 
     def __init__(self, symbols: Iterable[str] = ()):
-        unique = list(dict.fromkeys(symbols))  # as adding them one by one: each at its first occurrence
+        unique = list(symbols)
+        index = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
+        if len(index) < len(unique):  # as adding them one by one: each at its first occurrence
+            unique = list(dict.fromkeys(unique))
+            index = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
         self._symbols: list[str] = [UNK, EOS, *unique]
-        self._index: dict[str, int] = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
+        self._index: dict[str, int] = index
 
     @classmethod
     def from_counts(cls, counts: Counter | dict, min_count: int = 1) -> "Vocabulary":
@@ -47,20 +51,23 @@ class Vocabulary:
 
         Readers give each distinct symbol a provisional code on first sight; this maps
         them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
-        from the counts (most frequent first) when none is given.
+        from the counts (most frequent first, ties by name, as :meth:`from_counts`) when
+        none is given: sorted in numpy, no Python call per symbol beyond building the
+        vocabulary.
         """
-        mapped = [mapping.get(s, s) for s in raw] if mapping else list(raw)
         codes = np.asarray(codes, dtype=np.int64)
-        if vocabulary is None:
-            counts = np.bincount(codes, minlength=len(raw)).tolist()
-            if len(set(mapped)) == len(mapped):  # nothing to merge
-                totals = dict(zip(mapped, counts))
-            else:
-                totals = Counter()
-                for s, c in zip(mapped, counts):
-                    totals[s] += c
-            vocabulary = cls.from_counts(totals)
-        table = vocabulary.encode(mapped)
+        symbols = [mapping.get(s, s) for s in raw] if mapping else list(raw)
+        if len(set(symbols)) < len(symbols):  # equal symbols (e.g. merged by the mapping) get one code
+            merged: dict[str, int] = {}
+            codes = np.fromiter((merged.setdefault(s, len(merged)) for s in symbols), np.int64, len(symbols))[codes]
+            symbols = list(merged)
+        if vocabulary is not None:
+            table = vocabulary.encode(symbols)
+        else:
+            order = _by_count_then_name(symbols, np.bincount(codes, minlength=len(symbols)))
+            vocabulary = cls([symbols[i] for i in order.tolist()])
+            table = np.full(len(symbols), cls.UNK_ID, dtype=np.int32)
+            table[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
         return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
 
     def add(self, symbol: str) -> int:
@@ -124,3 +131,17 @@ class Vocabulary:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"{path}: not a vocabulary file ({e})") from None
+
+
+def _by_count_then_name(symbols: list[str], counts: np.ndarray) -> np.ndarray:
+    """The indices of the distinct ``symbols`` seen (count above 0), most frequent first,
+    equal counts in name order (code points, as Python compares strings)."""
+    seen = np.flatnonzero(counts)
+    if len(seen) == 0:
+        return seen
+    names = [symbols[i] for i in seen.tolist()]
+    if "\x00" in "".join(names):  # numpy's strings drop trailing NULs: compare in Python
+        by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
+    else:
+        by_name = np.argsort(np.array(names), kind="stable")
+    return seen[by_name[np.argsort(-counts[seen][by_name], kind="stable")]]

@@ -59,18 +59,23 @@ def test_compiled_tokens_equal_python_split(text):
 
 
 def test_shared_hashes_never_merge_strings(monkeypatch):
-    """Every token given one hash (each lookup then probes past the other strings): the byte
-    check keeps the strings apart, the numbering is the same."""
-    import seqspectral.corpus._kernels as kernels
+    """Every token given one hash (each lookup then probes past the other strings, through
+    the table's growths): the byte check keeps the strings apart, the numbering is the same."""
+    from seqspectral.corpus import tokens
     from seqspectral.corpus.tokens import TAG, WORD, numbered_tokens
 
-    data = "a/x b/Y a/X\nc/y".encode()
-    expected = {WORD: (["a", "b", "c"], [0, 1, 0, 2]), TAG: (["X", "Y"], [0, 1, 0, 1])}
-    for part, (distinct, codes) in expected.items():
-        assert numbered_tokens(data, part)[:2][0] == distinct
-        monkeypatch.setattr(kernels, "part_hashes", lambda buf, starts, *args: np.zeros(len(starts), np.uint64))
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in rng.integers(0, 1500, 6000)]  # about 1,000 distinct: the table grows
+    data = ("a/x b/Y a/X\nc/y " + " ".join(f"{w}/{w[:2]}" for w in words)).encode()
+    numbered = {}
+    for part, parts in ((WORD, ["a", "b", "a", "c", *words]), (TAG, ["X", "Y", "X", "Y", *(w[:2].upper() for w in words)])):
+        first = list(dict.fromkeys(parts))
+        numbered[part] = first, [first.index(p) for p in parts]
+    for part, (distinct, codes) in numbered.items():
+        assert numbered_tokens(data, part)[0] == distinct
+        monkeypatch.setattr(tokens, "HASH_MASK", np.uint64(0))
         found, found_codes, lengths, _ = numbered_tokens(data, part)
-        assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1]
+        assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1 + len(words)]
         monkeypatch.undo()
 
 
