@@ -179,16 +179,16 @@ def _home(h, bits):
 @njit(cache=True)
 def _table(hashes, m, bits):
     """An open-addressing table of 2^bits slots holding numbers 0 .. m-1 by their ``hashes``:
-    slot ``s`` is ``table[2s]`` (the number + 1; 0: empty) beside ``table[2s + 1]`` (its
-    hash), one memory access a probe."""
+    slot ``s`` is ``table[2s]`` (the number + 1; 0: empty) beside ``table[2s + 1]`` (the low
+    32 bits of its hash): 8 bytes, one memory access a probe."""
     size = 1 << bits
-    table = np.zeros(2 * size, np.uint64)
+    table = np.zeros(2 * size, np.uint32)
     for k in range(m):
         slot = _home(hashes[k], bits)
         while table[2 * slot]:
             slot = (slot + 1) & (size - 1)
         table[2 * slot] = k + 1
-        table[2 * slot + 1] = hashes[k]
+        table[2 * slot + 1] = np.uint32(hashes[k] & np.uint64(0xFFFFFFFF))
     return table
 
 
@@ -196,8 +196,8 @@ def _table(hashes, m, bits):
 def number_parts(buf, starts, ends, fold_case, hash_mask):
     """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass: its
     64-bit FNV-1a hash (of its upper-cased bytes when ``fold_case``; the bits of
-    ``hash_mask`` kept: all, or none in the tests, so that every part collides) looked up in an
-    open-addressing table of at least twice the distinct parts, matches checked byte for
+    ``hash_mask`` kept: all, or none in the tests, so that every part collides) looked up in
+    an open-addressing table of two to four slots a distinct part, matches checked byte for
     byte against a compact copy of the distinct parts (an arena), so equal hashes of
     different strings never merge them.
 
@@ -210,7 +210,7 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
     table = _table(distinct_hashes, 0, bits)
     codes = np.empty(n, np.int64)
     arena = np.empty(4096, np.uint8)
-    bounds = np.empty(n + 1, np.int64)
+    bounds = np.empty(n + 1, np.int64)  # the arena bytes of number k: bounds[k] .. bounds[k + 1]
     bounds[0] = 0
     m = 0
     for t in range(n):
@@ -219,12 +219,13 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
         for j in range(a, a + length):
             h = (h ^ np.uint64(_upper(buf[j], fold_case))) * np.uint64(1099511628211)
         h &= hash_mask
+        low = np.uint32(h & np.uint64(0xFFFFFFFF))
         slot = _home(h, bits)
         while True:
             k = np.int64(table[2 * slot]) - 1
             if k < 0:
                 table[2 * slot] = m + 1
-                table[2 * slot + 1] = h
+                table[2 * slot + 1] = low
                 distinct_hashes[m] = h
                 codes[t] = m
                 while bounds[m] + length > len(arena):
@@ -234,11 +235,11 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
                 bounds[m + 1] = bounds[m] + length
                 m += 1
                 if 2 * m > size:
-                    bits += 2
+                    bits += 1
                     size = 1 << bits
                     table = _table(distinct_hashes, m, bits)
                 break
-            if table[2 * slot + 1] == h and bounds[k + 1] - bounds[k] == length:
+            if table[2 * slot + 1] == low and bounds[k + 1] - bounds[k] == length:
                 same = True
                 for j in range(length):
                     if arena[bounds[k] + j] != _upper(buf[a + j], fold_case):
