@@ -52,21 +52,33 @@ class Vocabulary:
         Readers give each distinct symbol a provisional code on first sight; this maps
         them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
         from the counts (most frequent first, ties by name, as :meth:`from_counts`) when
-        none is given: sorted in numpy, no Python call per symbol beyond building the
-        vocabulary.
+        none is given: symbols sorted, merged and counted in numpy, no Python call per
+        symbol beyond building the vocabulary.
         """
         codes = np.asarray(codes, dtype=np.int64)
-        symbols = [mapping.get(s, s) for s in raw] if mapping else list(raw)
-        if len(set(symbols)) < len(symbols):  # equal symbols (e.g. merged by the mapping) get one code
-            merged: dict[str, int] = {}
-            codes = np.fromiter((merged.setdefault(s, len(merged)) for s in symbols), np.int64, len(symbols))[codes]
-            symbols = list(merged)
+        symbols = [mapping.get(s, s) for s in raw] if mapping else raw
         if vocabulary is not None:
             table = vocabulary.encode(symbols)
+        elif "\x00" in "".join(symbols):  # numpy's strings drop trailing NULs: count in Python
+            counts = Counter()
+            for s, c in zip(symbols, np.bincount(codes, minlength=len(symbols)).tolist()):
+                counts[s] += c
+            vocabulary = cls.from_counts(counts)
+            table = vocabulary.encode(symbols)
         else:
-            order = _by_count_then_name(symbols, np.bincount(codes, minlength=len(symbols)))
-            vocabulary = cls([symbols[i] for i in order.tolist()])
-            table = np.full(len(symbols), cls.UNK_ID, dtype=np.int32)
+            names = np.array(symbols) if symbols else np.zeros(0, dtype="U1")
+            by_name = np.argsort(names, kind="stable")
+            in_order = names[by_name]
+            first = np.ones(len(names), dtype=bool)  # the first of equal names (merged by a mapping)
+            first[1:] = in_order[1:] != in_order[:-1]
+            group = np.empty(len(names), dtype=np.int64)  # each symbol's rank among the distinct names
+            group[by_name] = np.cumsum(first) - 1
+            codes = group[codes]
+            counts = np.bincount(codes, minlength=int(first.sum()))
+            seen = np.flatnonzero(counts)
+            order = seen[np.argsort(-counts[seen], kind="stable")]  # most frequent first, then by name
+            vocabulary = cls(in_order[first][order].tolist())
+            table = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
             table[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
         return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
 
@@ -132,16 +144,3 @@ class Vocabulary:
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"{path}: not a vocabulary file ({e})") from None
 
-
-def _by_count_then_name(symbols: list[str], counts: np.ndarray) -> np.ndarray:
-    """The indices of the distinct ``symbols`` seen (count above 0), most frequent first,
-    equal counts in name order (code points, as Python compares strings)."""
-    seen = np.flatnonzero(counts)
-    if len(seen) == 0:
-        return seen
-    names = [symbols[i] for i in seen.tolist()]
-    if "\x00" in "".join(names):  # numpy's strings drop trailing NULs: compare in Python
-        by_name = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
-    else:
-        by_name = np.argsort(np.array(names), kind="stable")
-    return seen[by_name[np.argsort(-counts[seen][by_name], kind="stable")]]
