@@ -10,50 +10,60 @@ MAX_DIGITS = 15
 
 
 @njit(cache=True)
-def integer_tokens(buf):
-    """The whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
+def integer_lines(buf):
+    """The lines of whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
 
-    Returns ``(values, lines, n_lines, bad)``: each token's value (int64) and 0-based line (int32),
-    the number of lines (LF, CR LF and a lone CR end a line; a last line without its line
-    break counts), and ``bad`` = -1, or the
-    byte offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a
-    digit, or of the first digit of a token of ``MAX_DIGITS`` digits or more (then the
-    tokens are cut at that point).
+    Returns ``(rest, counts, firsts, largest, bad)``: the value (int64) of every token but
+    the first of its line, in order; for each line (LF, CR LF and a lone CR end a line; a
+    last line without its line break counts) its number of tokens, the value of its first
+    token and the largest of its other tokens (-1: none); and ``bad`` = -1, or the byte
+    offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a digit,
+    or of the first digit of a token of ``MAX_DIGITS`` digits or more (the lines are then
+    cut at that point).
     """
     n = len(buf)
-    values = np.empty(n // 2 + 1, np.int64)
-    lines = np.empty(n // 2 + 1, np.int32)
-    n_tokens = 0
+    rest = np.empty(n // 2 + 1, np.int64)
+    counts = np.empty(n + 1, np.int64)
+    firsts = np.empty(n + 1, np.int64)
+    largest = np.empty(n + 1, np.int64)
+    n_rest = 0
     line = 0
+    count, first, large = 0, -1, -1  # of the line being read
     value = 0
     digits = 0
     start = 0
-    for i in range(n):
-        c = buf[i]
-        if 48 <= c <= 57:
+    for i in range(n + 1):
+        c = buf[i] if i < n else 10  # the end of the buffer ends a token
+        if np.uint8(c - 48) < 10:
             if digits == 0:
                 start = i
             value = value * 10 + (c - 48)
             digits += 1
             if digits >= MAX_DIGITS:
-                return values[:n_tokens], lines[:n_tokens], line + 1, start
+                return rest[:n_rest], counts[:line], firsts[:line], largest[:line], start
             continue
-        if c != 32 and c != 9 and c != 13 and c != 10:
-            return values[:n_tokens], lines[:n_tokens], line + 1, i
         if digits:
-            values[n_tokens] = value
-            lines[n_tokens] = line
-            n_tokens += 1
+            if count == 0:
+                first = value
+            else:
+                rest[n_rest] = value
+                n_rest += 1
+                large = max(large, value)
+            count += 1
             value = 0
             digits = 0
-        if c == 10 or (c == 13 and (i + 1 == n or buf[i + 1] != 10)):
-            line += 1
-    if digits:
-        values[n_tokens] = value
-        lines[n_tokens] = line
-        n_tokens += 1
-    n_lines = line + (0 if n > 0 and (buf[n - 1] == 10 or buf[n - 1] == 13) else 1)
-    return values[:n_tokens], lines[:n_tokens], n_lines, -1
+        if c == 32 or c == 9:
+            continue
+        if c == 10 or c == 13:
+            if c == 13 and i + 1 < n and buf[i + 1] == 10:  # CR LF: the LF ends the line
+                continue
+            if i < n or n == 0 or (buf[n - 1] != 10 and buf[n - 1] != 13):  # a last line without a break counts
+                counts[line], firsts[line], largest[line] = count, first, large
+                line += 1
+            count, first, large = 0, -1, -1
+            continue
+        return rest[:n_rest], counts[:line], firsts[:line], largest[:line], i
+    return rest[:n_rest], counts[:line], firsts[:line], largest[:line], -1
 
 
 @njit(cache=True)
