@@ -119,6 +119,50 @@ def nonprojective_sentences(heads, offsets):
 
 
 @njit(cache=True)
+def tree_defects(heads, offsets, several_roots):
+    """For each sentence of a flat treebank (``heads`` 1-based, 0 the root; int64
+    ``offsets``): whether its heads form no tree (a head out of range, no root attachment
+    or, without ``several_roots``, more than one, a cycle), and its number of root
+    attachments. One walk per word at most, each word settled once: linear time."""
+    n_sent = len(offsets) - 1
+    bad = np.zeros(n_sent, np.bool_)
+    roots = np.zeros(n_sent, np.int64)
+    longest = 0
+    for s in range(n_sent):
+        longest = max(longest, offsets[s + 1] - offsets[s])
+    state = np.empty(longest + 1, np.int8)  # 0 unseen, 1 on the current walk, 2 reaches the root
+    for s in range(n_sent):
+        start, n = offsets[s], offsets[s + 1] - offsets[s]
+        in_range = True
+        for w in range(n):
+            h = heads[start + w]
+            if h < 0 or h > n:
+                in_range = False
+            elif h == 0:
+                roots[s] += 1
+        if n == 0:
+            continue
+        if not in_range or roots[s] == 0 or (roots[s] > 1 and not several_roots):
+            bad[s] = True
+            continue
+        state[0] = 2
+        state[1:n + 1] = 0
+        for first in range(1, n + 1):
+            w = first
+            while state[w] == 0:
+                state[w] = 1
+                w = heads[start + w - 1]
+            if state[w] == 1:  # the walk came back to itself
+                bad[s] = True
+                break
+            w = first
+            while state[w] == 1:
+                state[w] = 2
+                w = heads[start + w - 1]
+    return bad, roots
+
+
+@njit(cache=True)
 def _is_space(c):
     """Python's ``str.split()`` white space among ASCII bytes: space, \\t \\n \\v \\f \\r, \\x1c-\\x1f."""
     return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
