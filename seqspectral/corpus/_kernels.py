@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: the key of a part of 8 bytes or more (a short part's key holds its length, below 8, in its top byte)
+LONG = np.uint64(2**64 - 1)
 #: a token of this many digits or more is refused (PAutomaC numbers are far shorter; int64-safe)
 MAX_DIGITS = 15
 
@@ -253,7 +255,8 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
     ``hash_mask`` kept: all, or none in the tests, so that every part collides) looked up in
     an open-addressing table of two to four slots a distinct part, matches checked byte for
     byte against a compact copy of the distinct parts (an arena), so equal hashes of
-    different strings never merge them.
+    different strings never merge them. A part of fewer than 8 bytes is its own key (its
+    bytes and its length in 64 bits): it is hashed and compared as that one word.
 
     Returns ``(codes, arena, bounds)``: each part's number, and the distinct parts'
     (upper-cased) bytes, number ``k`` at ``arena[bounds[k]:bounds[k + 1]]``."""
@@ -266,12 +269,20 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
     arena = np.empty(4096, np.uint8)
     bounds = np.empty(n + 1, np.int64)  # the arena bytes of number k: bounds[k] .. bounds[k + 1]
     bounds[0] = 0
+    keys = np.empty(n, np.uint64)  # the key of each short number (LONG for the others)
     m = 0
     for t in range(n):
         a, length = starts[t], ends[t] - starts[t]
-        h = np.uint64(14695981039346656037)
-        for j in range(a, a + length):
-            h = (h ^ np.uint64(_upper(buf[j], fold_case))) * np.uint64(1099511628211)
+        key = LONG
+        if length < 8:  # the bytes and the length in one word: equal keys are equal parts
+            key = np.uint64(length) << np.uint64(56)
+            for j in range(length):
+                key |= np.uint64(_upper(buf[a + j], fold_case)) << np.uint64(8 * j)
+            h = key
+        else:
+            h = np.uint64(14695981039346656037)
+            for j in range(a, a + length):
+                h = (h ^ np.uint64(_upper(buf[j], fold_case))) * np.uint64(1099511628211)
         h &= hash_mask
         low = np.uint32(h & np.uint64(0xFFFFFFFF))
         slot = _home(h, bits)
@@ -281,6 +292,7 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
                 table[2 * slot] = m + 1
                 table[2 * slot + 1] = low
                 distinct_hashes[m] = h
+                keys[m] = key
                 codes[t] = m
                 while bounds[m] + length > len(arena):
                     arena = np.concatenate((arena, arena))
@@ -293,12 +305,15 @@ def number_parts(buf, starts, ends, fold_case, hash_mask):
                     size = 1 << bits
                     table = _table(distinct_hashes, m, bits)
                 break
-            if table[2 * slot + 1] == low and bounds[k + 1] - bounds[k] == length:
-                same = True
-                for j in range(length):
-                    if arena[bounds[k] + j] != _upper(buf[a + j], fold_case):
-                        same = False
-                        break
+            if table[2 * slot + 1] == low:
+                if key != LONG:
+                    same = keys[k] == key
+                else:
+                    same = keys[k] == LONG and bounds[k + 1] - bounds[k] == length
+                    for j in range(length):
+                        if not same:
+                            break
+                        same = arena[bounds[k] + j] == _upper(buf[a + j], fold_case)
                 if same:
                     codes[t] = k
                     break

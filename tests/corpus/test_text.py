@@ -65,7 +65,8 @@ def test_shared_hashes_never_merge_strings(monkeypatch):
     from seqspectral.corpus.tokens import TAG, WORD, numbered_tokens
 
     rng = np.random.default_rng(0)
-    words = [f"w{i}" for i in rng.integers(0, 1500, 6000)]  # about 1,000 distinct: the table grows
+    # about 1,000 distinct: the table grows; short parts (one word each) and long ones (bytes compared)
+    words = [f"w{i}" if i % 2 else f"w{i:07d}"[:4 + i % 8] for i in rng.integers(0, 1500, 6000)]
     data = ("a/x b/Y a/X\nc/y " + " ".join(f"{w}/{w[:2]}" for w in words)).encode()
     numbered = {}
     for part, parts in ((WORD, ["a", "b", "a", "c", *words]), (TAG, ["X", "Y", "X", "Y", *(w[:2].upper() for w in words)])):
