@@ -59,7 +59,7 @@ class Vocabulary:
         symbols = [mapping.get(s, s) for s in raw] if mapping else raw
         if vocabulary is not None:
             table = vocabulary.encode(symbols)
-        elif "\x00" in "".join(symbols):  # numpy's strings drop trailing NULs: count in Python
+        elif _python_sort(symbols):
             counts = Counter()
             for s, c in zip(symbols, np.bincount(codes, minlength=len(symbols)).tolist()):
                 counts[s] += c
@@ -144,3 +144,10 @@ class Vocabulary:
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"{path}: not a vocabulary file ({e})") from None
 
+
+def _python_sort(symbols: list[str]) -> bool:
+    """Whether ``symbols`` are to be sorted in Python rather than as a numpy string array:
+    numpy's strings drop trailing NULs, and its fixed width would make a few very long
+    symbols take far more memory than all of them together."""
+    text = "".join(symbols)
+    return "\x00" in text or len(symbols) * max(map(len, symbols), default=0) > 8 * len(text) + (1 << 20)

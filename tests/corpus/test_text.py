@@ -84,3 +84,14 @@ def test_wide_white_space_splits_like_python(tmp_path):
     path = tmp_path / "wide.txt"
     path.write_text("a\u00a0b c\nd\u3000e\n", encoding="utf-8")
     assert read_text(path).to_symbols() == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_one_huge_symbol_among_many(tmp_path):
+    """A 2 MB token beside 20,000 short ones: read as Python splits it (a fixed-width string
+    array of them all would take 160 GB)."""
+    words = [f"w{i}" for i in range(20_000)]
+    path = tmp_path / "huge.txt"
+    path.write_text(" ".join(words) + "\n" + "x" * 2_000_000 + " w7\n")
+    corpus = read_text(path)
+    assert corpus.to_symbols() == [words, ["x" * 2_000_000, "w7"]]
+    assert corpus.vocabulary.symbols[2:4] == ["w7", "w0"]  # the most frequent first, then by name
