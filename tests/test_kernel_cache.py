@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 PROBE = "import json; from seqspectral.kernel_cache import uncompiled; print(json.dumps(uncompiled()))"
-COMPILE = ("import numpy as np; from seqspectral.corpus._kernels import integer_tokens; "
-           "integer_tokens(np.frombuffer(b'1 2\\n', dtype=np.uint8))")
+COMPILE = ("import numpy as np; from seqspectral.corpus._kernels import integer_lines; "
+           "integer_lines(np.frombuffer(b'1 2\\n', dtype=np.uint8))")
 
 
 def _run(code, cache_dir):
