@@ -110,21 +110,33 @@ def _oracle(item: Shown) -> int | None:
 
 def _table(item: Shown) -> str:
     first = item.candidates[0]
-    head = "<tr><th>rank</th><th>score</th><th>heads, tags differing from 1</th><th>changes from 1</th>"
-    head += "<th>wrong heads, tags (gold)</th></tr>" if item.gold is not None else "</tr>"
+    diffs = [difference(candidate, first) for candidate in item.candidates]
+    kinds = _varying(diffs)
+    head = f"<tr><th>rank</th><th>score</th><th>{', '.join(kinds)} differing from 1</th><th>changes from 1</th>"
+    head += f"<th>wrong {', '.join(kinds)} (gold)</th></tr>" if item.gold is not None else "</tr>"
     best = _oracle(item)
     rows = [head]
-    for rank, (candidate, score) in enumerate(zip(item.candidates, item.scores), 1):
-        diff = difference(candidate, first)
+    for rank, (candidate, score, diff) in enumerate(zip(item.candidates, item.scores, diffs), 1):
         changes = [f"{candidate.forms[i]} → {_head_form(candidate, i)}" for i in diff.head.nonzero()[0]]
         changes += [f"{candidate.forms[i]}: {first.upos[i]} → {candidate.upos[i]}" for i in diff.tag.nonzero()[0]]
         cells = (f'<td class="num">{rank}</td><td class="num">{score:.4g}</td>'
-                 f'<td class="num">{diff.n_heads}, {diff.n_tags}</td><td>{escape(", ".join(changes))}</td>')
+                 f'<td class="num">{_counts(diff, kinds)}</td><td>{escape(", ".join(changes))}</td>')
         if item.gold is not None:
-            wrong = difference(candidate, item.gold)
-            cells += f'<td class="num">{wrong.n_heads}, {wrong.n_tags}</td>'
+            cells += f'<td class="num">{_counts(difference(candidate, item.gold), kinds)}</td>'
         rows.append(f'<tr{" class=best" if rank == best else ""}>{cells}</tr>')
     return f"<table>{''.join(rows)}</table>"
+
+
+def _varying(diffs: list) -> tuple[str, ...]:
+    """What the list's candidates differ in: ("heads",) for a parse list, ("tags",) for a tag
+    list, both when both vary; heads when nothing does (a list of one)."""
+    kinds = tuple(kind for kind, attr in (("heads", "n_heads"), ("tags", "n_tags"))
+                  if any(getattr(d, attr) for d in diffs))
+    return kinds or ("heads",)
+
+
+def _counts(diff, kinds: tuple[str, ...]) -> str:
+    return ", ".join(str(diff.n_heads if kind == "heads" else diff.n_tags) for kind in kinds)
 
 
 def _head_form(sentence: Sentence, i: int) -> str:

@@ -4,6 +4,7 @@ real headless browser (Debian's chromium) when one is installed."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from dataclasses import replace
@@ -140,6 +141,18 @@ def test_the_page_is_self_contained_and_colours_what_differs(nbest_file):
     # differs from candidate 1 at that word
     assert page.classes.count("arc wrong") == 2 and page.classes.count("arc changed") == 2
     assert text.count("best in list") == 2
+
+
+def test_the_table_counts_what_the_list_varies_in(nbest_file, tmp_path):
+    parse_page = html_page(shown_items(read_conllu(nbest_file), read_conllu(DEV)), "t")
+    assert "<th>heads differing from 1</th>" in parse_page and "<th>wrong heads (gold)</th>" in parse_page
+    assert re.findall(r'<td class="num">(\d[^<]*)</td><td>', parse_page) == ["0", "1", "0", "1"]
+    gold = FIRST
+    retagged = replace(gold, upos=[*gold.upos[:3], "NOUN", *gold.upos[4:]])
+    write_nbest(tmp_path / "tags.conllu", [NBestList("s", [retagged, gold], [3.0, 2.0])])
+    tag_page = html_page(shown_items(read_conllu(tmp_path / "tags.conllu")), "tags")
+    assert "<th>tags differing from 1</th>" in tag_page and ", 0<" not in tag_page
+    assert re.findall(r'<td class="num">(\d[^<]*)</td><td>', tag_page) == ["0", "1"]
 
 
 def test_tag_lists_show_the_tags_that_differ(tmp_path, capsys):
