@@ -297,6 +297,8 @@ def register_build(rsub) -> None:
     b.add_argument("--spectral", choices=("global", "direction"), default="global",
                    help="tree-model features: global log p(words | tree) + topology term; direction: also the "
                         "per-word conditional log-probabilities summed by side of the head (default global)")
+    b.add_argument("--epochs", type=positive_int, default=None, metavar="N",
+                   help="at most N epochs for the taggers, the parser and the reranker (default 10, 10 and 20)")
     b.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="processes for the jackknifing folds (default 1)")
     b.add_argument("--json", action="store_true", help="print the report (report.json) on standard output")
@@ -325,8 +327,10 @@ def run_build(args) -> int:
 
     from .main import UsageError
 
+    epochs = {} if args.epochs is None else dict.fromkeys(("parser_epochs", "tagger_epochs", "reranker_epochs"),
+                                                          args.epochs)
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, templates=args.templates,
-                           field="" if args.field == "none" else args.field, spectral=args.spectral)
+                           field="" if args.field == "none" else args.field, spectral=args.spectral, **epochs)
     try:
         options.check()
     except ValueError as e:

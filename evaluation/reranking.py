@@ -6,8 +6,9 @@ finished so far, so parts can run in separate processes and a run picks up where
 
 - ``ewt``: the one command's defaults on UD English-EWT train (dev for every choice), first
   order: 1-best and reranked on test, gold tags; ``ewt2``: the same, second order; ``untagged``:
-  ``rerank build --tags predicted``, test read with UPOS, XPOS and FEATS emptied (predicted
-  tags end to end) against the same parser's 1-best on those tags;
+  ``rerank build --tags predicted``, test read with LEMMA, UPOS, XPOS and FEATS emptied (the words
+  alone, as from raw text: predicted tags end to end) against the same parser's 1-best on those
+  tags;
 - ``wsj``: the WSJ dependency sample of NLTK (199 files, 3,914 sentences, Malt-TAB; the PTB tag
   in both tag columns) split by sentence order over the files in name order: the first 80%
   train, the next 10% dev, the last 10% test; ``latin1``: the same split with every two
@@ -65,10 +66,10 @@ def measured(directory, test, given=None) -> dict:
             "columns": columns, "report": report}
 
 
-def part_build(workdir, name, train, dev, test, options, reading=None, given=None) -> dict:
+def part_build(workdir, name, train, dev, test, options, reading=None, given=None, workers=1) -> dict:
     from seqspectral.reranking.build import build
 
-    build(workdir / name, train, dev, options, reading=reading, progress=True)
+    build(workdir / name, train, dev, options, reading=reading, workers=workers, progress=True)
     from seqspectral.reranking.build import read_treebank
 
     test_sentences = read_treebank(test, {**{"format": "auto", "encoding": "utf-8", "errors": "raise"},
@@ -77,7 +78,8 @@ def part_build(workdir, name, train, dev, test, options, reading=None, given=Non
 
 
 def untagged(sentences) -> list:
-    return [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in sentences]
+    """The words alone, as from raw text: LEMMA, UPOS, XPOS and FEATS emptied."""
+    return [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in sentences]
 
 
 # -- the WSJ sample and its Latin-1 several-roots variant ------------------------------------------
@@ -213,16 +215,17 @@ def part_memory(workdir: Path) -> dict:
             "report": json.loads(done.stdout)}
 
 
-def run_part(part: str, workdir: Path) -> dict:
+def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
     from seqspectral.reranking.build import BuildOptions
 
     if part == "ewt":
-        return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions())
+        return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(), workers=workers)
     if part == "ewt2":
-        return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2))
+        return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2),
+                          workers=workers)
     if part == "untagged":
         return part_build(workdir, "untagged", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(tags="predicted"),
-                          given=untagged)
+                          given=untagged, workers=workers)
     if part in ("wsj", "latin1"):
         files = wsj_files(workdir, part == "latin1")
         reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
@@ -249,7 +252,8 @@ def _row(label, r) -> str:
 
 
 LABELS = {"ewt": "EWT test, first order, gold tags (defaults)", "ewt2": "EWT test, second order, gold tags",
-          "untagged": "EWT test from untagged input (`--tags predicted`, predicted UPOS + XPOS end to end)",
+          "untagged": "EWT test from untagged input (`--tags predicted`: words only in, predicted UPOS + XPOS end to "
+                      "end, no LEMMA)",
           "wsj": "WSJ dependency sample (NLTK), test 10%",
           "latin1": "WSJ sample, Latin-1 CoNLL-X, two roots per sentence, test 10%",
           "devonly": "EWT test, reranker trained on the 2,001 EWT dev lists only",
@@ -297,6 +301,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-rerank-eval"),
                     help="build directories and each part's JSON result (kept: a part done is not redone)")
     ap.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS), help="parts to run (default all)")
+    ap.add_argument("--workers", type=int, default=1, help="processes for a build's jackknifing folds (default 1; "
+                    "the results do not depend on it)")
     ap.add_argument("--tables-only", action="store_true", help="write the tables from the parts finished so far")
     ap.add_argument("--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -309,7 +315,7 @@ def main(argv=None) -> int:
                 continue
             log(f"part {part}")
             start = time.process_time()
-            result = run_part(part, args.workdir)
+            result = run_part(part, args.workdir, args.workers)
             result["part_cpu_s"] = time.process_time() - start
             path.write_text(json.dumps(result, default=float))
     results = {p: json.loads((args.workdir / f"{p}.json").read_text()) for p in PARTS
