@@ -3,7 +3,8 @@
 Every sentence of ``n`` words becomes ``n + 1`` rows — row 0 the artificial root, rows
 1..n the words — of an int64 table with one column per atom (:data:`COLUMNS`): the
 lower-cased form, the lemma, UPOS, XPOS, the form's 5-character prefix and 3-character
-suffix, and the FEATS column (``_`` when the sentence has none), each as a stable 32-bit
+suffix, and the FEATS column (``_`` when the sentence has none; a column a model does not read,
+the lemma or XPOS, is ``_`` in every row), each as a stable 32-bit
 string hash (CRC-32), so a model needs no vocabulary and an
 unseen word is just an atom with no weight. ``offsets[i]`` is the root row of sentence
 ``i``. Negative ids mark the root row and the positions before and after a sentence.
@@ -36,9 +37,9 @@ class AtomTable:
         return np.diff(self.offsets) - 1
 
 
-def encode(sentences) -> AtomTable:
+def encode(sentences, lemma: bool = True, xpos: bool = True) -> AtomTable:
     """The atom table of ``sentences`` (anything with ``forms``, ``lemmas``, ``upos``, ``xpos``,
-    ``feats``)."""
+    ``feats``); without ``lemma`` / ``xpos`` that column reads ``_`` whatever the sentence has."""
     cache: dict[str, int] = {}
 
     def h(s: str) -> int:
@@ -55,9 +56,11 @@ def encode(sentences) -> AtomTable:
     for s in sentences:
         rows.append([ROOT] * len(COLUMNS))
         feats = s.feats if s.feats is not None else ["_"] * len(s.forms)
-        for form, lemma, upos, xpos, fs in zip(s.forms, s.lemmas, s.upos, s.xpos, feats):
+        lemmas = s.lemmas if lemma else ["_"] * len(s.forms)
+        xposes = s.xpos if xpos else ["_"] * len(s.forms)
+        for form, lem, upos, x, fs in zip(s.forms, lemmas, s.upos, xposes, feats):
             low = form.lower()
-            rows.append([h(low), h(lemma), h(upos), h(xpos), h(low[:5]), h(low[-3:]), h(fs)])
+            rows.append([h(low), h(lem), h(upos), h(x), h(low[:5]), h(low[-3:]), h(fs)])
     if rows:
         atoms[:] = np.array(rows, dtype=np.int64)
     return AtomTable(atoms, offsets)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.base import Estimator, integer, seed
+from seqspectral.base import Estimator, integer, one_of, seed
 from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
 
 from . import _label_kernels
@@ -19,14 +19,18 @@ from .atoms import encode, flat_heads
 
 class DependencyLabeler(Estimator):
     """Labels for the arcs of dependency trees (``epochs`` perceptron passes,
-    2**``hash_bits`` weights, ``random_state`` for the visiting order)."""
+    2**``hash_bits`` weights, ``use_lemma`` / ``use_xpos``: whether the LEMMA / XPOS column is
+    read, ``random_state`` for the visiting order)."""
 
     kind = "dependency_labeler"
-    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(10, 30), "random_state": seed}
+    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(10, 30), "use_lemma": one_of(True, False),
+                         "use_xpos": one_of(True, False), "random_state": seed}
 
-    def __init__(self, epochs=8, *, hash_bits=22, random_state=0):
+    def __init__(self, epochs=8, *, hash_bits=22, use_lemma=True, use_xpos=True, random_state=0):
         self.epochs = epochs
         self.hash_bits = hash_bits
+        self.use_lemma = use_lemma
+        self.use_xpos = use_xpos
         self.random_state = random_state
 
     def fit(self, sentences):
@@ -35,7 +39,7 @@ class DependencyLabeler(Estimator):
         sentences = list(sentences)
         self.labels_ = sorted({d for s in sentences for d in s.deprels})
         index = {d: i for i, d in enumerate(self.labels_)}
-        table = encode(sentences)
+        table = encode(sentences, self.use_lemma, self.use_xpos)
         heads = flat_heads(sentences)
         labels = np.concatenate([[0] + [index[d] for d in s.deprels] for s in sentences]).astype(np.int32)
         rng = np.random.default_rng(self.random_state)
@@ -56,7 +60,7 @@ class DependencyLabeler(Estimator):
         """DEPREL of every word of ``sentences`` for the trees in their ``heads``."""
         self._check_fitted()
         sentences = list(sentences)
-        table = encode(sentences)
+        table = encode(sentences, self.use_lemma, self.use_xpos)
         ids = _label_kernels.predict_labels(table.atoms, table.offsets, flat_heads(sentences),
                                             len(self.labels_), self.weights_)
         names = np.array(self.labels_, dtype=object)

@@ -36,7 +36,8 @@ class DependencyParser(Estimator):
     Parameters: ``order`` (1: arc-factored, 2: arcs and adjacent siblings), ``epochs`` of
     online training, ``hash_bits`` (the weight vector has 2**hash_bits entries), ``use_xpos``
     and ``use_feats`` (features over the XPOS and FEATS columns as well as UPOS; the default
-    uses every gold tag column of a UD treebank), ``single_root`` (True: exactly one word attached
+    uses every gold tag column of a UD treebank), ``use_lemma`` (features over the LEMMA column;
+    off for input nothing lemmatizes), ``single_root`` (True: exactly one word attached
     to the root, as UD requires; False: any number, as in CoNLL-X treebanks; "auto": one
     unless a training tree has several — the choice in ``single_root_``), ``margin`` (cost added to every wrong arc while training:
     cost-augmented decoding; also the loss per wrong head of the passive-aggressive step),
@@ -52,6 +53,7 @@ class DependencyParser(Estimator):
         "hash_bits": integer(10, 30),
         "use_xpos": one_of(True, False),
         "use_feats": one_of(True, False),
+        "use_lemma": one_of(True, False),
         "single_root": one_of(True, False, "auto"),
         "margin": real(0.0),
         "update": one_of("pa", "perceptron"),
@@ -59,13 +61,14 @@ class DependencyParser(Estimator):
         "random_state": seed,
     }
 
-    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, single_root="auto",
-                 margin=1.0, update="pa", labels=True, random_state=0):
+    def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, use_lemma=True,
+                 single_root="auto", margin=1.0, update="pa", labels=True, random_state=0):
         self.order = order
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.use_xpos = use_xpos
         self.use_feats = use_feats
+        self.use_lemma = use_lemma
         self.single_root = single_root
         self.margin = margin
         self.update = update
@@ -82,7 +85,7 @@ class DependencyParser(Estimator):
         sentences = list(sentences)
         if not sentences:
             raise ValueError("no training sentences")
-        table = encode(sentences)
+        table = self._encode(sentences)
         gold = flat_heads(sentences)
         self.single_root_ = self.single_root if self.single_root != "auto" else \
             bool(np.all(np.add.reduceat(gold == 0, table.offsets[:-1]) <= 2))  # the root row's 0 counts once
@@ -99,18 +102,22 @@ class DependencyParser(Estimator):
 
         held_out = None
         if dev:
-            dev_table, dev_gold = encode(dev), flat_heads(dev)
+            dev_table, dev_gold = self._encode(dev), flat_heads(dev)
             held_out = HeldOut("dev_uas", lambda w: _uas(self._heads(dev_table, w), dev_gold, dev_table.offsets),
                                on="dev UAS")
         run = train_epochs(self.epochs, run_epoch, weights.average, held_out, on_epoch=on_epoch)
         self.history_, self.weights_ = run.history, run.model
         self.selection_ = epoch_selection(run)
         has_labels = any(d not in ("_", "") for s in sentences for d in s.deprels)
-        self.labeler_ = DependencyLabeler(random_state=self.random_state).fit(sentences) \
+        self.labeler_ = DependencyLabeler(use_lemma=self.use_lemma, use_xpos=self.use_xpos,
+                                          random_state=self.random_state).fit(sentences) \
             if self.labels and has_labels else None
         return self
 
     # -- parsing ---------------------------------------------------------------------------
+    def _encode(self, sentences):
+        return encode(sentences, self.use_lemma, self.use_xpos)
+
     def _tags(self) -> int:
         return (XPOS if self.use_xpos else 0) | (FEATS if self.use_feats else 0)
 
@@ -121,7 +128,7 @@ class DependencyParser(Estimator):
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
         self._check_fitted()
-        table = encode(sentences)
+        table = self._encode(sentences)
         heads = self._heads(table)
         return [heads[a + 1:b] for a, b in zip(table.offsets[:-1], table.offsets[1:])]
 
@@ -145,7 +152,7 @@ class DependencyParser(Estimator):
 
         self._check_fitted()
         sentences = list(sentences)
-        table = encode(sentences)
+        table = self._encode(sentences)
         heads, scores, n_trees = _training_kernels.kbest_corpus(
             table.atoms, table.offsets, self.order == 2, self._tags(), self.single_root_, self.weights_, int(k))
         return TreeLists(sentences, heads, scores, n_trees)
@@ -158,7 +165,7 @@ class DependencyParser(Estimator):
     def score(self, sentences) -> float:
         """Unlabelled attachment score (%) of the 1-best trees."""
         sentences = list(sentences)
-        table = encode(sentences)
+        table = self._encode(sentences)
         return _uas(self._heads(table), flat_heads(sentences), table.offsets)
 
     # -- model files -----------------------------------------------------------------------

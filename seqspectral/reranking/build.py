@@ -74,6 +74,10 @@ class BuildOptions:
             raise ValueError(f"folds must be at least 2, not {self.folds}")
 
 
+#: whether the parser of a ``tags="predicted"`` build reads the predicted XPOS beside UPOS (chosen
+#: on EWT dev, docs/rerank-build.md); it never reads LEMMA or FEATS, which nothing predicts
+PREDICTED_XPOS = True
+
 #: tree-model features: "global" log p(words | tree) and the topology term; "direction" adds
 #: the per-word conditional log-probabilities summed by the word's side of its head
 SPECTRAL = ("global", "direction")
@@ -300,16 +304,18 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
                            lambda: read_conllu(stages.path("train.tagged.conllu")))
         if dev:
             dev = tag(taggers, dev)
-        use_xpos, use_feats = "xpos" in fields, False
+        use_xpos, use_feats, use_lemma = PREDICTED_XPOS and "xpos" in fields, False, False
     else:
-        use_xpos, use_feats = has_column(train, "xpos"), has_column(train, "feats")
-    report["parser_tag_columns"] = ["upos"] + (["xpos"] if use_xpos else []) + (["feats"] if use_feats else [])
+        use_xpos, use_feats, use_lemma = (has_column(train, c) for c in ("xpos", "feats", "lemma"))
+    report["parser_tag_columns"] = ["upos"] + [c for c, used in (("xpos", use_xpos), ("feats", use_feats),
+                                                                 ("lemma", use_lemma)) if used]
 
-    parser_key = _key(inputs, o.tags, tag_key if o.tags == "predicted" else None, o.order, o.parser_epochs)
+    parser_key = _key(inputs, o.tags, (tag_key, report["parser_tag_columns"]) if o.tags == "predicted" else None,
+                      o.order, o.parser_epochs)
     parser = stages.run(
         "parser", parser_key, ["parser.npz"],
-        lambda: DependencyParser(o.order, epochs=o.parser_epochs, use_xpos=use_xpos, use_feats=use_feats).fit(
-            train, dev=dev),
+        lambda: DependencyParser(o.order, epochs=o.parser_epochs, use_xpos=use_xpos, use_feats=use_feats,
+                                 use_lemma=use_lemma).fit(train, dev=dev),
         lambda m: serialize.save(stages.path("parser.npz"), m),
         lambda: serialize.load(stages.path("parser.npz"), "dependency_parser"))
     chosen = dict(getattr(parser, "selection_", None).chosen) if getattr(parser, "selection_", None) else {}

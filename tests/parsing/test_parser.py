@@ -141,3 +141,35 @@ def test_dev_selection_keeps_the_best_epoch(planted):
     assert parser.selection_.chosen["epochs"] == best["epoch"]
     dev_uas = attachment_scores(test[:20], parser.parse(test[:20]))["uas"]
     assert dev_uas == pytest.approx(best["dev_uas"])
+
+
+def test_columns_a_parser_does_not_read_change_nothing():
+    """``use_lemma=False`` / ``use_xpos=False``: the parser and its labeler are the ones trained
+    on copies whose LEMMA and XPOS read ``_`` (the reference), whatever those columns hold, at
+    training and at parsing time (before, the labeler read XPOS and both read LEMMA always)."""
+    from dataclasses import replace
+
+    train, theta = planted_sentences(150, 3)
+    test, _ = planted_sentences(30, 4, theta)
+    rng = np.random.default_rng(5)
+
+    def noise(sentences):  # lemma and XPOS that mean nothing, different on every call
+        return [replace(s, lemmas=[f"l{rng.integers(9)}" for _ in s.forms], xpos=[f"x{rng.integers(9)}" for _ in s.forms])
+                for s in sentences]
+
+    def blank(sentences):
+        return [replace(s, lemmas=["_"] * len(s), xpos=["_"] * len(s)) for s in sentences]
+
+    small = dict(epochs=2, hash_bits=16)
+    parser = DependencyParser(use_lemma=False, use_xpos=False, **small).fit(noise(train))
+    reference = DependencyParser(use_xpos=False, **small).fit(blank(train))  # no XPOS features: the tag bit
+    assert not parser.labeler_.use_lemma and not parser.labeler_.use_xpos
+    np.testing.assert_array_equal(parser.weights_, reference.weights_)
+    np.testing.assert_array_equal(parser.labeler_.weights_, reference.labeler_.weights_)
+    ours, theirs = parser.parse(noise(test)), reference.parse(blank(test))
+    assert [s.deprels for s in ours] == [s.deprels for s in theirs]
+    assert all(np.array_equal(a.heads, b.heads) for a, b in zip(ours, theirs))
+    np.testing.assert_array_equal(parser.kbest_trees(noise(test), 3).scores, reference.kbest_trees(blank(test), 3).scores)
+    # a parser that reads them is not blind to them
+    reading = DependencyParser(**small).fit(noise(train))
+    assert not np.array_equal(reading.weights_, reference.weights_)

@@ -43,7 +43,7 @@ def test_report_has_every_held_out_figure_and_stage(built):
     assert report["dev_oracle_uas"] >= report["parser_dev"]["uas"]
     assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "parser", "nbest-train-fold1", "nbest-train-fold2",
                                      "nbest-dev", "tree-fold1", "tree-fold2", "tree", "reranker"}
-    assert report["parser_tag_columns"] == ["upos", "xpos", "feats"]
+    assert report["parser_tag_columns"] == ["upos", "xpos", "feats", "lemma"]
 
 
 def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_on_it(files, built, capsys):
@@ -112,10 +112,10 @@ def test_direction_features_sum_to_the_global_log_probability(files, built):
 def test_run_tags_what_is_untagged_and_reranks(files, built):
     _, _, dev = files
     directory, _ = built
-    untagged = [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s), feats=None, heads=np.zeros(len(s)))
-                for s in dev]
+    untagged = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None,
+                        heads=np.zeros(len(s))) for s in dev]
     out, columns = b.run(b.Built(directory), untagged)
-    assert columns == {"given": [], "predicted": ["upos", "xpos"], "missing": ["feats"]}
+    assert columns == {"given": [], "predicted": ["upos", "xpos"], "missing": ["feats", "lemma"]}
     assert [s.forms for s in out] == [s.forms for s in dev]
     assert all(np.sum(s.heads == 0) >= 1 and all(t != "_" for t in s.upos) for s in out)
     lists, _ = b.run(b.Built(directory), dev, k=3)
@@ -126,11 +126,21 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     root, _, dev = files
     status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
                    str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-                   "--json", "--quiet"])
+                   "--epochs", "2", "--json", "--quiet"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
+    assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
     assert report["parser_tag_columns"] == ["upos", "xpos"]
-    assert "tree:left" in report["reranker_features"]
+    offered = serialize.load(tmp_path / "d" / "reranker.npz", "reranker")  # kept or dropped by the held-out choice
+    assert "tree:left" in offered.dense_names_ + offered.dropped_names_ and report["reranker_features"] == \
+        offered.dense_names_
+    # a build for untagged input reads no LEMMA (nothing predicts it): the same parses with or without one
+    built = b.Built(tmp_path / "d")
+    assert not built.parser.use_lemma and not built.parser.use_feats
+    words = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in dev]
+    lemmas = [replace(w, lemmas=s.lemmas) for w, s in zip(words, dev)]
+    (plain, _), (with_lemmas, _) = b.run(built, words), b.run(built, lemmas)
+    assert [(list(p.heads), p.deprels) for p in plain] == [(list(q.heads), q.deprels) for q in with_lemmas]
     status = main(["rerank", "run", str(tmp_path / "d"), str(root / "dev.conllu"), "-o", str(tmp_path / "o.conllu"),
                    "-k", "2"])
     assert status == 0 and "tag columns read by the parser — given: UPOS, XPOS" in capsys.readouterr().err
