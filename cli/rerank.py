@@ -58,6 +58,10 @@ def register(sub) -> None:
     t.add_argument("--margin", type=float, default=2.0, metavar="Z",
                    help="standard errors of the held-out gain a model needs over the 1-best ranking to be chosen "
                         "(default 2; 0: the plain held-out best)")
+    t.add_argument("--feature-set", choices=("auto", "base", "scorers"), default="auto",
+                   help="auto: keep the --tree-model / --lm features only if the best model with them beats the best "
+                        "without them on the held-out lists by --margin standard errors (default); base: without "
+                        "them; scorers: with them")
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the held-out lists and the list order (default 0)")
     t.add_argument("--json", action="store_true", help="print what was chosen and the held-out figures as JSON")
@@ -206,12 +210,16 @@ def run_train(args) -> int:
     from seqspectral.progress import stage
     from seqspectral.reranking.reranker import ANCHOR_GRID
 
+    reranker = Reranker(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
+                        random_state=args.random_state)
+    steps = len(reranker.feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
     # the progress rule: a bar on a terminal, a line per epoch of every anchor otherwise, nothing with --quiet
-    with stage("rerank train", 1 + args.epochs * len(ANCHOR_GRID), "step", show=not args.quiet) as bar:
-        reranker = Reranker(epochs=args.epochs, margin=args.margin, random_state=args.random_state).fit(
+    with stage("rerank train", steps, "step", show=not args.quiet) as bar:
+        reranker.fit(
             train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
-            on_epoch=lambda r: bar.step(f"anchor {r['anchor']:g}, epoch {r['epoch']}: held-out loss "
-                                        f"{r['held_out_loss']:g}, gain bound {r['held_out_gain_bound']:.1f}"))
+            on_epoch=lambda r: bar.step(f"{r['feature_set']} features, anchor {r['anchor']:g}, epoch {r['epoch']}: "
+                                        f"held-out loss {r['held_out_loss']:g}, gain bound "
+                                        f"{r['held_out_gain_bound']:.1f}"))
     reranker.reading_ = reading  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     held = reranker.held_out_
@@ -221,11 +229,15 @@ def run_train(args) -> int:
                           "dev_lists": dev.n_lists if dev else None,
                           **({"dev_" + k: v for k, v in _passed_through(dev.problems).items()} if dev else {}),
                           "ranks": kind.name, "templates": reranker.templates_, "features": reranker.dense_names_,
-                          "chosen": reranker.selection_.chosen, "held_out": held}))
+                          "dropped_features": reranker.dropped_names_, "chosen": reranker.selection_.chosen,
+                          "held_out": held}))
     if not args.quiet:
         chosen = reranker.selection_.chosen
         print(f"seqspectral: trained on {train.n_lists - len(train.problems)} lists of {kind.name}, features "
-              f"{', '.join(reranker.dense_names_)}; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
+              f"{', '.join(reranker.dense_names_)}"
+              + (f" (dropped by the held-out choice: {', '.join(reranker.dropped_names_)})"
+                 if reranker.dropped_names_ else "")
+              + f"; chose anchor {chosen['anchor']:g}, {chosen['epochs']} epoch(s) "
               f"on {held['lists']} lists ({held['on']}): held-out {measure} 1-best {held['base_accuracy']:.2f}, "
               f"reranked {held['reranked_accuracy']:.2f}; wrote {args.output}", file=sys.stderr)
     return 0
@@ -285,6 +297,8 @@ def register_build(rsub) -> None:
     b.add_argument("--spectral", choices=("global", "direction"), default="global",
                    help="tree-model features: global log p(words | tree) + topology term; direction: also the "
                         "per-word conditional log-probabilities summed by side of the head (default global)")
+    b.add_argument("--epochs", type=positive_int, default=None, metavar="N",
+                   help="at most N epochs for the taggers, the parser and the reranker (default 10, 10 and 20)")
     b.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="processes for the jackknifing folds (default 1)")
     b.add_argument("--json", action="store_true", help="print the report (report.json) on standard output")
@@ -313,8 +327,10 @@ def run_build(args) -> int:
 
     from .main import UsageError
 
+    epochs = {} if args.epochs is None else dict.fromkeys(("parser_epochs", "tagger_epochs", "reranker_epochs"),
+                                                          args.epochs)
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, templates=args.templates,
-                           field="" if args.field == "none" else args.field, spectral=args.spectral)
+                           field="" if args.field == "none" else args.field, spectral=args.spectral, **epochs)
     try:
         options.check()
     except ValueError as e:

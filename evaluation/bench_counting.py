@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ._memory import peak_growth, reset_peak
 from ._splearn import run_worker
-from .common import EVALUATION, EWT, PAUTOMAC, RESULTS, describe, require_data
+from .common import EVALUATION, EWT, PAUTOMAC, RESULTS, describe, require_data, timed
 
 WORKER = EVALUATION / "_splearn_counting_worker.py"
 
@@ -160,12 +160,12 @@ def bench_trees(repeats):
     for field in ("upos", "form"):
         corpus = read_conllu_corpus(path, field=field)
         tree_statistics(corpus[:5])
-        best = min(_timed(lambda: tree_statistics(corpus)) for _ in range(repeats))
+        best = min(timed(lambda: tree_statistics(corpus))[1].cpu for _ in range(repeats))
         stats = tree_statistics(corpus)
         import numpy as np
 
         U = np.random.default_rng(0).normal(size=(stats.n_symbols, 50))
-        proj = min(_timed(lambda: stats.project(U)) for _ in range(repeats))
+        proj = min(timed(lambda: stats.project(U))[1].cpu for _ in range(repeats))
         rows.append((field, len(corpus), corpus.n_tokens, stats.n_symbols, stats.left.nnz + stats.right.nnz, best,
                      proj))
     return rows
@@ -182,12 +182,12 @@ def bench_ewt_hankel(repeats, n_basis=1000, length=3):
         corpus = read_conllu_corpus(path, field=field)
         for statistic in VERSIONS.values():
             HankelBasis.from_corpus(corpus[:10], statistic, n_basis, n_basis, length)
-            basis_time = min(_timed(lambda: HankelBasis.from_corpus(corpus, statistic, n_basis, n_basis, length))
+            basis_time = min(timed(lambda: HankelBasis.from_corpus(corpus, statistic, n_basis, n_basis, length))[1].cpu
                              for _ in range(repeats))
             basis = HankelBasis.from_corpus(corpus, statistic, n_basis, n_basis, length)
-            count_time = min(_timed(lambda: hankel_statistics(corpus, basis, statistic)) for _ in range(repeats))
+            count_time = min(timed(lambda: hankel_statistics(corpus, basis, statistic))[1].cpu for _ in range(repeats))
             stats = hankel_statistics(corpus, basis, statistic)
-            blocks_time = _timed(lambda: stats.H_sigma)
+            blocks_time = timed(lambda: stats.H_sigma)[1].cpu
             rows.append((field, statistic, len(basis.alphabet), basis.n_prefixes, basis.n_suffixes, len(stats.keys),
                          basis_time, count_time, blocks_time))
     return rows
@@ -211,15 +211,9 @@ def bench_fixed_basis_scaling(problems, fractions, lengths, repeats):
                 times = [float("inf")] * len(parts)
                 for _ in range(repeats):
                     for i, part in enumerate(parts):
-                        times[i] = min(times[i], _timed(lambda: hankel_statistics(part, basis, statistic)))
+                        times[i] = min(times[i], timed(lambda: hankel_statistics(part, basis, statistic))[1].cpu)
                 rows.append((problem, length, version, basis.n_prefixes, basis.n_suffixes, times))
     return rows
-
-
-def _timed(fn):
-    start = time.process_time()
-    fn()
-    return time.process_time() - start
 
 
 def main(argv=None):

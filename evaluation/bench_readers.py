@@ -5,10 +5,12 @@ For each format the toolkit reads, at 1x and 10x (the files replicated ten times
 ``--repeats`` on the CPU clock (``time.process_time``; the machine is shared, so wall time
 would measure the others):
 
-- the disk, two reference rows: ``cat FILE > /dev/null`` (a child process, wall seconds:
-  its CPU time is below the clock's tick; the file is in the page cache, warm) and ``Path.read_bytes`` in this process
-  (for ``brown.zip``: every member read and decompressed by ``zipfile``, NLTK's way in too)
-  — the floor any reader of that file has;
+- the disk: the file read cold, bypassing the page cache (``O_DIRECT`` into an aligned
+  buffer, as ``dd iflag=direct``; where the file system refuses ``O_DIRECT``, its cached pages
+  are dropped with ``posix_fadvise(DONTNEED)`` first), wall seconds, best of ``--repeats``:
+  how fast the disk hands this file over, the speed a reader would have to keep up with
+  (for ``brown.zip``: the compressed bytes); and ``Path.read_bytes`` in this process, warm
+  (for ``brown.zip``: every member read and decompressed by ``zipfile``, NLTK's way in too);
 - ours: ``read_corpus`` (CoNLL-U and CoNLL-X: the UPOS column into an int32 Corpus, every
   tree checked; PAutomaC; plain text; Brown: universal tags, and the words);
 - peers: the ``conllu`` library (``parse_incr``, CoNLL-U and CoNLL-X), NLTK's
@@ -19,7 +21,8 @@ would measure the others):
 Every side's output is checked to have the same number of sequences (and tokens where the
 peer gives them). Then one more run of ours at 1x under cProfile splits its CPU time into
 phases (the bytes in, the compiled pass, numbering the symbols, the vocabulary, the tree
-check): what is left between ours and the disk.
+check): what is left between ours and the disk. Last, Brown's unzipping alone: ``zipfile``,
+zlib in one call a member, and libdeflate when the optional ``deflate`` package is there.
 
     python -m evaluation bench_readers [--repeats 3] [--sizes 1 10]   # writes results/readers.md
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import mmap
 import os
 import subprocess
 import sys
@@ -84,15 +88,26 @@ def read_bytes(path: Path):
     return len(path.read_bytes()), None
 
 
-def cat_seconds(path: Path, repeats: int) -> float:
-    """The best wall seconds of ``cat path > /dev/null`` (its CPU time is below the clock's
-    10 ms tick; the wall time includes starting the process, a millisecond or two)."""
-    best = float("inf")
+def cold_read_seconds(path: Path, repeats: int) -> tuple[float, str]:
+    """The best wall seconds of reading ``path`` from the disk, not from the page cache, and how:
+    ``O_DIRECT`` (4 MiB reads into an aligned buffer), or, where the file system refuses it,
+    ``fadvise``: the file's cached pages dropped, then read."""
+    best, how = float("inf"), "O_DIRECT"
+    buffer = mmap.mmap(-1, 1 << 22)  # page-aligned, as O_DIRECT needs
     for _ in range(repeats):
-        start = time.perf_counter()
-        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
-        best = min(best, time.perf_counter() - start)
-    return best
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        except OSError:
+            fd, how = os.open(path, os.O_RDONLY), "fadvise"
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        try:
+            start = time.perf_counter()
+            while os.readv(fd, [buffer]):
+                pass
+            best = min(best, time.perf_counter() - start)
+        finally:
+            os.close(fd)
+    return best, how
 
 
 def conllu_incr(path):
@@ -143,9 +158,10 @@ def splearn_seconds(path, repeats: int):
 
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
-    "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["zipfile.py", "read"], ["corpus/pautomac.py", "_line_blocks"]],
+    "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["corpus/zipmembers.py", "read_members"],
+                               ["corpus/pautomac.py", "_line_blocks"]],
     "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
-                      ["corpus/_kernels.py", "integer_tokens"]],
+                      ["corpus/_kernels.py", "integer_lines"]],
     "numbering the symbols": [["corpus/tokens.py", "numbered_parts"]],
     "vocabulary": [["corpus/vocabulary.py", "encode_codes"]],
     "tree check": [["corpus/tabular.py", "_tree_check"]],
@@ -195,8 +211,10 @@ def rows_for(name: str, path: Path, copies: int, fmt: str, peers: dict, repeats:
             raise AssertionError(f"{name} {copies}x: {side} read {result}, ours {(n, t)}")
         cells.append(f"{side} {seconds:.2f} s ({seconds / best['ours'][0]:.1f}x ours)")
     bytes_s, ours_s = best["read_bytes"][0], best["ours"][0]
-    row = (f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {cat_seconds(path, repeats):.3f} | {bytes_s:.3f} | "
-           f"**{ours_s:.3f}** | {size / ours_s:.0f} MB/s | {ours_s / bytes_s:.0f}x | {nbytes / 1e6:.2f} MB | "
+    disk_s, how = cold_read_seconds(path, repeats)
+    disk_mb = path.stat().st_size / 1e6
+    row = (f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {disk_s:.3f} ({disk_mb / disk_s:.0f} MB/s{'' if how == 'O_DIRECT' else ', ' + how}) | "
+           f"{bytes_s:.3f} | **{ours_s:.3f}** | {size / ours_s:.0f} MB/s | {ours_s / disk_s:.2f} | {nbytes / 1e6:.2f} MB | "
            + "; ".join(cells))
     return row, (ours_phases(path, fmt, field) if copies == 1 else None)
 
@@ -211,6 +229,33 @@ def phase_table(profiles: dict) -> list[str]:
             cells.append(f"{value:.3f}" + ("" if phase == "total" else f" ({value / p['total']:.0%})"))
         lines.append(f"| {phase} | " + " | ".join(cells) + " |")
     return lines
+
+
+def unzip_rows(path: Path, repeats: int) -> list[str]:
+    """Brown's unzipping alone, every member: ``zipfile``, zlib one call a member, libdeflate."""
+    from seqspectral.corpus import zipmembers
+
+    archive = zipfile.ZipFile(path)
+    names = [n for n in archive.namelist() if not n.endswith("/")]
+    data = path.read_bytes()
+    sides = {"zipfile (zlib, a stream object a member)": lambda: [archive.read(n) for n in names]}
+    inflaters = {"zlib": None} | ({"libdeflate": zipmembers._libdeflate} if zipmembers._libdeflate else {})
+    for label, inflate in inflaters.items():
+        def read(inflate=inflate):
+            saved, zipmembers._libdeflate = zipmembers._libdeflate, inflate
+            try:
+                return zipmembers.read_members(archive, data, names)
+            finally:
+                zipmembers._libdeflate = saved
+        sides[f"read_members, {label} (one call a member)"] = read
+    best = cpu_best(sides, repeats)
+    expected = best["zipfile (zlib, a stream object a member)"][1]
+    size = sum(map(len, expected)) / 1e6
+    rows = []
+    for side, (seconds, result) in best.items():
+        assert result == expected, side
+        rows.append(f"| {side} | {seconds:.3f} | {size / seconds:.0f} MB/s |")
+    return rows
 
 
 def main() -> int:
@@ -244,6 +289,9 @@ def main() -> int:
             log(row)
             if profile is not None:
                 profiles[name.split(" (")[0] + (", words" if extra.get("field") == "form" else "")] = profile
+    from seqspectral.corpus.zipmembers import inflater
+
+    unzip = unzip_rows(BROWN, args.repeats)
     text = f"""# Corpus readers
 
 {describe("bench_readers", sys.argv[1:])}.
@@ -251,15 +299,16 @@ def main() -> int:
 Every format the toolkit reads, at 1x and 10x (the file replicated ten times; Brown: each
 member of the zip ten times), best of {args.repeats} on the CPU clock, interleaved in one
 process after one untimed run of ours (the Numba cache loaded; scikit-splearn in a child
-process of its own venv, on its own CPU clock). The disk,
-the reference: `cat` = `cat FILE > /dev/null` (warm page cache; wall seconds, process start
-included), bytes =
-`Path.read_bytes` in Python (for the zip: every member read and decompressed). conllu
-{importlib.metadata.version("conllu")}, NLTK {importlib.metadata.version("nltk")}. MB/s: the file's size
-(uncompressed for the zip) over our time; ours / bytes: our time over the Python bytes read;
+process of its own venv, on its own CPU clock). The disk, the reference: `disk` = the file
+read cold, bypassing the page cache (`O_DIRECT`, as `dd iflag=direct`; wall seconds, best of
+{args.repeats}, and the file's MB/s; for the zip, its compressed bytes), `bytes` =
+`Path.read_bytes` in Python, warm (for the zip: every member read and decompressed by
+`zipfile`). conllu {importlib.metadata.version("conllu")}, NLTK {importlib.metadata.version("nltk")}; brown.zip
+inflated by {inflater()}. MB/s: the file's size (uncompressed for the zip) over our time;
+ours / disk: our time over the disk's (at most 1: the reader keeps up with the disk);
 encoded: the Corpus in memory (symbols, offsets, heads).
 
-| File | data | sequences / tokens | size | cat s | bytes s | ours s | ours MB/s | ours / bytes | encoded | peers (CPU s, ratio to ours) |
+| File | data | sequences / tokens | size | disk s (MB/s) | bytes s | ours s | ours MB/s | ours / disk | encoded | peers (CPU s, ratio to ours) |
 |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|
 {chr(10).join("| " + row + " |" for row in table)}
 
@@ -267,6 +316,13 @@ Our reading at 1x, by phase (cProfile, CPU seconds and share; the rest: the Pyth
 the phases — checks, arrays, the Corpus):
 
 {chr(10).join(phase_table(profiles))}
+
+Brown's unzipping alone (every member of brown.zip, CPU seconds, best of {args.repeats}; MB/s of
+the inflated bytes):
+
+| how | s | MB/s |
+|---|---:|---:|
+{chr(10).join(unzip)}
 """
     write_results(args.out, text)
     print(text)

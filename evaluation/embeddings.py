@@ -42,13 +42,12 @@ import argparse
 import json
 import os
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 
-from .common import RESULTS, describe, ewt, markdown_table
+from .common import RESULTS, describe, ewt, markdown_table, timed
 
 from seqspectral.corpus import Corpus, read_conllu, read_corpus
 from seqspectral.embeddings import CCAEmbeddings
@@ -165,12 +164,6 @@ def neighbours(E, vocabulary, word, n=5) -> list[str]:
     return [vocabulary.symbol(int(j)) for j in np.argsort(-sims)[:n]]
 
 
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return time.perf_counter() - start, out
-
-
 def scaling(brown, min_count, copies=10) -> dict:
     """Counting + SVD of Brown and of Brown repeated ``copies`` times; counter peak memory."""
     big = Corpus(np.tile(brown.symbols, copies),
@@ -182,12 +175,12 @@ def scaling(brown, min_count, copies=10) -> dict:
         est = CCAEmbeddings(DIM, lowercase=True, min_count=min_count * (copies if corpus is big else 1))
         vocabulary = est.build_vocabulary([corpus])
         tracemalloc.start()
-        t_count, counts = timed(lambda: est.count(corpus, vocabulary))
+        counts, t_count = timed(est.count, corpus, vocabulary)
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        t_svd, _ = timed(lambda: est.fit_counts(counts, vocabulary))
-        out[name] = {"tokens": corpus.n_tokens, "vocabulary": len(vocabulary), "count": t_count, "svd": t_svd,
-                     "total": t_count + t_svd, "peak_mb": peak / 2**20, "nnz": counts.word_context.nnz}
+        _, t_svd = timed(est.fit_counts, counts, vocabulary)
+        out[name] = {"tokens": corpus.n_tokens, "vocabulary": len(vocabulary), "count": t_count.wall, "svd": t_svd.wall,
+                     "total": t_count.wall + t_svd.wall, "peak_mb": peak / 2**20, "nnz": counts.word_context.nnz}
     return out
 
 
@@ -233,9 +226,9 @@ def train_all(brown, sentences, min_count, repeats) -> tuple[dict, dict]:
     models = {}
     for r in range(repeats):
         for m in METHODS:
-            t, models[m] = timed(trainers[m])
-            seconds[m].append(t)
-            print(f"  run {r + 1}: {m} {t:.1f} s", flush=True)
+            models[m], t = timed(trainers[m])
+            seconds[m].append(t.wall)
+            print(f"  run {r + 1}: {m} {t.wall:.1f} s", flush=True)
     return seconds, models
 
 

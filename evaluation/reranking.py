@@ -21,12 +21,8 @@ finished so far, so parts can run in separate processes and a run picks up where
   300-sentence sample (dev: the bundled dev sample), measured on EWT test;
 - ``memory``: peak resident memory of ``seqspectral rerank train`` on the ``ewt`` build's jackknifed
   training lists written as one n-best file (dev lists for the choice, the build's tree model);
-- ``ablation``: rerankers on the ``ewt`` build's lists, every one with the same hashed (context)
-  features, choices on dev, figures on test: no tree model; the default (global log p̂ + topology
-  term, per-fold models); the same scored by the model trained on all of train (leaky: it saw the
-  training lists' trees); the direction-split per-word conditional log-probabilities; the EM
-  twin (EM tree model, 17 states, beside the spectral one); an XPOS tree model (k = 50 hidden
-  dimensions, more than the 17 UPOS tags).
+- ``ablation``: the spectral features' ablation on the ``ewt`` and ``wsj`` builds' lists
+  (:mod:`evaluation.reranking_ablation`: every variant tried, kept or not).
 
 Run from the repository root::
 
@@ -42,8 +38,6 @@ import time
 import zipfile
 from dataclasses import replace
 from pathlib import Path
-
-import numpy as np
 
 from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_data
 
@@ -154,111 +148,11 @@ class Lists:
         self.test_trees = self.built.parser.kbest_trees(self.test, o.k)
 
 
-def rerank_variant(lists: Lists, name, fold_scorers, full_scorers) -> dict:
-    """A reranker with the build's hashed features and ``fold_scorers[i]`` on fold i's training
-    lists, ``full_scorers`` on dev and test."""
-    from seqspectral.reranking import Reranker, head_losses, parse_features
-    from seqspectral.reranking.build import concatenated
-
-    log(f"ablation: {name}")
-    o = lists.built.options
-    start = time.process_time()
-    train_trees = concatenated(lists.folds)
-    train_f = parse_features(train_trees, (), o.templates)
-    names = [s.name for s in full_scorers]
-    if names:
-        train_f = train_f.with_dense(names, [np.concatenate([fs[j].tree_log_probs(t) for fs, t in
-                                                             zip(fold_scorers, lists.folds)]) for j in range(len(names))])
-    dev_f = parse_features(lists.dev_trees, full_scorers, o.templates)
-    test_f = parse_features(lists.test_trees, full_scorers, o.templates)
-    reranker = Reranker(o.reranker_epochs).fit(train_f, head_losses(train_trees, lists.train),
-                                               dev=(dev_f, head_losses(lists.dev_trees, lists.dev)))
-    chosen = lists.test_trees.chosen(reranker.choose(test_f))
-    return {"name": name, "test": scores(lists.test, lists.built.parser.with_trees(lists.test, chosen)),
-            "chosen": reranker.selection_.chosen, "cpu_s": time.process_time() - start,
-            "agreement": {n: pairwise_agreement(dev_f, head_losses(lists.dev_trees, lists.dev), j)
-                          for j, n in enumerate(dev_f.dense_names)}}
-
-
-def pairwise_agreement(features, loss, column: int) -> float:
-    """Share of within-list candidate pairs with different losses where the column is higher
-    for the lower-loss candidate (ties half)."""
-    agree = total = 0.0
-    for a, b in zip(features.groups[:-1], features.groups[1:]):
-        l, x = loss[a:b], features.dense[a:b, column]
-        better = l[:, None] < l[None, :]
-        dx = x[:, None] - x[None, :]
-        agree += np.sum(dx[better] > 0) + 0.5 * np.sum(dx[better] == 0)
-        total += better.sum()
-    return float(agree / max(total, 1))
-
-
 def part_ablation(workdir: Path) -> dict:
-    """Every row is kept in ``workdir/ablation-rows`` as it is done (a stopped run resumes)."""
-    from seqspectral import serialize
-    from seqspectral.corpus import Reading, corpus_from_sentences
-    from seqspectral.reranking import CorpusScorer, tree_model_scorers
-    from seqspectral.reranking.build import fit_tree_model
-    from seqspectral.reranking.scorers import ScorerError
-    from seqspectral.reranking.spectral_features import DirectionScorers
-    from seqspectral.trees import EMTreeModel
+    """Every row of :mod:`evaluation.reranking_ablation` (kept in ``workdir`` as each is done)."""
+    from .reranking_ablation import part_ablation as ablation
 
-    kept = workdir / "ablation-rows"
-    kept.mkdir(exist_ok=True)
-
-    def row(key, lists, name, make_scorers):
-        path = kept / f"{key}.json"
-        if not path.is_file():
-            try:
-                fold_scorers, full_scorers = make_scorers()
-                result = rerank_variant(lists, name, fold_scorers, full_scorers)
-            except ScorerError as e:  # a variant whose model cannot score every candidate: a row saying so
-                result = {"name": name, "error": str(e)}
-            path.write_text(json.dumps(result, default=float))
-        return json.loads(path.read_text())
-
-    def glob(m, prefix="tree"):
-        return tree_model_scorers(m, prefix, topology=True)
-
-    def fold_models(lists):
-        folds = [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
-        for m in folds:
-            m.reading_ = Reading(field="upos")
-        return folds
-
-    def others(lists, i):
-        a, b = lists.blocks[i]
-        return lists.train[:a] + lists.train[b:]
-
-    def em(sentences):
-        model = EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos"))
-        model.reading_ = Reading(field="upos")
-        return model
-
-    out = {}
-    wsj = wsj_files(workdir, False)
-    for set_name, lists in (("wsj", Lists(workdir / "wsj", wsj, {"format": "conllx"})), ("ewt", Lists(workdir / "ewt"))):
-        folds, full = fold_models(lists), lists.built.tree_model
-        rows = [row(f"{set_name}-none", lists, "no tree model (context templates + parser score)",
-                    lambda: ([[]] * len(folds), [])),
-                row(f"{set_name}-default", lists, "default: global log p̂ + topology, fold models",
-                    lambda: ([glob(m) for m in folds], glob(full)))]
-        if set_name == "ewt":
-            rows += [row("ewt-direction", lists, "+ per-word log p̂ by side (left / right / root)",
-                         lambda: ([glob(m) + DirectionScorers(m).scorers() for m in folds],
-                                  glob(full) + DirectionScorers(full).scorers())),
-                     row("ewt-leaky", lists, "global log p̂ + topology, all-train model on train lists (leaky)",
-                         lambda: ([glob(full)] * len(folds), glob(full))),
-                     row("ewt-xpos", lists, "+ XPOS tree model (k = 50) log p̂ + topology",
-                         lambda: ([glob(m) + glob(fit_tree_model(others(lists, i), "xpos"), "xpos")
-                                   for i, m in enumerate(folds)],
-                                  glob(full) + glob(fit_tree_model(lists.train, "xpos"), "xpos"))),
-                     row("ewt-em", lists, "+ EM twin (EM tree model, 17 states) log p",
-                         lambda: ([glob(m) + [CorpusScorer(em(others(lists, i)), "em:log_prob")]
-                                   for i, m in enumerate(folds)],
-                                  glob(full) + [CorpusScorer(em(lists.train), "em:log_prob")]))]
-        out[set_name] = {"rows": rows, "one_best": scores(lists.test, lists.built.parser.parse(lists.test))}
-    return out
+    return ablation(workdir)
 
 
 def part_devonly(workdir: Path, name: str = "ewt", files=None, reading=None) -> dict:
@@ -395,46 +289,11 @@ def report(results: dict, argv) -> str:
         lines.append(f"- memory: `{m['command']}` on {m['report']['lists']:,} jackknifed 50-best lists of EWT train "
                      f"({m['nbest_mb']['train']:.0f} MB n-best file; dev {m['nbest_mb']['dev']:.0f} MB): peak "
                      f"resident {m['peak_rss_mb']:.0f} MB (`/usr/bin/time -v`), {m['cpu_s']:.0f} CPU s, wall {m['wall']}")
-    ablation = results.get("ablation") or partial_ablation(results.get("workdir"))
-    for set_name, label in (("ewt", "EWT test"), ("wsj", "WSJ sample, test 10%")):
-        if set_name not in ablation:
-            continue
-        ab = ablation[set_name]
-        one_best = ab.get("one_best") or results.get(set_name, {}).get("one_best", {"uas": float("nan")})
-        base = next(r for r in ab["rows"] if r["name"].startswith("no tree model"))["test"]["uas"]
-        target = ("target ≥ +2.0% (missed by: the target less the reduction)" if set_name == "ewt"
-                  else "target: no harm (≥ 0)")
-        lines += ["", f"## Spectral features: ablation ({label}; same lists, same hashed features, choices on dev)", "",
-                  f"1-best: {one_best['uas']:.2f} UAS. Relative error reduction: of UAS error, against the "
-                  f"reranker without a tree model; {target}.", "",
-                  "| reranker | UAS | LAS | CM | rel. UAS error reduction | missed by | choice | dev pairwise agreement "
-                  "of each real-valued feature |", "|---|---:|---:|---:|---:|---:|---|---|"]
-        for r in ab["rows"]:
-            if "error" in r:
-                lines.append(f"| {r['name']} | — | — | — | — | not measured: {r['error']} | — | — |")
-                continue
-            t = r["test"]
-            red = 100 * ((100 - base) - (100 - t["uas"])) / (100 - base)
-            goal = 2.0 if set_name == "ewt" else 0.0
-            missed = "—" if r["name"].startswith("no tree model") else (
-                "met" if red >= goal else f"{goal - red:.1f} points")
-            agree = "; ".join(f"{n} {100 * v:.1f}%" for n, v in r["agreement"].items())
-            lines.append(f"| {r['name']} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} | {red:+.1f}% | "
-                         f"{missed} | {r['chosen']} | {agree} |")
+    from .reranking_ablation import finished, tables
+
+    lines += tables(results.get("ablation") or finished(results.get("workdir")),
+                    {name: results[name]["one_best"] for name in ("ewt", "wsj") if name in results})
     return "\n".join(lines) + "\n"
-
-
-def partial_ablation(workdir) -> dict:
-    """The ablation rows finished so far (``workdir/ablation-rows``), for the tables of a run
-    stopped inside the ablation (the test's 1-best: the build's part's)."""
-    kept = Path(workdir or "") / "ablation-rows"
-    out = {}
-    for path in sorted(kept.glob("*.json")) if workdir and kept.is_dir() else []:
-        set_name = path.stem.split("-")[0]
-        out.setdefault(set_name, {"rows": []})["rows"].append(json.loads(path.read_text()))
-    for ab in out.values():
-        ab["rows"].sort(key=lambda r: not r["name"].startswith("no tree model"))
-    return {k: ab for k, ab in out.items() if ab["rows"][0]["name"].startswith("no tree model")}
 
 
 def main(argv=None) -> int:

@@ -8,7 +8,7 @@ import os
 
 #: the kernel modules the command line's main paths compile, and one kernel of each
 KERNELS = (
-    ("seqspectral.corpus._kernels", "integer_tokens"),
+    ("seqspectral.corpus._kernels", "integer_lines"),
     ("seqspectral.counting._kernels", "count_trie"),
     ("seqspectral.automata._kernels", "event_log_probs"),
 )

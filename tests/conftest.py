@@ -26,7 +26,8 @@ def pytest_configure(config):
 #: order, and its pages read what they wrote)
 ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]",  # they read no file the
          "tests/test_docs.py::test_the_docs_examples_run[parsing.md]",  # README's stories write
-         "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]")
+         "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]",
+         "tests/test_docs.py::test_the_site_builds_with_warnings_as_errors")  # a process of its own
 #: units that take longest (``pytest --durations=0``), handed out first in this order
 LONGEST_FIRST = ("tests/test_docs.py", *ALONE[:2], "tests/reranking/test_build.py", ALONE[2])
 

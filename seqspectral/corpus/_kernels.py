@@ -5,55 +5,67 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: the key of a part of 8 bytes or more (a short part's key holds its length, below 8, in its top byte)
+LONG = np.uint64(2**64 - 1)
 #: a token of this many digits or more is refused (PAutomaC numbers are far shorter; int64-safe)
 MAX_DIGITS = 15
 
 
 @njit(cache=True)
-def integer_tokens(buf):
-    """The whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
+def integer_lines(buf):
+    """The lines of whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
 
-    Returns ``(values, lines, n_lines, bad)``: each token's value (int64) and 0-based line (int32),
-    the number of lines (LF, CR LF and a lone CR end a line; a last line without its line
-    break counts), and ``bad`` = -1, or the
-    byte offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a
-    digit, or of the first digit of a token of ``MAX_DIGITS`` digits or more (then the
-    tokens are cut at that point).
+    Returns ``(rest, counts, firsts, largest, bad)``: the value (int64) of every token but
+    the first of its line, in order; for each line (LF, CR LF and a lone CR end a line; a
+    last line without its line break counts) its number of tokens, the value of its first
+    token and the largest of its other tokens (-1: none); and ``bad`` = -1, or the byte
+    offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a digit,
+    or of the first digit of a token of ``MAX_DIGITS`` digits or more (the lines are then
+    cut at that point).
     """
     n = len(buf)
-    values = np.empty(n // 2 + 1, np.int64)
-    lines = np.empty(n // 2 + 1, np.int32)
-    n_tokens = 0
+    rest = np.empty(n // 2 + 1, np.int64)
+    counts = np.empty(n + 1, np.int64)
+    firsts = np.empty(n + 1, np.int64)
+    largest = np.empty(n + 1, np.int64)
+    n_rest = 0
     line = 0
+    count, first, large = 0, -1, -1  # of the line being read
     value = 0
     digits = 0
     start = 0
-    for i in range(n):
-        c = buf[i]
-        if 48 <= c <= 57:
+    for i in range(n + 1):
+        c = buf[i] if i < n else 10  # the end of the buffer ends a token
+        if np.uint8(c - 48) < 10:
             if digits == 0:
                 start = i
             value = value * 10 + (c - 48)
             digits += 1
             if digits >= MAX_DIGITS:
-                return values[:n_tokens], lines[:n_tokens], line + 1, start
+                return rest[:n_rest], counts[:line], firsts[:line], largest[:line], start
             continue
-        if c != 32 and c != 9 and c != 13 and c != 10:
-            return values[:n_tokens], lines[:n_tokens], line + 1, i
         if digits:
-            values[n_tokens] = value
-            lines[n_tokens] = line
-            n_tokens += 1
+            if count == 0:
+                first = value
+            else:
+                rest[n_rest] = value
+                n_rest += 1
+                large = max(large, value)
+            count += 1
             value = 0
             digits = 0
-        if c == 10 or (c == 13 and (i + 1 == n or buf[i + 1] != 10)):
-            line += 1
-    if digits:
-        values[n_tokens] = value
-        lines[n_tokens] = line
-        n_tokens += 1
-    n_lines = line + (0 if n > 0 and (buf[n - 1] == 10 or buf[n - 1] == 13) else 1)
-    return values[:n_tokens], lines[:n_tokens], n_lines, -1
+        if c == 32 or c == 9:
+            continue
+        if c == 10 or c == 13:
+            if c == 13 and i + 1 < n and buf[i + 1] == 10:  # CR LF: the LF ends the line
+                continue
+            if i < n or n == 0 or (buf[n - 1] != 10 and buf[n - 1] != 13):  # a last line without a break counts
+                counts[line], firsts[line], largest[line] = count, first, large
+                line += 1
+            count, first, large = 0, -1, -1
+            continue
+        return rest[:n_rest], counts[:line], firsts[:line], largest[:line], i
+    return rest[:n_rest], counts[:line], firsts[:line], largest[:line], -1
 
 
 @njit(cache=True)
@@ -106,6 +118,50 @@ def nonprojective_sentences(heads, offsets):
                 queue[tail] = p
                 tail += 1
     return out
+
+
+@njit(cache=True)
+def tree_defects(heads, offsets, several_roots):
+    """For each sentence of a flat treebank (``heads`` 1-based, 0 the root; int64
+    ``offsets``): whether its heads form no tree (a head out of range, no root attachment
+    or, without ``several_roots``, more than one, a cycle), and its number of root
+    attachments. One walk per word at most, each word settled once: linear time."""
+    n_sent = len(offsets) - 1
+    bad = np.zeros(n_sent, np.bool_)
+    roots = np.zeros(n_sent, np.int64)
+    longest = 0
+    for s in range(n_sent):
+        longest = max(longest, offsets[s + 1] - offsets[s])
+    state = np.empty(longest + 1, np.int8)  # 0 unseen, 1 on the current walk, 2 reaches the root
+    for s in range(n_sent):
+        start, n = offsets[s], offsets[s + 1] - offsets[s]
+        in_range = True
+        for w in range(n):
+            h = heads[start + w]
+            if h < 0 or h > n:
+                in_range = False
+            elif h == 0:
+                roots[s] += 1
+        if n == 0:
+            continue
+        if not in_range or roots[s] == 0 or (roots[s] > 1 and not several_roots):
+            bad[s] = True
+            continue
+        state[0] = 2
+        state[1:n + 1] = 0
+        for first in range(1, n + 1):
+            w = first
+            while state[w] == 0:
+                state[w] = 1
+                w = heads[start + w - 1]
+            if state[w] == 1:  # the walk came back to itself
+                bad[s] = True
+                break
+            w = first
+            while state[w] == 1:
+                state[w] = 2
+                w = heads[start + w - 1]
+    return bad, roots
 
 
 @njit(cache=True)
@@ -165,22 +221,6 @@ def split_tokens(buf, part, text_lines):
 
 
 @njit(cache=True)
-def part_hashes(buf, starts, ends, fold_case):
-    """The 64-bit FNV-1a hash of every part ``buf[starts[t]:ends[t]]`` (of its upper-cased
-    bytes when ``fold_case``)."""
-    hashes = np.empty(len(starts), np.uint64)
-    for t in range(len(starts)):
-        h = np.uint64(14695981039346656037)
-        for j in range(starts[t], ends[t]):
-            c = buf[j]
-            if fold_case and 97 <= c <= 122:
-                c -= 32
-            h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
-        hashes[t] = h
-    return hashes
-
-
-@njit(cache=True)
 def _upper(c, fold_case):
     return c - 32 if fold_case and 97 <= c <= 122 else c
 
@@ -193,49 +233,66 @@ def _home(h, bits):
 
 
 @njit(cache=True)
-def _slots(hashes, m, bits):
-    """An open-addressing table of 2^bits slots holding numbers 0 .. m-1 by their ``hashes``,
-    and the hash of each slot's number."""
+def _table(hashes, m, bits):
+    """An open-addressing table of 2^bits slots holding numbers 0 .. m-1 by their ``hashes``:
+    slot ``s`` is ``table[2s]`` (the number + 1; 0: empty) beside ``table[2s + 1]`` (the low
+    32 bits of its hash): 8 bytes, one memory access a probe."""
     size = 1 << bits
-    slots = np.full(size, -1, np.int64)
-    slot_hashes = np.zeros(size, np.uint64)
+    table = np.zeros(2 * size, np.uint32)
     for k in range(m):
         slot = _home(hashes[k], bits)
-        while slots[slot] >= 0:
+        while table[2 * slot]:
             slot = (slot + 1) & (size - 1)
-        slots[slot] = k
-        slot_hashes[slot] = hashes[k]
-    return slots, slot_hashes
+        table[2 * slot] = k + 1
+        table[2 * slot + 1] = np.uint32(hashes[k] & np.uint64(0xFFFFFFFF))
+    return table
 
 
 @njit(cache=True)
-def number_parts(buf, starts, ends, hashes, fold_case):
-    """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass through an
-    open-addressing table keyed by ``hashes`` (twice the distinct parts, or more) and checked
-    byte for byte (upper-cased when ``fold_case``) against a compact copy of the distinct
-    parts (a cache-friendly arena), so equal hashes of different strings never merge them.
-    Returns (codes, firsts): each part's number and the first part of each number."""
+def number_parts(buf, starts, ends, fold_case, hash_mask):
+    """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass: its
+    64-bit FNV-1a hash (of its upper-cased bytes when ``fold_case``; the bits of
+    ``hash_mask`` kept: all, or none in the tests, so that every part collides) looked up in
+    an open-addressing table of two to four slots a distinct part, matches checked byte for
+    byte against a compact copy of the distinct parts (an arena), so equal hashes of
+    different strings never merge them. A part of fewer than 8 bytes is its own key (its
+    bytes and its length in 64 bits): it is hashed and compared as that one word.
+
+    Returns ``(codes, arena, bounds)``: each part's number, and the distinct parts'
+    (upper-cased) bytes, number ``k`` at ``arena[bounds[k]:bounds[k + 1]]``."""
     n = len(starts)
     bits = 10
     size = 1 << bits
-    slots, slot_hashes = _slots(hashes, 0, bits)
-    firsts = np.empty(n, np.int64)
     distinct_hashes = np.empty(n, np.uint64)
+    table = _table(distinct_hashes, 0, bits)
     codes = np.empty(n, np.int64)
     arena = np.empty(4096, np.uint8)
     bounds = np.empty(n + 1, np.int64)  # the arena bytes of number k: bounds[k] .. bounds[k + 1]
     bounds[0] = 0
+    keys = np.empty(n, np.uint64)  # the key of each short number (LONG for the others)
     m = 0
     for t in range(n):
         a, length = starts[t], ends[t] - starts[t]
-        slot = _home(hashes[t], bits)
+        key = LONG
+        if length < 8:  # the bytes and the length in one word: equal keys are equal parts
+            key = np.uint64(length) << np.uint64(56)
+            for j in range(length):
+                key |= np.uint64(_upper(buf[a + j], fold_case)) << np.uint64(8 * j)
+            h = key
+        else:
+            h = np.uint64(14695981039346656037)
+            for j in range(a, a + length):
+                h = (h ^ np.uint64(_upper(buf[j], fold_case))) * np.uint64(1099511628211)
+        h &= hash_mask
+        low = np.uint32(h & np.uint64(0xFFFFFFFF))
+        slot = _home(h, bits)
         while True:
-            k = slots[slot]
+            k = np.int64(table[2 * slot]) - 1
             if k < 0:
-                slots[slot] = m
-                slot_hashes[slot] = hashes[t]
-                firsts[m] = t
-                distinct_hashes[m] = hashes[t]
+                table[2 * slot] = m + 1
+                table[2 * slot + 1] = low
+                distinct_hashes[m] = h
+                keys[m] = key
                 codes[t] = m
                 while bounds[m] + length > len(arena):
                     arena = np.concatenate((arena, arena))
@@ -244,39 +301,24 @@ def number_parts(buf, starts, ends, hashes, fold_case):
                 bounds[m + 1] = bounds[m] + length
                 m += 1
                 if 2 * m > size:
-                    bits += 2
+                    bits += 1
                     size = 1 << bits
-                    slots, slot_hashes = _slots(distinct_hashes, m, bits)
+                    table = _table(distinct_hashes, m, bits)
                 break
-            if slot_hashes[slot] == hashes[t] and bounds[k + 1] - bounds[k] == length:
-                same = True
-                for j in range(length):
-                    if arena[bounds[k] + j] != _upper(buf[a + j], fold_case):
-                        same = False
-                        break
+            if table[2 * slot + 1] == low:
+                if key != LONG:
+                    same = keys[k] == key
+                else:
+                    same = keys[k] == LONG and bounds[k + 1] - bounds[k] == length
+                    for j in range(length):
+                        if not same:
+                            break
+                        same = arena[bounds[k] + j] == _upper(buf[a + j], fold_case)
                 if same:
                     codes[t] = k
                     break
             slot = (slot + 1) & (size - 1)
-    return codes, firsts[:m]
-
-
-@njit(cache=True)
-def joined_parts(buf, starts, ends, which, separator):
-    """The parts ``which`` of ``buf`` one after the other, each followed by ``separator`` (a
-    byte none of them holds): decoded and split at once, not one by one."""
-    size = 0
-    for k in which:
-        size += ends[k] - starts[k] + 1
-    out = np.empty(size, np.uint8)
-    at = 0
-    for k in which:
-        for j in range(starts[k], ends[k]):
-            out[at] = buf[j]
-            at += 1
-        out[at] = separator
-        at += 1
-    return out
+    return codes, arena[:bounds[m]], bounds[:m + 1]
 
 
 @njit(cache=True)
@@ -313,17 +355,57 @@ def _no_word_id(buf, a, b):
 
 
 @njit(cache=True)
-def tabular_words(buf, field, head_column, multiword):
+def _utf8_length(buf, i):
+    """The length of the UTF-8 sequence starting at ``buf[i]`` (a byte of 128 or more), or 0
+    if it is not one Python's strict decoder takes (overlong forms, surrogates, beyond U+10FFFF
+    and cut sequences are not)."""
+    c = buf[i]
+    n = len(buf)
+    if 0xC2 <= c <= 0xDF:
+        need, lo, hi = 1, 0x80, 0xBF
+    elif c == 0xE0:
+        need, lo, hi = 2, 0xA0, 0xBF
+    elif c == 0xED:
+        need, lo, hi = 2, 0x80, 0x9F
+    elif 0xE1 <= c <= 0xEF:
+        need, lo, hi = 2, 0x80, 0xBF
+    elif c == 0xF0:
+        need, lo, hi = 3, 0x90, 0xBF
+    elif c == 0xF4:
+        need, lo, hi = 3, 0x80, 0x8F
+    elif 0xF1 <= c <= 0xF3:
+        need, lo, hi = 3, 0x80, 0xBF
+    else:
+        return 0
+    if i + need >= n or not lo <= buf[i + 1] <= hi:
+        return 0
+    for j in range(i + 2, i + need + 1):
+        if not 0x80 <= buf[j] <= 0xBF:
+            return 0
+    return need + 1
+
+@njit(cache=True)
+def _blank(buf, a, b):
+    """Whether ``buf[a:b]`` is ASCII white space only (``str.isspace`` of those bytes)."""
+    for j in range(a, b):
+        if not _is_space(buf[j]):
+            return False
+    return True
+
+@njit(cache=True)
+def tabular_words(buf, field, head_column, multiword, utf8):
     """One pass over a 10-column treebank (CoNLL-U with ``multiword``, else CoNLL-X) read as
     ``tabular.iter_blocks`` reads it, for the files that need none of its messages.
 
-    Returns ``(starts, ends, heads, lines, lengths, unusual)``: the byte range of column
-    ``field`` and the head of each word, its 1-based line, the words of each sentence, and
-    ``unusual``: 0, or the first line that is not a blank line, a comment before a
-    sentence's words, a multiword-token or empty-node line (with ``multiword``), or a word
-    line of 10 tab-separated columns whose id is its position and whose head is an integer
-    below 2^31 (or a file with a lone CR): the line-by-line reader then reads the file and
-    says what is wrong.
+    Each line is scanned once, with one comparison for most bytes (only a tab, a line feed, a
+    CR or, with ``utf8``, a byte beyond ASCII needs a look; ``utf8``: those are checked to be
+    UTF-8 as Python decodes it). Returns ``(starts, ends, heads, lines, lengths, unusual)``:
+    the byte range of column ``field`` and the head of each word, its 1-based line, the words
+    of each sentence, and ``unusual``: 0, or the first line that is not a blank line, a
+    comment before a sentence's words, a multiword-token or empty-node line (with
+    ``multiword``), or a word line of 10 tab-separated columns whose id is its position and
+    whose head is an integer below 2^31 (or a line with a lone CR, or bytes that are not
+    UTF-8): the line-by-line reader then reads the file and says what is wrong.
     """
     n = len(buf)
     starts = np.empty(n // 64 + 1, np.int64)  # grown by doubling
@@ -339,58 +421,67 @@ def tabular_words(buf, field, head_column, multiword):
     i = 0
     while i < n:
         line += 1
-        blank = True
         tabs = 0
         carriage = -1
         end = i
         while end < n:
             c = buf[end]
-            if c == 10:
-                break
-            if c == 9:
-                if tabs < 9:
-                    columns[tabs] = end
-                tabs += 1
-            elif c == 13:
-                if carriage >= 0:
-                    return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-                carriage = end
-            elif blank and not _is_space(c):
-                blank = False
+            if np.uint8(c - 14) >= 114:  # below 14 (tab, LF, CR) or beyond ASCII
+                if c == 10:
+                    break
+                if c == 9:
+                    if tabs < 9:
+                        columns[tabs] = end
+                    tabs += 1
+                elif c == 13:
+                    if carriage >= 0:
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                    carriage = end
+                elif c >= 128 and utf8:
+                    k = _utf8_length(buf, end)
+                    if k == 0:
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                    end += k
+                    continue
             end += 1
         stop = end - 1 if carriage == end - 1 and end > i else end
-        if 0 <= carriage < stop:  # a lone CR: a line break the line-by-line reader reads
+        if 0 <= carriage < stop:
             return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-        if blank:
+        if buf[i] == 35:  # '#': a comment, before the words of a sentence only
+            if rows:
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+            i = end + 1
+            continue
+        word = -1
+        if tabs == 9:
+            columns[9] = stop
+            word = _digits(buf, i, columns[0])
+            if word < 0 and multiword and _no_word_id(buf, i, columns[0]):
+                i = end + 1
+                continue
+        if word < 0:  # no word: a blank line, or one for the line-by-line reader
+            if not _blank(buf, i, end):
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
             if rows:
                 if n_sentences == len(lengths):
                     lengths = np.concatenate((lengths, lengths))
                 lengths[n_sentences] = rows
                 n_sentences += 1
                 rows = 0
-        elif buf[i] == 35:  # '#': a comment, before the words of a sentence only
-            if rows:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-        else:
-            if tabs != 9:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-            columns[9] = stop
-            word = _digits(buf, i, columns[0])
-            if word < 0 and multiword and _no_word_id(buf, i, columns[0]):
-                i = end + 1
-                continue
-            head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
-            if word != rows + 1 or head < 0 or head >= 1 << 31:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
-            if n_words == len(starts):
-                starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
-                heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
-            starts[n_words] = columns[field - 1] + 1 if field else i
-            ends[n_words] = columns[field]
-            heads[n_words] = head
-            lines[n_words] = line
-            n_words += 1
-            rows += 1
+            i = end + 1
+            continue
+        head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
+        if word != rows + 1 or head < 0 or head >= 1 << 31:
+            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+        if n_words == len(starts):
+            starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
+            heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
+        starts[n_words] = columns[field - 1] + 1 if field else i
+        ends[n_words] = columns[field]
+        heads[n_words] = head
+        lines[n_words] = line
+        n_words += 1
+        rows += 1
         i = end + 1
     if rows:
         if n_sentences == len(lengths):

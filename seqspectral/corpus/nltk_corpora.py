@@ -28,6 +28,7 @@ from .sequences import Corpus
 from .tagsets import tag_mapping
 from .tokens import TAG, WORD, numbered_tokens
 from .vocabulary import Vocabulary
+from .zipmembers import read_members
 
 BROWN_FILEIDS = r"c[a-z]\d\d"
 _NOT_BROWN = "not the Brown corpus (expected brown.zip, a brown/ directory or an NLTK data directory)"
@@ -59,6 +60,12 @@ class _Files:
 
     def read(self, name: str) -> bytes:
         return (self.path / name).read_bytes() if self.zip is None else self.zip.read(self.prefix + name)
+
+    def read_all(self, names: list[str]) -> list[bytes]:
+        """The contents of ``names``; from a zip, inflated straight from its bytes (:mod:`.zipmembers`)."""
+        if self.zip is None:
+            return [(self.path / name).read_bytes() for name in names]
+        return read_members(self.zip, self.path.read_bytes(), [self.prefix + name for name in names])
 
 
 def _in_data_dir(directory: Path, corpus: str):
@@ -145,7 +152,7 @@ def read_brown(
         raise CorpusOptionError(f"the Brown corpus has fields upos, xpos and form, not {field!r}")
     files, near = _brown_files(source)
     try:
-        texts = [files.read(name) for name in _fileids(files, source, categories)]
+        texts = files.read_all(_fileids(files, source, categories))
     except (OSError, KeyError, zipfile.BadZipFile) as e:  # not a zip, no brown/ inside, ...
         raise CorpusFormatError(source, None, f"{_NOT_BROWN}: {' '.join(str(e).split())[:120]}") from None
     distinct, provisional, lengths, bad = numbered_tokens(b"\n".join(texts), WORD if field == "form" else TAG,

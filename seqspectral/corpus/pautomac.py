@@ -3,9 +3,9 @@ and ``_solution.txt`` (``N``, then one probability per line); readers and writer
 
 The reader goes through the file in blocks of whole lines (``BLOCK_BYTES``), so memory
 follows the block, not the file (:func:`iter_pautomac` yields the strings block by block;
-:func:`read_pautomac` joins them). Each block is tokenised in one Numba pass (every token's
-value and line); the checks against the header and the encoding are numpy operations, no
-Python loop over lines. PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of
+:func:`read_pautomac` joins them). Each block is read in one Numba pass that sums up every
+line as it goes (its number of tokens, its length field, its largest symbol), so the checks
+against the header are numpy operations on lines, not tokens, and no Python loop. PAutomaC symbol ``i`` gets id ``i + 2`` (a vocabulary of
 "0".."k-1" in numeric order). A UTF-8 byte-order mark is skipped; LF, CR LF and a lone CR
 end a line. A header declaring more than ``MAX_ALPHABET`` symbols is refused (the
 vocabulary would hold them all).
@@ -32,14 +32,13 @@ MAX_ALPHABET = 1 << 20
 BLOCK_BYTES = 1 << 22
 
 
-def _line_blocks(path, encoding: str, block_bytes: int) -> Iterator[tuple[bytes, int]]:
-    """``(bytes, index of their first line)`` of whole lines of ``path``, in order, as ASCII
-    digits and white space (:func:`~seqspectral.corpus.textfile.ascii_bytes`)."""
+def _line_blocks(path, encoding: str, block_bytes: int) -> Iterator[bytes]:
+    """Blocks of whole lines of ``path``, in order, as ASCII digits and white space
+    (:func:`~seqspectral.corpus.textfile.ascii_bytes`)."""
     name = check_encoding(encoding)
     if ascii_bytes(path, b"", name)[1] != name:  # not ASCII-compatible (UTF-16, ...): decoded whole
-        yield ascii_bytes(path, Path(path).read_bytes(), name)[0], 0
+        yield ascii_bytes(path, Path(path).read_bytes(), name)[0]
         return
-    first_line, rest = 0, b""
     with open(path, "rb") as f:
         head = f.read(len(codecs.BOM_UTF8))
         rest = head[len(codecs.BOM_UTF8):] if head == codecs.BOM_UTF8 and name == "utf-8" else head
@@ -53,18 +52,18 @@ def _line_blocks(path, encoding: str, block_bytes: int) -> Iterator[tuple[bytes,
                 cut = len(rest) - 1
             if cut >= 0:
                 block, rest = rest[:cut + 1], rest[cut + 1:]
-                yield block, first_line
-                first_line += line_of(block, len(block)) - 1
+                yield block
             if not chunk:
                 return
 
 
-def _tokens(path, data: bytes, first_line: int, encoding: str):
-    """(values, line of each token (0-based, within the block), number of lines) of a block
-    of whole lines of integers starting at line ``first_line`` of the file."""
-    from ._kernels import integer_tokens
+def _lines(path, data: bytes, first_line: int, encoding: str):
+    """``integer_lines`` of a block of whole lines of integers starting at line ``first_line``
+    of the file (0-based): (the tokens after each line's first, and per line: the number of
+    tokens, the first, the largest of the others)."""
+    from ._kernels import integer_lines
 
-    values, lines, n_lines, bad = integer_tokens(np.frombuffer(data, dtype=np.uint8))
+    rest, counts, firsts, largest, bad = integer_lines(np.frombuffer(data, dtype=np.uint8))
     if bad >= 0:
         line = line_of(data, bad)
         if data[bad:bad + 1].isdigit():
@@ -75,7 +74,7 @@ def _tokens(path, data: bytes, first_line: int, encoding: str):
             raise CorpusFormatError(path, first_line + e.line, e.reason) from None
         word = text.split("\n")[line - 1]
         raise CorpusFormatError(path, first_line + line, f"not a non-negative integer in {word.strip()[:60]!r}")
-    return values, lines, n_lines
+    return rest, counts, firsts, largest
 
 
 class _Strings:
@@ -86,19 +85,20 @@ class _Strings:
         self.path, self.vocabulary, self.policy, self.encoding = path, vocabulary, policy, encoding
         self.header: tuple[int, int] | None = None
         self.n_strings = 0
+        self.lines_read = 0  # lines of the blocks read so far
         self.pending_blank: list[int] = []  # blank lines after the last string so far (0-based, in the file)
         self.table = np.zeros(0, dtype=np.int32)
 
-    def block(self, data: bytes, first_line: int) -> Corpus:
-        """The good strings of a block of whole lines (the bad ones go to the policy)."""
-        values, lines, n_lines = _tokens(self.path, data, first_line, self.encoding)
-        per_line = np.bincount(lines, minlength=n_lines)  # tokens on each line of the block
-        first = np.concatenate(([0], np.cumsum(per_line)[:-1]))  # index of each line's first token
-        is_symbol = np.ones(len(values), dtype=bool)
-        if self.header is None and len(values):
-            self._read_header(values, first_line + int(lines[0]), per_line[0] if first_line == 0 else 0)
-            per_line[0] = 0  # the header is no string
-            is_symbol[:2] = False
+    def block(self, data: bytes) -> Corpus:
+        """The good strings of the next block of whole lines (the bad ones go to the policy)."""
+        first_line = self.lines_read
+        rest, per_line, firsts, largest = _lines(self.path, data, first_line, self.encoding)
+        self.lines_read += len(per_line)  # a block ends with a line break, or is the last one
+        if self.header is None and per_line.any():
+            first = int(np.flatnonzero(per_line)[0])
+            self._read_header(int(firsts[first]), int(rest[0]) if per_line[first] == 2 else -1, first_line + first,
+                              per_line[first] if first_line == 0 else 0)
+            rest, per_line[0], firsts[0] = rest[1:], 0, -1  # the header is no string
         k = self.header[1] if self.header else 0
         data_lines = np.flatnonzero(per_line)
         blank = np.flatnonzero(per_line == 0)
@@ -111,35 +111,33 @@ class _Strings:
             self.pending_blank = (first_line + blank[blank > last]).tolist()
         else:
             self.pending_blank += (first_line + blank).tolist()
-        length_field = values[first[data_lines]]
-        is_symbol[first[data_lines]] = False
+        n_symbols = np.maximum(per_line - 1, 0)  # tokens after the length field, by line
         bad = np.zeros(len(per_line), dtype=bool)
-        bad[data_lines[per_line[data_lines] != length_field + 1]] = True
-        bad[lines[is_symbol & (values >= k)]] = True
-        for line in np.flatnonzero(bad).tolist():
-            if per_line[line] != values[first[line]] + 1:
-                message = f"length field {values[first[line]]} but {per_line[line] - 1} symbols"
-            else:
-                syms = values[first[line] + 1:first[line] + per_line[line]]
-                message = f"symbol {int(syms[syms >= k][0])} outside the alphabet 0..{k - 1} of the header"
-            problems.append((first_line + line, message))
+        bad[data_lines] = (per_line[data_lines] != firsts[data_lines] + 1) | (largest[data_lines] >= k)
+        bad_lines = np.flatnonzero(bad)
+        if len(bad_lines):
+            starts = np.cumsum(n_symbols) - n_symbols
+            for line in bad_lines.tolist():
+                if per_line[line] != firsts[line] + 1:
+                    message = f"length field {firsts[line]} but {per_line[line] - 1} symbols"
+                else:
+                    syms = rest[starts[line]:starts[line] + n_symbols[line]]
+                    message = f"symbol {int(syms[syms >= k][0])} outside the alphabet 0..{k - 1} of the header"
+                problems.append((first_line + line, message))
+            rest = rest[np.repeat(~bad, n_symbols)]
         for line, message in sorted(problems):
             self.policy.bad(line + 1, message or "blank line (an empty string is written as a line with length 0)")
         self.n_strings += len(data_lines)
         good = data_lines[~bad[data_lines]]
-        keep_token = ~bad[lines] & is_symbol
-        del lines, is_symbol
         offsets = np.zeros(len(good) + 1, dtype=np.int64)
-        np.cumsum(per_line[good] - 1, out=offsets[1:])
-        raw = values[keep_token].astype(np.int32)  # every symbol is below k <= MAX_ALPHABET
-        del values, keep_token
-        return Corpus(self.encode(raw), offsets, self.full_vocabulary())
+        np.cumsum(n_symbols[good], out=offsets[1:])
+        return Corpus(self.encode(rest.astype(np.int32)), offsets, self.full_vocabulary())  # symbols < k <= MAX_ALPHABET
 
-    def _read_header(self, values: np.ndarray, line: int, n_on_first_line: int) -> None:
+    def _read_header(self, strings: int, alphabet: int, line: int, n_on_first_line: int) -> None:
         if line != 0 or n_on_first_line != 2:
             raise CorpusFormatError(self.path, line + 1, "the header must be two integers: number of strings, "
                                                          "alphabet size")
-        self.header = int(values[0]), int(values[1])
+        self.header = strings, alphabet
         if self.header[1] > MAX_ALPHABET:
             raise CorpusFormatError(self.path, 1, f"the header declares an alphabet of {self.header[1]} symbols; "
                                                   f"at most {MAX_ALPHABET} are supported")
@@ -172,8 +170,8 @@ def iter_pautomac(
     each (default ``BLOCK_BYTES``), in order, with the checks of :func:`read_pautomac` (the
     count against the header once the last block is read)."""
     strings = _Strings(path, vocabulary, ErrorPolicy(path, errors), check_encoding(encoding))
-    for data, first_line in _line_blocks(path, encoding, block_bytes or BLOCK_BYTES):
-        yield strings.block(data, first_line)
+    for data in _line_blocks(path, encoding, block_bytes or BLOCK_BYTES):
+        yield strings.block(data)
     strings.finish()
 
 

@@ -3,7 +3,7 @@
 A file is read once into blocks (one per sentence, blank-line separated); each token line
 is split by its format's ``split`` function into a list of columns, ids and heads are
 checked as integers, and trees are validated for the whole file at once
-(:func:`~seqspectral.corpus.trees.invalid_trees`). Every defect is reported with the
+(one compiled pass, ``tree_defects``). Every defect is reported with the
 file and the line through an :class:`~seqspectral.corpus.errors.ErrorPolicy`.
 
 Several words attached to the root are accepted in every format (CoNLL-X allows them;
@@ -28,7 +28,7 @@ from .sentence import FIELDS, NO_HEAD, Sentence, Source
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, iter_lines
-from .trees import head_problem, invalid_trees
+from .trees import head_problem
 from .vocabulary import Vocabulary
 
 
@@ -135,15 +135,15 @@ def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndar
     """Indices of the sentences whose heads form a tree (one or several root attachments);
     the others go to ``policy``. Sentences with several root attachments are added to
     ``several`` (count, first line) when given, else warned of here."""
-    keep = np.ones(len(word_lines), dtype=bool)
-    for i in invalid_trees(heads, offsets, several_roots=True):
+    from ._kernels import tree_defects
+
+    bad, roots = tree_defects(np.ascontiguousarray(heads, dtype=np.int64), offsets, True)
+    for i in np.flatnonzero(bad).tolist():
         word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
         policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
-        keep[i] = False
-    kept = np.flatnonzero(keep)
+    kept = np.flatnonzero(~bad)
     if layout.warn_several_roots and len(heads):
-        sentence = np.repeat(np.arange(len(word_lines)), np.diff(offsets))
-        many = np.flatnonzero(np.bincount(sentence[heads == 0], minlength=len(word_lines))[kept] > 1)
+        many = np.flatnonzero(roots[kept] > 1)
         if len(many) and several is not None:
             several[0] += len(many)
             several[1] = several[1] or word_lines[int(kept[many[0]])][0]
@@ -325,15 +325,15 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     data = Path(path).read_bytes()
     if name == "utf-8" and data.startswith(codecs.BOM_UTF8):
         data = data[3:]
-    if not data.isascii():
+    if name != "utf-8" and not data.isascii():  # UTF-8 is checked by the compiled pass
         try:
             data.decode(name)
         except UnicodeDecodeError:
             return None
     buf = np.frombuffer(data, dtype=np.uint8)
     starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
-                                                                 layout.name == "conllu")
+                                                                 layout.name == "conllu", name == "utf-8")
     if unusual:
         return None
-    distinct, codes = numbered_parts(data, buf, starts, ends, encoding=name)
+    distinct, codes = numbered_parts(buf, starts, ends, encoding=name)
     return distinct, codes, heads, _WordLines(lines, lengths), lengths

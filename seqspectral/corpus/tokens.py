@@ -4,8 +4,8 @@ The readers of plain text and of NLTK's tagged corpora give every distinct symbo
 provisional code in order of first appearance (then ``Vocabulary.encode_codes``). Doing that
 token by token in Python costs about a microsecond a token; here one Numba pass
 (``split_tokens``) finds the tokens and their sequences, and a second (``number_parts``)
-numbers them through a hash table whose matches are checked byte for byte, so the result
-never depends on the hash.
+hashes and numbers them through a hash table whose matches are checked byte for byte, so
+the result never depends on the hash.
 """
 
 from __future__ import annotations
@@ -14,18 +14,20 @@ import numpy as np
 
 #: the part of each token kept: the token, the word of ``word/tag``, its tag (upper-cased)
 WHOLE, WORD, TAG = 0, 1, 2
+#: the bits of the parts' hashes used (all; the tests use none: every part then collides)
+HASH_MASK = np.uint64(2**64 - 1)
 
 
-def numbered_parts(data: bytes, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, fold_case: bool = False,
+def numbered_parts(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, fold_case: bool = False,
                    encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
-    """``(distinct, codes)`` of the parts ``data[starts[t]:ends[t]]``, none holding a line feed
-    (``buf``: ``data`` as uint8): the distinct strings in order of first appearance (decoded with ``encoding``,
-    upper-cased when ``fold_case``) and each part's index among them."""
-    from ._kernels import joined_parts, number_parts, part_hashes
+    """``(distinct, codes)`` of the parts ``buf[starts[t]:ends[t]]`` of a byte buffer, none
+    holding a line feed: the distinct strings in order of first appearance (decoded with
+    ``encoding``, upper-cased when ``fold_case``) and each part's index among them."""
+    from ._kernels import number_parts
 
-    codes, firsts = number_parts(buf, starts, ends, part_hashes(buf, starts, ends, fold_case), fold_case)
-    # the parts hold no line break (white-space separated tokens, columns of a line)
-    distinct = joined_parts(buf, starts, ends, firsts, 10).tobytes().decode(encoding).split("\n")[:-1]
+    codes, arena, bounds = number_parts(buf, starts, ends, fold_case, HASH_MASK)
+    # decoded all at once: each distinct part followed by a line feed, which none holds
+    distinct = np.insert(arena, bounds[1:], 10).tobytes().decode(encoding).split("\n")[:-1]
     return [s.upper() for s in distinct] if fold_case else distinct, codes
 
 
@@ -39,5 +41,5 @@ def numbered_tokens(data: bytes, part: int = WHOLE, text_lines: bool = True):
     starts, ends, lengths, bad = split_tokens(buf, part, text_lines)
     if bad >= 0:
         return [], np.zeros(0, np.int64), lengths, int(bad)
-    distinct, codes = numbered_parts(data, buf, starts, ends, part == TAG)
+    distinct, codes = numbered_parts(buf, starts, ends, part == TAG)
     return distinct, codes, lengths, -1

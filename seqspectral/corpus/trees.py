@@ -52,33 +52,12 @@ def head_errors(heads, several_roots: bool = False) -> str | None:
 
 def invalid_trees(heads, offsets, several_roots: bool = False) -> np.ndarray:
     """Indices of the sentences of a flat treebank whose heads do not form a tree
-    (with one root attachment, or at least one with ``several_roots``).
+    (with one root attachment, or at least one with ``several_roots``); one compiled pass
+    (``tree_defects``)."""
+    from ._kernels import tree_defects
 
-    Vectorised over the whole treebank (range and root checks by sentence, cycles by
-    pointer doubling: after ceil(log2(max length)) + 1 squarings of the head map, every
-    word whose chain reaches the root sits on it).
-    """
-    heads = np.asarray(heads, dtype=np.int64)
-    offsets = np.asarray(offsets, dtype=np.int64)
-    lengths = np.diff(offsets)
-    n_sent = len(lengths)
-    if len(heads) == 0:
-        return np.zeros(0, dtype=np.int64)
-    sent = np.repeat(np.arange(n_sent), lengths)
-    own_length = lengths[sent]
-    bad = np.zeros(n_sent, dtype=bool)
-    out_of_range = (heads < 0) | (heads > own_length)
-    bad[sent[out_of_range]] = True
-    n_roots = np.bincount(sent[heads == 0], minlength=n_sent)
-    bad |= ((n_roots < 1) if several_roots else (n_roots != 1)) & (lengths > 0)
-    # global parent index; the root (and any out-of-range head) points at a sink
-    sink = len(heads)
-    parent = np.where(out_of_range | (heads == 0), sink, offsets[sent] + heads - 1)
-    parent = np.append(parent, sink)
-    for _ in range(int(np.ceil(np.log2(max(int(lengths.max()), 1)))) + 1):
-        parent = parent[parent]
-    bad[sent[parent[:-1] != sink]] = True
-    return np.flatnonzero(bad)
+    return np.flatnonzero(tree_defects(np.ascontiguousarray(heads, dtype=np.int64),
+                                       np.ascontiguousarray(offsets, dtype=np.int64), several_roots)[0])
 
 
 def is_projective(heads) -> bool:

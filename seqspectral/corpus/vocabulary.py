@@ -28,9 +28,13 @@ class Vocabulary:
     N_RESERVED = 2
 
     def __init__(self, symbols: Iterable[str] = ()):
-        unique = list(dict.fromkeys(symbols))  # as adding them one by one: each at its first occurrence
+        unique = list(symbols)
+        index = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
+        if len(index) < len(unique):  # as adding them one by one: each at its first occurrence
+            unique = list(dict.fromkeys(unique))
+            index = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
         self._symbols: list[str] = [UNK, EOS, *unique]
-        self._index: dict[str, int] = dict(zip(unique, range(self.N_RESERVED, self.N_RESERVED + len(unique))))
+        self._index: dict[str, int] = index
 
     @classmethod
     def from_counts(cls, counts: Counter | dict, min_count: int = 1) -> "Vocabulary":
@@ -47,20 +51,35 @@ class Vocabulary:
 
         Readers give each distinct symbol a provisional code on first sight; this maps
         them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
-        from the counts (most frequent first) when none is given.
+        from the counts (most frequent first, ties by name, as :meth:`from_counts`) when
+        none is given: symbols sorted, merged and counted in numpy, no Python call per
+        symbol beyond building the vocabulary.
         """
-        mapped = [mapping.get(s, s) for s in raw] if mapping else list(raw)
         codes = np.asarray(codes, dtype=np.int64)
-        if vocabulary is None:
-            counts = np.bincount(codes, minlength=len(raw)).tolist()
-            if len(set(mapped)) == len(mapped):  # nothing to merge
-                totals = dict(zip(mapped, counts))
-            else:
-                totals = Counter()
-                for s, c in zip(mapped, counts):
-                    totals[s] += c
-            vocabulary = cls.from_counts(totals)
-        table = vocabulary.encode(mapped)
+        symbols = [mapping.get(s, s) for s in raw] if mapping else raw
+        if vocabulary is not None:
+            table = vocabulary.encode(symbols)
+        elif _python_sort(symbols):
+            counts = Counter()
+            for s, c in zip(symbols, np.bincount(codes, minlength=len(symbols)).tolist()):
+                counts[s] += c
+            vocabulary = cls.from_counts(counts)
+            table = vocabulary.encode(symbols)
+        else:
+            names = np.array(symbols) if symbols else np.zeros(0, dtype="U1")
+            by_name = np.argsort(names, kind="stable")
+            in_order = names[by_name]
+            first = np.ones(len(names), dtype=bool)  # the first of equal names (merged by a mapping)
+            first[1:] = in_order[1:] != in_order[:-1]
+            group = np.empty(len(names), dtype=np.int64)  # each symbol's rank among the distinct names
+            group[by_name] = np.cumsum(first) - 1
+            codes = group[codes]
+            counts = np.bincount(codes, minlength=int(first.sum()))
+            seen = np.flatnonzero(counts)
+            order = seen[np.argsort(-counts[seen], kind="stable")]  # most frequent first, then by name
+            vocabulary = cls(in_order[first][order].tolist())
+            table = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
+            table[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
         return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
 
     def add(self, symbol: str) -> int:
@@ -124,3 +143,11 @@ class Vocabulary:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (ValueError, UnicodeDecodeError) as e:
             raise ValueError(f"{path}: not a vocabulary file ({e})") from None
+
+
+def _python_sort(symbols: list[str]) -> bool:
+    """Whether ``symbols`` are to be sorted in Python rather than as a numpy string array:
+    numpy's strings drop trailing NULs, and its fixed width would make a few very long
+    symbols take far more memory than all of them together."""
+    text = "".join(symbols)
+    return "\x00" in text or len(symbols) * max(map(len, symbols), default=0) > 8 * len(text) + (1 << 20)

@@ -7,6 +7,9 @@ features and named real-valued ones — so the same model reranks parses
 root-mean-square deviation from their list's mean on the training lists (stored in the
 model): only differences within a list matter, and this makes a parser score's and a
 log-probability's differences of the size of the binary features' differences.
+
+The real-valued columns after the first come from scorers (tree models, language models);
+whether the reranker uses them at all is part of its held-out choice (``feature_set``).
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_searc
 
 from . import _kernels
 from .candidates import CandidateFeatures
-from .held_out_gain import HeldOutGain
+from .held_out_gain import HeldOutGain, gain_bound
 
 #: weights of the base score (standardised) the perceptron starts from when ``anchor="auto"``:
 #: the larger, the more evidence the other features need to overrule the base model
 ANCHOR_GRID = (1.0, 4.0, 16.0)
+#: the feature sets of the held-out choice, the simpler first: "base", the base score and the
+#: hashed features; "scorers", those and every scorer column (the real-valued columns after the first)
+FEATURE_SETS = ("base", "scorers")
 
 
 class FeatureMismatchError(ValueError):
@@ -53,12 +59,14 @@ class Reranker(Estimator):
 
     kind = "reranker"
     _parameter_checks = {"epochs": integer(1), "anchor": either(one_of("auto"), real(0.0, open_low=True)),
-                         "margin": real(0.0), "hash_bits": integer(8, 30), "random_state": seed}
+                         "margin": real(0.0), "feature_set": one_of("auto", *FEATURE_SETS),
+                         "hash_bits": integer(8, 30), "random_state": seed}
 
-    def __init__(self, epochs=10, *, anchor="auto", margin=2.0, hash_bits=20, random_state=0):
+    def __init__(self, epochs=10, *, anchor="auto", margin=2.0, feature_set="auto", hash_bits=20, random_state=0):
         self.epochs = epochs
         self.anchor = anchor
         self.margin = margin
+        self.feature_set = feature_set
         self.hash_bits = hash_bits
         self.random_state = random_state
 
@@ -75,7 +83,7 @@ class Reranker(Estimator):
             raise ValueError(f"{len(loss)} losses for {features.n_candidates} candidates")
         if not features.dense_names:
             raise ValueError("the candidates have no real-valued feature: the first must be the base model's score")
-        self.dense_names_ = list(features.dense_names)
+        self.dense_names_, self.dropped_names_ = list(features.dense_names), []
         self.templates_ = features.templates
         self.ranks_ = features.ranks
         self.sources_ = dict(features.sources)
@@ -88,36 +96,84 @@ class Reranker(Estimator):
         else:  # fit on some training lists, judge on the others (no copies: lists are visited or judged)
             held_features, held_loss, held_sizes, dev_lists = features, loss, sizes, None
         anchors = ANCHOR_GRID if self.anchor == "auto" else (float(self.anchor),)
+        sets = self.feature_sets(features)
         runs = {}
+
+        def run_of(selection):
+            return runs[selection.chosen["feature_set"], selection.chosen["anchor"]]
 
         def choose(visit, held, on):
             visit, held = np.sort(visit), np.sort(held)
             base = self._choose(held_features, self._anchor_only(1.0))
             gain = HeldOutGain(held_features, held_loss, held, base, self.margin, self._choose, on)
-            for anchor in anchors:
-                shown = (lambda r, a=anchor: on_epoch({"anchor": a, **r})
-                         if on_epoch and (r["epoch"] or a == anchors[0]) else None)
-                runs[anchor] = self._train(features, loss, visit, anchor, self.epochs, gain.held_out,
-                                           gain.recording(shown))
-            self.selection_ = grid_search({"anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
-                                          lambda anchor, epochs: runs[anchor].scores[epochs], on=gain.held_out.on)
-            anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
-            self.sparse_weights_, self.dense_weights_ = runs[anchor].model
-            self.held_out_ = gain.report(runs[anchor].history[epochs], on, float(np.sum(held_sizes[held])))
+            within, picked = {}, {}
+            for feature_set in sets:
+                columns = self._columns(feature_set)
+                for anchor in anchors:
+                    shown = (lambda r, f=feature_set, a=anchor: on_epoch({"feature_set": f, "anchor": a, **r})
+                             if on_epoch and (r["epoch"] or a == anchors[0]) else None)
+                    runs[feature_set, anchor] = self._train(features, loss, visit, anchor, self.epochs, columns,
+                                                            gain.held_out, gain.recording(shown))
+                within[feature_set] = grid_search(
+                    {"feature_set": (feature_set,), "anchor": anchors, "epochs": tuple(range(self.epochs + 1))},
+                    lambda feature_set, anchor, epochs: runs[feature_set, anchor].scores[epochs],
+                    on=gain.held_out.on)
+                picked[feature_set] = gain.losses(self._choose(held_features, run_of(within[feature_set]).model))
+            # the scorer columns: kept only for a gain over the best model without them above the margin
+            by_set = grid_search({"feature_set": sets}, lambda feature_set: gain_bound(
+                picked[sets[0]] - picked[feature_set], self.margin), on=f"{on}: gain over the best '{sets[0]}' "
+                f"model less {self.margin:g} standard errors")
+            chosen = within[by_set.chosen["feature_set"]]
+            self.selection_ = SelectionResult(chosen.on, chosen.chosen, [r for f in sets for r in within[f].table]
+                                              + by_set.table, chosen.at_edge)
+            run = run_of(chosen)
+            self.sparse_weights_, self.dense_weights_ = run.model
+            self.held_out_ = gain.report(run.history[chosen.chosen["epochs"]], on, float(np.sum(held_sizes[held])))
+            self.held_out_["feature_sets"] = {f: {"loss": float(np.sum(picked[f])), **within[f].chosen,
+                                                  "gain_bound_over_" + sets[0]: r["score"]}
+                                              for f, r in zip(sets, by_set.table)}
             return self.selection_
 
         def refit(every, held):
-            anchor, epochs = self.selection_.chosen["anchor"], self.selection_.chosen["epochs"]
-            self.sparse_weights_, self.dense_weights_ = self._train(features, loss, every, anchor, epochs).model
+            c = self.selection_.chosen
+            self.sparse_weights_, self.dense_weights_ = self._train(
+                features, loss, every, c["anchor"], c["epochs"], self._columns(c["feature_set"])).model
 
         select_and_refit(np.arange(len(features)), dev_lists, self.random_state, choose, refit)
-        self.history_ = [{"anchor": a, **r} for a in anchors for r in runs[a].history if r["epoch"] or a == anchors[0]]
+        self.history_ = [{"feature_set": f, "anchor": a, **r} for f in sets for a in anchors
+                         for r in runs[f, a].history if r["epoch"] or a == anchors[0]]
+        self._drop_unused(self.selection_.chosen["feature_set"])
         return self
 
-    def _train(self, features, loss, visit, anchor, epochs, held_out=None, on_epoch=None):
+    def feature_sets(self, features: CandidateFeatures) -> tuple[str, ...]:
+        """The feature sets the held-out choice tries on ``features`` (:data:`FEATURE_SETS`;
+        one when there is no scorer column or ``feature_set`` is forced)."""
+        if len(features.dense_names) == 1:
+            return FEATURE_SETS[:1]
+        return FEATURE_SETS if self.feature_set == "auto" else (self.feature_set,)
+
+    def _columns(self, feature_set: str) -> np.ndarray:
+        """Which real-valued columns a feature set reads (1) and leaves at weight 0 (0)."""
+        columns = np.ones(len(self.dense_names_))
+        if feature_set == "base":
+            columns[1:] = 0.0
+        return columns
+
+    def _drop_unused(self, feature_set: str) -> None:
+        """Without the scorer columns, the model forgets them: it reads the base score alone,
+        and records the dropped names (candidates may still carry them)."""
+        self.dropped_names_ = self.dense_names_[1:] if feature_set == "base" else []
+        if self.dropped_names_:
+            self.dense_names_ = self.dense_names_[:1]
+            self.dense_mean_, self.dense_scale_ = self.dense_mean_[:1], self.dense_scale_[:1]
+            self.dense_weights_ = self.dense_weights_[:1]
+            self.sources_ = {k: v for k, v in self.sources_.items() if k in self.dense_names_}
+
+    def _train(self, features, loss, visit, anchor, epochs, columns, held_out=None, on_epoch=None):
         """Averaged-perceptron epochs over lists ``visit`` from the anchor-only weights
-        (:func:`train_epochs`)."""
-        dense = self._standardised(features)
+        (:func:`train_epochs`), reading the real-valued ``columns`` (:meth:`_columns`; a column
+        at 0 never moves its weight)."""
+        dense = np.ascontiguousarray(self._standardised(features) * columns)
         mask = (1 << self.hash_bits) - 1
         rng = np.random.default_rng(self.random_state)
         sparse = AveragedWeights(1 << self.hash_bits)
@@ -149,16 +205,18 @@ class Reranker(Estimator):
         if features.templates != self.templates_:
             raise FeatureMismatchError(f"the reranker was trained on hashed features {self.templates_!r}, these "
                                        f"candidates have {features.templates!r}")
-        if list(features.dense_names) != self.dense_names_:
-            raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}, "
-                                       f"these candidates have {list(features.dense_names)}")
+        names = list(features.dense_names)
+        if names not in (self.dense_names_, self.dense_names_ + self.dropped_names_):
+            raise FeatureMismatchError(f"the reranker was trained with real-valued features {self.dense_names_}"
+                                       + (f" (and dropped {self.dropped_names_})" if self.dropped_names_ else "")
+                                       + f", these candidates have {names}")
         for name, source in self.sources_.items():
             given = features.sources.get(name)
             if given is not None and given.get("sha256") != source.get("sha256"):
                 raise FeatureMismatchError(
                     f"feature {name} comes from {given.get('path')} (sha256 {str(given.get('sha256'))[:12]}), "
                     f"the reranker was trained with {source.get('path')} (sha256 {str(source.get('sha256'))[:12]})")
-        return np.ascontiguousarray((features.dense - self.dense_mean_) / self.dense_scale_)
+        return np.ascontiguousarray((features.dense[:, :len(self.dense_names_)] - self.dense_mean_) / self.dense_scale_)
 
     def scores(self, features: CandidateFeatures) -> np.ndarray:
         """The model score of every candidate (up to a constant per list: features every
@@ -187,7 +245,8 @@ class Reranker(Estimator):
 
     def to_state(self):
         self._check_fitted()
-        header = {"params": self.json_params(), "dense_names": self.dense_names_, "templates": self.templates_,
+        header = {"params": self.json_params(), "dense_names": self.dense_names_,
+                  "dropped_names": self.dropped_names_, "templates": self.templates_,
                   "ranks": self.ranks_, "sources": self.sources_, "history": self.history_,
                   "held_out": self.held_out_}
         if self.selection_ is not None:
@@ -201,8 +260,10 @@ class Reranker(Estimator):
         from seqspectral.serialize import Member, Schema, size
 
         names = header["dense_names"]
-        if not isinstance(names, list) or not all(isinstance(x, str) for x in names):
-            raise ValueError("dense_names is not a list of strings")
+        for key in ("dense_names", "dropped_names"):
+            value = header.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+                raise ValueError(f"{key} is not a list of strings")
         n = len(names)
         return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
                        **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}})
@@ -212,6 +273,7 @@ class Reranker(Estimator):
         # files of the reranker before the anchor started from weight 0 on the base score
         model = cls(**{"anchor": 1.0, **header["params"]})
         model.dense_names_ = list(header["dense_names"])
+        model.dropped_names_ = list(header.get("dropped_names", []))  # files before the feature-set choice
         model.templates_ = header.get("templates", "baseline" if "parser" in model.dense_names_ else "")
         # files before the reranker recorded what it ranks: the base score's name says
         model.ranks_ = header.get("ranks", "tags" if model.dense_names_[:1] == ["tagger"] else "parses")

@@ -115,7 +115,8 @@ def test_sample_pipeline_tag_run_lm_train_rerank(corpora_dir, tmp_path):
     assert main(["lm", "train", str(train), "--method", "ngram", "-o", str(lm), "--quiet"]) == 0
     reranker, best = tmp_path / "r.npz", tmp_path / "best.conllu"
     assert main(["rerank", "train", str(lists), "--gold", str(dev), "--candidates", "tags", "--lm", str(lm),
-                 "--dev", str(lists), "--dev-gold", str(dev), "--epochs", "3", "-o", str(reranker), "--quiet"]) == 0
+                 "--dev", str(lists), "--dev-gold", str(dev), "--epochs", "3", "--feature-set", "scorers",
+                 "-o", str(reranker), "--quiet"]) == 0  # the LM's column kept whatever the held-out choice
     assert main(["rerank", "apply", str(reranker), str(lists), "--lm", str(lm), "-o", str(best), "--quiet"]) == 0
     nbest, chosen = read_nbest(lists), read_conllu(best)
     assert [s.metadata["sent_id"] for s in chosen] == [nb.sent_id for nb in nbest]
@@ -138,7 +139,7 @@ def test_help_describes_every_option(command, capsys):
     options = ["--tree-model", "--no-topology", "--lm", "--quiet", "--output"]
     if command == "train":
         options += ["--gold", "--candidates", "--field", "--templates", "--epochs", "--dev", "--dev-gold",
-                    "--random-state"]
+                    "--random-state", "--feature-set"]
     for option in options:
         assert option in text
     assert text.count("repeatable") >= 2 and "tag" in text

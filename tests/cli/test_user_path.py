@@ -264,7 +264,7 @@ def test_rerank_run_reads_and_writes_the_builds_encoding(corpora_dir, tmp_path, 
     train.write_bytes(conllx.encode("latin-1"))
     build = tmp_path / "build"
     assert main(["rerank", "build", str(train), "--dev", str(train), "--encoding", "latin-1", "-k", "3", "--folds", "2",
-                 "--field", "none", "-o", str(build), "--quiet"]) == 0
+                 "--epochs", "1", "--field", "none", "-o", str(build), "--quiet"]) == 0
     out = tmp_path / "out.conllx"
     assert main(["rerank", "run", str(build), str(train), "-o", str(out), "--quiet"]) == 0
     written = out.read_bytes().decode("latin-1").splitlines()

@@ -91,3 +91,38 @@ def test_conllx_and_undecodable_bytes(monkeypatch, tmp_path):
     assert tabular._one_pass(path, CONLLX, "upos", "utf-8") is None
     with pytest.raises(CorpusFormatError, match=":1: "):
         read_corpus(path, format="conllx")
+
+
+def test_utf8_check_is_pythons():
+    """The compiled pass's UTF-8 check takes exactly the sequences Python's strict decoder
+    takes: every lead byte beyond ASCII, followed by bytes at the edges of the ranges."""
+    from seqspectral.corpus._kernels import _utf8_length
+
+    edges = (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
+    for lead in range(0x80, 0x100):
+        for rest in ((a, b, c) for a in edges for b in edges for c in edges):
+            for size in (1, 2, 3, 4):
+                seq = bytes((lead, *rest))[:size]
+                expected = 0
+                for k in range(1, size + 1):
+                    try:
+                        seq[:k].decode("utf-8")
+                    except UnicodeDecodeError:
+                        continue
+                    expected = k
+                    break
+                assert _utf8_length(np.frombuffer(seq, dtype=np.uint8), 0) == expected, seq
+
+
+@pytest.mark.parametrize("where", ["comment", "word"])
+def test_bad_utf8_anywhere_is_reported_at_its_line(tmp_path, where):
+    bad = b"\xed\xa0\x80"  # a surrogate: not UTF-8 to Python
+    lines = [b"# ok \xc3\xa7", b"1\ta\ta\tX\tX\t_\t0\troot\t_\t_", b"", b"# text", b"1\tb\tb\tX\tX\t_\t0\troot\t_\t_"]
+    lines[3 if where == "comment" else 4] += bad if where == "comment" else b""
+    if where == "word":
+        lines[4] = lines[4].replace(b"\tb\tb", b"\tb" + bad + b"\tb")
+    path = tmp_path / "bad.conllu"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert tabular._one_pass(path, CONLLU, "form", "utf-8") is None
+    with pytest.raises(CorpusFormatError, match=f":{4 if where == 'comment' else 5}: "):
+        read_corpus(path, format="conllu")

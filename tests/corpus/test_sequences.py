@@ -10,6 +10,24 @@ from seqspectral.corpus import EOS, UNK, Corpus, Vocabulary
 sequences = st.lists(st.lists(st.integers(2, 9), max_size=6), max_size=12)
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(st.sampled_from("ab\x00é\u4e2d"), max_size=3), min_size=1, max_size=12, unique=True),
+       st.lists(st.integers(0, 11), max_size=40), st.booleans())
+def test_encode_codes_equals_counting_in_python(raw, codes, merge):
+    """Provisional codes to final ids: the vocabulary most frequent first, ties by name (NUL,
+    non-ASCII, prefixes), symbols a mapping merges counted together, unseen symbols left out,
+    against a Counter and ``from_counts``."""
+    from collections import Counter
+
+    codes = [c for c in codes if c < len(raw)]
+    mapping = {s: s[:1] for s in raw} if merge else None
+    ids, vocabulary = Vocabulary.encode_codes(raw, np.array(codes, dtype=np.int64), None, mapping)
+    mapped = [mapping[s] if mapping else s for s in raw]
+    expected = Vocabulary.from_counts(Counter(mapped[c] for c in codes))
+    assert vocabulary == expected
+    assert ids.tolist() == [expected.id(mapped[c]) for c in codes]
+
+
 def test_vocabulary_reserved_ids_and_cutoff(tmp_path):
     v = Vocabulary.from_counts({"a": 3, "b": 1, "c": 3}, min_count=2)
     assert v.symbols == [UNK, EOS, "a", "c"]

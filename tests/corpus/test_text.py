@@ -59,18 +59,24 @@ def test_compiled_tokens_equal_python_split(text):
 
 
 def test_shared_hashes_never_merge_strings(monkeypatch):
-    """Every token given one hash (each lookup then probes past the other strings): the byte
-    check keeps the strings apart, the numbering is the same."""
-    import seqspectral.corpus._kernels as kernels
+    """Every token given one hash (each lookup then probes past the other strings, through
+    the table's growths): the byte check keeps the strings apart, the numbering is the same."""
+    from seqspectral.corpus import tokens
     from seqspectral.corpus.tokens import TAG, WORD, numbered_tokens
 
-    data = "a/x b/Y a/X\nc/y".encode()
-    expected = {WORD: (["a", "b", "c"], [0, 1, 0, 2]), TAG: (["X", "Y"], [0, 1, 0, 1])}
-    for part, (distinct, codes) in expected.items():
-        assert numbered_tokens(data, part)[:2][0] == distinct
-        monkeypatch.setattr(kernels, "part_hashes", lambda buf, starts, *args: np.zeros(len(starts), np.uint64))
+    rng = np.random.default_rng(0)
+    # about 1,000 distinct: the table grows; short parts (one word each) and long ones (bytes compared)
+    words = [f"w{i}" if i % 2 else f"w{i:07d}"[:4 + i % 8] for i in rng.integers(0, 1500, 6000)]
+    data = ("a/x b/Y a/X\nc/y " + " ".join(f"{w}/{w[:2]}" for w in words)).encode()
+    numbered = {}
+    for part, parts in ((WORD, ["a", "b", "a", "c", *words]), (TAG, ["X", "Y", "X", "Y", *(w[:2].upper() for w in words)])):
+        first = list(dict.fromkeys(parts))
+        numbered[part] = first, [first.index(p) for p in parts]
+    for part, (distinct, codes) in numbered.items():
+        assert numbered_tokens(data, part)[0] == distinct
+        monkeypatch.setattr(tokens, "HASH_MASK", np.uint64(0))
         found, found_codes, lengths, _ = numbered_tokens(data, part)
-        assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1]
+        assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1 + len(words)]
         monkeypatch.undo()
 
 
@@ -78,3 +84,14 @@ def test_wide_white_space_splits_like_python(tmp_path):
     path = tmp_path / "wide.txt"
     path.write_text("a\u00a0b c\nd\u3000e\n", encoding="utf-8")
     assert read_text(path).to_symbols() == [["a", "b", "c"], ["d", "e"]]
+
+
+def test_one_huge_symbol_among_many(tmp_path):
+    """A 2 MB token beside 20,000 short ones: read as Python splits it (a fixed-width string
+    array of them all would take 160 GB)."""
+    words = [f"w{i}" for i in range(20_000)]
+    path = tmp_path / "huge.txt"
+    path.write_text(" ".join(words) + "\n" + "x" * 2_000_000 + " w7\n")
+    corpus = read_text(path)
+    assert corpus.to_symbols() == [words, ["x" * 2_000_000, "w7"]]
+    assert corpus.vocabulary.symbols[2:4] == ["w7", "w0"]  # the most frequent first, then by name

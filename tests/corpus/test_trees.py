@@ -59,13 +59,13 @@ def test_projectivity_matches_brute_force(heads):
     assert is_projective(heads) == brute_is_projective(heads)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(head_arrays | trees(), max_size=8))
-def test_invalid_trees_vectorised_matches_per_sentence(sentences):
+@settings(max_examples=100, deadline=None)
+@given(st.lists(head_arrays | trees(), max_size=8), st.booleans())
+def test_invalid_trees_vectorised_matches_per_sentence(sentences, several_roots):
     offsets = np.cumsum([0] + [len(s) for s in sentences])
     flat = np.array([h for s in sentences for h in s], dtype=np.int64)
-    expected = [i for i, s in enumerate(sentences) if not brute_is_tree(s)]
-    assert invalid_trees(flat, offsets).tolist() == expected
+    expected = [i for i, s in enumerate(sentences) if not brute_is_tree(s, several_roots)]
+    assert invalid_trees(flat, offsets, several_roots).tolist() == expected
 
 
 def test_known_cases():

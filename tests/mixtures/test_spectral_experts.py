@@ -11,6 +11,7 @@ from scipy.stats import norm
 from seqspectral.base import NotFittedError, ParameterError
 from seqspectral.mixtures.experts.fista import objective, root_objective, solve_low_rank_regression, solve_root_loss_regression
 from seqspectral.mixtures.experts.alignment import align_components, parameter_error
+from seqspectral.mixtures.experts._kernels import BLOCK, _exp_nonpositive, em_pass
 from seqspectral.mixtures.experts.em import TIE_TOLERANCE, MixtureOfLinearRegressionsEM
 from seqspectral.mixtures.experts.irls import solve_root_loss_regression_irls
 from seqspectral.mixtures.experts.mixture import InputError
@@ -208,6 +209,33 @@ def test_em_step_matches_brute_force():
     coef, weights, sigma2, _ = brute_force_em_step(X, y, start_coef, start_weights, start_variance)
     assert np.allclose(em.coef_, coef) and np.allclose(em.weights_, weights) and em.noise_variance_ == pytest.approx(sigma2)
     assert em.score(X, y) == pytest.approx(brute_force_em_step(X, y, coef, weights, sigma2)[3])
+
+
+@pytest.mark.parametrize("n,k,identical", [(1000, 3, False), (700, 20, True)])
+def test_em_pass_sums_match_brute_force(n, k, identical):
+    # the blocked kernel against numpy: partial last block (n not a multiple of BLOCK), and k = 20 identical
+    # components, where every row's Σ_h exp(log p_h − max) is 20 and a block's product (20^256) overflows
+    rng = np.random.default_rng(12)
+    X, y = rng.standard_normal((n, 4)), rng.standard_normal(n) * 3
+    coef = np.repeat(rng.standard_normal((4, 1)), k, axis=1) if identical else rng.standard_normal((4, k))
+    weights, sigma2 = (np.full(k, 1 / k) if identical else rng.dirichlet(np.ones(k))), 0.3
+    log_p = np.log(weights) - 0.5 * (y[:, None] - X @ coef) ** 2 / sigma2 - 0.5 * np.log(2 * np.pi * sigma2)
+    resp = np.exp(log_p - log_p.max(axis=1, keepdims=True))
+    resp /= resp.sum(axis=1, keepdims=True)
+    total, mass, gram, rhs, square = em_pass(np.ascontiguousarray(X.T), y, coef, np.log(weights),
+                                             1 / sigma2, -0.5 * np.log(2 * np.pi * sigma2))
+    assert n % BLOCK and total == pytest.approx(np.sum(np.log(np.sum(np.exp(log_p), axis=1))), rel=1e-12)
+    assert np.allclose(mass, resp.sum(axis=0), rtol=1e-12, atol=0)
+    assert np.allclose(gram, np.einsum("ih,ia,ib->hab", resp, X, X), rtol=1e-11, atol=1e-11)
+    assert np.allclose(rhs, resp.T @ (X * y[:, None]), rtol=1e-11, atol=1e-11)
+    assert np.allclose(square, resp.T @ y ** 2, rtol=1e-12, atol=0)
+
+
+def test_vectorised_exponential_is_exact_to_an_ulp():
+    x = np.concatenate([-np.random.default_rng(13).uniform(0, 700, 5000), -np.logspace(-300, 0, 200), [0.0, -0.5]])
+    out = np.empty_like(x)
+    _exp_nonpositive(x.copy(), out, out.view(np.int64))
+    assert out[-2] == 1.0 and np.max(np.abs(out - np.exp(x)) / np.exp(x)) <= 4.5e-16
 
 
 def test_em_log_likelihood_never_decreases():

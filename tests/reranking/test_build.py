@@ -126,11 +126,14 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     root, _, dev = files
     status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
                    str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-                   "--json", "--quiet"])
+                   "--epochs", "2", "--json", "--quiet"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
+    assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
     assert report["parser_tag_columns"] == ["upos", "xpos"]
-    assert "tree:left" in report["reranker_features"]
+    offered = serialize.load(tmp_path / "d" / "reranker.npz", "reranker")  # kept or dropped by the held-out choice
+    assert "tree:left" in offered.dense_names_ + offered.dropped_names_ and report["reranker_features"] == \
+        offered.dense_names_
     # a build for untagged input reads no LEMMA (nothing predicts it): the same parses with or without one
     built = b.Built(tmp_path / "d")
     assert not built.parser.use_lemma and not built.parser.use_feats

@@ -52,12 +52,15 @@ def test_reranker_learns_the_planted_preference():
     assert learned < 0.6 * by_base < first
     assert reranker.dense_weight("planted") > 0 and reranker.dense_weight("parser") > 0
     assert reranker.sparse_weights_[7] > 0 > reranker.sparse_weights_[11]
-    # epoch 0 (the parser's ranking) once, then epochs 1..8 from every anchor weight of the grid
-    assert len(reranker.history_) == 1 + 8 * len(ANCHOR_GRID) and reranker.history_[0]["epoch"] == 0
+    # per feature set (without, with the planted column): epoch 0 (the parser's ranking) once,
+    # then epochs 1..8 from every anchor weight of the grid
+    assert len(reranker.history_) == 2 * (1 + 8 * len(ANCHOR_GRID)) and reranker.history_[0]["epoch"] == 0
     assert reranker.history_[0]["held_out_loss"] == pytest.approx(by_base * len(test))
-    # the choice: the largest gain over the parser's ranking less 2 standard errors, paired over lists
-    best = max(reranker.history_, key=lambda r: r["held_out_gain_bound"])
-    assert reranker.selection_.chosen == {"anchor": best["anchor"], "epochs": best["epoch"]}
+    # the choice: the largest gain over the parser's ranking less 2 standard errors, paired over lists,
+    # among the models with the planted column (kept: it beats the best model without it)
+    best = max((r for r in reranker.history_ if r["feature_set"] == "scorers"), key=lambda r: r["held_out_gain_bound"])
+    assert reranker.selection_.chosen == {"feature_set": "scorers", "anchor": best["anchor"], "epochs": best["epoch"]}
+    assert reranker.dropped_names_ == []
     assert learned * len(test) == pytest.approx(best["held_out_loss"])
     base_choice = [np.argmax(test.dense[a:b, 0]) for a, b in zip(test.groups[:-1], test.groups[1:])]
     gain = test_loss[test.groups[:-1] + base_choice] - test_loss[test.groups[:-1] + reranker.choose(test)]
@@ -92,7 +95,7 @@ def test_the_parser_s_ranking_is_a_candidate_where_every_other_feature_is_noise(
         reranker = Reranker(epochs=5, hash_bits=10).fit(train, loss, dev=dev)
         assert reranker.selection_.chosen["epochs"] == 0
         base_loss = reranker.history_[0]["held_out_loss"]
-        assert min(r["held_out_loss"] for r in reranker.history_[1:]) > base_loss  # trained on noise: worse
+        assert min(r["held_out_loss"] for r in reranker.history_ if r["epoch"]) > base_loss  # trained on noise: worse
         np.testing.assert_array_equal(reranker.choose(test), np.zeros(len(test)))
         assert reranker.held_out_["reranked_loss"] == reranker.held_out_["base_loss"] == base_loss
 
@@ -126,6 +129,88 @@ def test_a_real_gain_on_a_few_held_out_lists_is_taken():
     assert reranker.selection_.chosen["epochs"] > 0 and reranker.held_out_["gain_bound"] > 0
     base_choice = np.array([np.argmax(test.dense[a:b, 0]) for a, b in zip(test.groups[:-1], test.groups[1:])])
     assert mean_loss(reranker.choose(test), test, test_loss) < 0.7 * mean_loss(base_choice, test, test_loss)
+
+
+def _with_noise_column(features, seed):
+    """The same candidates with one more real-valued column of pure noise, ``noise``."""
+    noise = np.random.default_rng(seed).normal(size=features.n_candidates)
+    return features.with_dense(["noise"], [noise])
+
+
+def test_a_scorer_column_of_noise_is_dropped_and_an_informative_one_kept():
+    """The feature-set part of the held-out choice. A scorer column of pure noise beside the
+    planted features: with ``margin=0`` the model with it wins on some seeds by chance (the
+    hazard); by the default rule the best model with it never beats the best model without it
+    by two standard errors, so it is dropped, and the reranker is the one without it. The
+    planted real-valued column as the scorer: kept, with a positive weight."""
+    train, train_loss = planted_lists(300, 0)
+    dev, dev_loss = planted_lists(150, 3)
+    test, _ = planted_lists(100, 1)
+    informative = ["parser", "planted"]
+    base_only = [CandidateFeatures(f.groups, f.indptr, f.indices, f.dense[:, :1], ["parser"])
+                 for f in (train, dev, test)]
+    without = Reranker(epochs=4, hash_bits=10).fit(base_only[0], train_loss, dev=(base_only[1], dev_loss))
+    chance = [Reranker(epochs=4, hash_bits=10, margin=0.0).fit(
+        _with_noise_column(base_only[0], 10 * seed), train_loss, dev=(_with_noise_column(base_only[1], 10 * seed + 1),
+                                                                      dev_loss)).selection_.chosen["feature_set"]
+              for seed in range(10)]
+    assert "scorers" in chance
+    for seed in range(10):
+        noisy = [_with_noise_column(f, 10 * seed + i) for i, f in enumerate(base_only)]
+        reranker = Reranker(epochs=4, hash_bits=10).fit(noisy[0], train_loss, dev=(noisy[1], dev_loss))
+        assert reranker.selection_.chosen["feature_set"] == "base"
+        assert reranker.dense_names_ == ["parser"] and reranker.dropped_names_ == ["noise"]
+        sets = reranker.held_out_["feature_sets"]
+        assert sets["base"]["gain_bound_over_base"] == 0.0 and sets["scorers"]["gain_bound_over_base"] <= 0.0
+        # the kept model is the one trained without the column (same lists, same order)
+        np.testing.assert_array_equal(reranker.choose(noisy[2]), without.choose(base_only[2]))
+        np.testing.assert_array_equal(reranker.choose(base_only[2]), without.choose(base_only[2]))
+    reranker = Reranker(epochs=4, hash_bits=10).fit(train, train_loss, dev=(dev, dev_loss))
+    assert reranker.selection_.chosen["feature_set"] == "scorers" and reranker.dense_names_ == informative
+    assert reranker.held_out_["feature_sets"]["scorers"]["gain_bound_over_base"] > 0
+    assert reranker.dense_weight("planted") > 0
+    # forced either way, the choice is not made
+    forced = Reranker(epochs=4, hash_bits=10, feature_set="scorers").fit(noisy[0], train_loss, dev=(noisy[1], dev_loss))
+    assert forced.dense_names_ == ["parser", "noise"] and {r["feature_set"] for r in forced.history_} == {"scorers"}
+
+
+def test_the_feature_set_choice_is_the_margin_rule_between_the_models_with_and_without_the_scorers():
+    """``feature_set="auto"`` equals: train with the scorer columns forced in, train without them
+    (the base score alone), keep the columns iff the paired per-list gain on the dev lists is
+    above 2 standard errors — and the kept model is that one (what the ablation table reads)."""
+    from seqspectral.reranking.held_out_gain import gain_bound
+
+    train, train_loss = planted_lists(300, 0)
+    dev, dev_loss = planted_lists(150, 3)
+    base_only = [CandidateFeatures(f.groups, f.indptr, f.indices, f.dense[:, :1], ["parser"]) for f in (train, dev)]
+    without = Reranker(epochs=3, hash_bits=10).fit(base_only[0], train_loss, dev=(base_only[1], dev_loss))
+    seen = set()
+    for features in ((train, dev), tuple(_with_noise_column(f, 20 + i) for i, f in enumerate(base_only))):
+        auto = Reranker(epochs=3, hash_bits=10).fit(features[0], train_loss, dev=(features[1], dev_loss))
+        forced = Reranker(epochs=3, hash_bits=10, feature_set="scorers").fit(features[0], train_loss,
+                                                                              dev=(features[1], dev_loss))
+        first = dev.groups[:-1]
+        gain = dev_loss[first + without.choose(base_only[1])] - dev_loss[first + forced.choose(features[1])]
+        expected = "scorers" if gain_bound(gain, 2.0) > 0 else "base"
+        assert auto.selection_.chosen["feature_set"] == expected
+        np.testing.assert_array_equal(auto.choose(features[1]), (forced if expected == "scorers" else without).choose(
+            features[1] if expected == "scorers" else base_only[1]))
+        seen.add(expected)
+    assert seen == {"base", "scorers"}
+
+
+def test_a_reranker_that_dropped_its_scorers_round_trips_and_still_checks_names(tmp_path):
+    train, loss = planted_lists(60, 2)
+    base_only = CandidateFeatures(train.groups, train.indptr, train.indices, train.dense[:, :1], ["parser"])
+    noisy = _with_noise_column(base_only, 1)
+    reranker = Reranker(epochs=2, hash_bits=10, feature_set="base").fit(noisy, loss)  # no dev: a held-out 20%
+    assert reranker.dropped_names_ == ["noise"] and reranker.selection_.chosen["feature_set"] == "base"
+    serialize.save(tmp_path / "r.npz", reranker)
+    loaded = serialize.load(tmp_path / "r.npz", kind="reranker")
+    assert loaded.dropped_names_ == ["noise"] and loaded.dense_names_ == ["parser"]
+    np.testing.assert_allclose(loaded.scores(noisy), reranker.scores(base_only))
+    with pytest.raises(FeatureMismatchError, match="dropped"):
+        loaded.choose(_with_noise_column(base_only, 1).with_dense(["other"], [np.zeros(noisy.n_candidates)]))
 
 
 def test_reranker_file_round_trip_and_feature_check(tmp_path):

@@ -29,11 +29,11 @@ TIE_TOLERANCE = 1e-6
 SAME_OPTIMUM = 1e-2
 
 
-def _stats(X, y, coef, weights, sigma2):
-    """One E-step pass (see :func:`em_pass`) at (B, π, σ²)."""
+def _stats(XT, y, coef, weights, sigma2):
+    """One E-step pass (see :func:`em_pass`) at (B, π, σ²) over the features ``XT = Xᵀ`` and responses ``y``."""
     with np.errstate(divide="ignore"):
         log_weights = np.log(weights)
-    return em_pass(X, y, np.ascontiguousarray(coef), log_weights, 1.0 / sigma2, -0.5 * np.log(2 * np.pi * sigma2))
+    return em_pass(XT, y, np.ascontiguousarray(coef), log_weights, 1.0 / sigma2, -0.5 * np.log(2 * np.pi * sigma2))
 
 
 def _m_step(mass, gram, rhs, square, n: int, fixed_variance: float | None):
@@ -178,17 +178,17 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
         X, y = check_data(X, y)
         if len(X) < 2:
             raise InputError("EM needs at least two samples")
-        X = np.ascontiguousarray(X)
         starts = self._starts(X, y)
+        XT = np.ascontiguousarray(X.T)  # feature-major for the EM pass: no copy when X is Fortran-ordered
         if len(starts) <= self.n_refine or len(X) <= self.screen_size:
-            self.starts_ = [self._run(X, y, label, coef, weights, self.tol) for label, coef, weights in starts]
+            self.starts_ = [self._run(XT, y, label, coef, weights, self.tol) for label, coef, weights in starts]
             self.refined_ = self.starts_
         else:
             rows = np.sort(np.random.default_rng(self.random_state).choice(len(X), self.screen_size, replace=False))
-            sub_X, sub_y = np.ascontiguousarray(X[rows]), y[rows]
-            self.starts_ = [self._run(sub_X, sub_y, label, coef, weights, self.screen_tol)
+            sub_XT, sub_y = np.ascontiguousarray(XT[:, rows]), y[rows]
+            self.starts_ = [self._run(sub_XT, sub_y, label, coef, weights, self.screen_tol)
                             for label, coef, weights in starts]
-            self.refined_ = [self._run(X, y, run.label, run.coef, run.weights, self.tol,
+            self.refined_ = [self._run(XT, y, run.label, run.coef, run.weights, self.tol,
                                        noise_variance=run.noise_variance, start=(run.start_coef, run.start_weights))
                              for run in self._distinct_best(self.starts_)]
         # the same optimum reached from several starts: the earliest start within the tie tolerance
@@ -216,30 +216,31 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
                 optima.append([i])
         return [runs[min(o)] for o in optima]
 
-    def _run(self, X: np.ndarray, y: np.ndarray, label: str, coef: np.ndarray, weights: np.ndarray, tol: float, *,
+    def _run(self, XT: np.ndarray, y: np.ndarray, label: str, coef: np.ndarray, weights: np.ndarray, tol: float, *,
              noise_variance: float | None = None, start=None) -> StartResult:
-        """EM from one start (Chaganty & Liang 2013, §6's baseline), σ² from ``noise_variance`` if given.
+        """EM from one start (Chaganty & Liang 2013, §6's baseline) on ``XT = Xᵀ`` and ``y``, σ² from ``noise_variance`` if given.
 
         ``start``: the (coef, weights) recorded as the start (a refined run keeps its original start)."""
+        n = len(y)
         start_coef, start_weights = (coef.copy(), weights.copy()) if start is None else start
         if self.noise_variance is not None:
             sigma2 = float(self.noise_variance)
         elif noise_variance is not None:
             sigma2 = noise_variance
         else:  # each row's squared residual to its nearest regression: a wide σ² would wash the start out
-            sigma2 = max(float(np.mean(np.min((y[:, None] - X @ coef) ** 2, axis=1))), 1e-12)
+            sigma2 = max(float(np.mean(np.min((y - coef.T @ XT) ** 2, axis=0))), 1e-12)
         previous = current = -np.inf
         converged = False
         n_iter = 0
         for n_iter in range(1, self.max_iter + 1):
-            total, mass, gram, rhs, square = _stats(X, y, coef, weights, sigma2)
-            current = total / len(y)
+            total, mass, gram, rhs, square = _stats(XT, y, coef, weights, sigma2)
+            current = total / n
             if current - previous < tol:
                 converged = True
                 n_iter -= 1
                 break
             previous = current
-            weights, coef, sigma2 = _m_step(mass, gram, rhs, square, len(y), self.noise_variance)
-        log_likelihood = current if converged else _stats(X, y, coef, weights, sigma2)[0] / len(y)
+            weights, coef, sigma2 = _m_step(mass, gram, rhs, square, n, self.noise_variance)
+        log_likelihood = current if converged else _stats(XT, y, coef, weights, sigma2)[0] / n
         return StartResult(label, start_coef, start_weights, coef, weights, sigma2, float(log_likelihood), n_iter,
                            converged)

@@ -59,10 +59,16 @@ class SymmetricIndex:
         return sums / self.counts
 
     def features(self, X: np.ndarray) -> np.ndarray:
-        """φ(x) for every row of ``X`` (n x D): ``c_α x^α``."""
-        out = np.repeat(self.counts[None, :], len(X), axis=0)
-        for j in range(self.order):
-            out *= X[:, self.multisets[:, j]]
+        """φ(x) for every row of ``X`` (n x D): ``c_α x^α``, a column at a time (no n x D temporaries).
+
+        C-ordered, so the Gram matrix φᵀφ is summed in the same order as always: on the paper's
+        collided monomials the regularised regressions are sensitive to rounding-level changes of G."""
+        columns = np.asfortranarray(X, dtype=np.float64)
+        out = np.empty((len(X), self.size))
+        for a, (alpha, count) in enumerate(zip(self.multisets, self.counts)):
+            np.multiply(columns[:, alpha[0]], count, out=out[:, a])
+            for j in alpha[1:]:
+                out[:, a] *= columns[:, j]
         return out
 
 
