@@ -98,7 +98,7 @@ def test_rerank_train_reports_the_held_out_1best_and_reranked_uas(parse_lists, c
     assert held_out["base_accuracy"] == pytest.approx(100 * right / words)
     assert held_out["reranked_accuracy"] >= held_out["base_accuracy"]  # the 1-best ranking is a candidate
     assert report["templates"] == "context" and report["passed_through"] == 0 and report["lists"] == len(lists)
-    assert set(report["chosen"]) == {"anchor", "epochs"}
+    assert set(report["chosen"]) == {"anchor", "epochs", "feature_set"}
 
 
 def test_rerank_apply_uses_the_recorded_tree_model_and_refuses_another(parse_lists, capsys):

@@ -147,14 +147,15 @@ def test_training_epochs_follow_the_progress_rule(command, corpora_dir, tmp_path
     dev = str(corpora_dir / "ewt-sample-dev.conllu")
     train = ["train", dev, "-o", str(tmp_path / "m.npz"), "--epochs", "3", "--hash-bits", "12", "--dev", dev]
     unit, steps = "epoch", 3
-    if command == "rerank":  # tag n-best lists of the dev sample, reranked by the tag model: 1 + 3 epochs x 3 anchors
+    if command == "rerank":  # tag n-best lists of the dev sample, reranked with and without the LM's column
+        # (the held-out feature-set choice): 2 x (1 + 3 epochs x 3 anchors)
         assert main(["tag", "train", dev, "-o", str(tmp_path / "t.npz"), "--epochs", "2", "--quiet"]) == 0
         assert main(["tag", "run", str(tmp_path / "t.npz"), dev, "-k", "3", "-o", str(tmp_path / "n.conllu"),
                      "--quiet"]) == 0
         assert main(["lm", "train", dev, "-o", str(tmp_path / "lm.npz"), "--method", "ngram", "--quiet"]) == 0
         train = ["train", str(tmp_path / "n.conllu"), "--gold", dev, "--candidates", "tags", "--lm",
                  str(tmp_path / "lm.npz"), "-o", str(tmp_path / "m.npz"), "--epochs", "3"]
-        unit, steps = "step", 10
+        unit, steps = "step", 20
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main([command, *train]) == 0
