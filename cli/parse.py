@@ -9,10 +9,13 @@ from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epo
                       positive_int, predict_treebank, read_treebank, treebank_reading, warn)
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
-TAGS = {"upos": (False, False), "upos+xpos": (True, False), "upos+feats": (False, True), "all": (True, True)}
+#: --tags: (use_xpos, use_feats, use_lemma); LEMMA only with all, since no toolkit step predicts it
+TAGS = {"upos": (False, False, False), "upos+xpos": (True, False, False), "upos+feats": (False, True, False),
+        "all": (True, True, True)}
 _TAGS_HELP = ("tag columns with features (default all); at run time the input must have them filled: upos: UPOS "
               "(tag run with a UPOS tagger gives it); upos+xpos: UPOS and XPOS (two taggers, --field upos and xpos); "
-              "upos+feats: UPOS and FEATS (no toolkit step predicts FEATS: gold or another tool's); all: all three")
+              "upos+feats: UPOS and FEATS (no toolkit step predicts FEATS: gold or another tool's); all: all three "
+              "and LEMMA (gold or another tool's; the other choices read no LEMMA)")
 
 
 def register(sub) -> None:
@@ -67,11 +70,11 @@ def run_train(args) -> int:
 
     train = read_treebank(args.train, args)
     dev = read_treebank(args.dev, args) if args.dev else None
-    use_xpos, use_feats = TAGS[args.tags]
+    use_xpos, use_feats, use_lemma = TAGS[args.tags]
     from seqspectral.corpus.columns import ColumnProfile
 
     parser = DependencyParser(order=args.order, epochs=args.epochs, hash_bits=args.hash_bits, use_xpos=use_xpos,
-                              use_feats=use_feats, single_root=args.single_root, update=args.update,
+                              use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root, update=args.update,
                               random_state=args.random_state)
     start = time.process_time()
 

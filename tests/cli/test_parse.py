@@ -28,6 +28,26 @@ def test_train_reports_dev_uas_per_epoch(trained, capsys, tmp_path):
     assert "epoch 1/2" in err and "epoch 2/2" in err and "dev UAS" in err
 
 
+def test_tags_other_than_all_read_no_lemma(trained, tmp_path):
+    """Nothing predicts LEMMA for new text: a --tags upos parser parses the same with or without it,
+    while the default (all) reads it."""
+    from dataclasses import replace
+
+    from seqspectral import serialize
+
+    out, train, dev, parser = trained
+    assert serialize.load(parser).use_lemma
+    upos = tmp_path / "upos.npz"
+    assert main(["parse", "train", str(train), "-o", str(upos), "--epochs", "1", "--hash-bits", "14", "--tags", "upos",
+                 "--quiet"]) == 0
+    assert not serialize.load(upos).use_lemma
+    write_conllu(tmp_path / "nolemma.conllu", [replace(s, lemmas=["_"] * len(s)) for s in read_conllu(dev)])
+    for name, source in (("a", dev), ("b", tmp_path / "nolemma.conllu")):
+        assert main(["parse", "run", str(upos), str(source), "-o", str(tmp_path / f"{name}.conllu"), "--quiet"]) == 0
+    with_lemma, without = read_conllu(tmp_path / "a.conllu"), read_conllu(tmp_path / "b.conllu")
+    assert [(list(s.heads), s.deprels) for s in with_lemma] == [(list(s.heads), s.deprels) for s in without]
+
+
 def test_parse_then_evaluate_agrees_with_the_library(trained, capsys):
     out, _, dev, parser = trained
     pred = out / "pred.conllu"
