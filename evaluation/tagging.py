@@ -497,7 +497,9 @@ def report(systems, errors, oracles, lm_rows, oracle_lm, lm_times, parse_rows, n
             f"First-order parser of `seqspectral parse` ({PARSER_EPOCHS} epochs, best dev epoch kept), trained "
             f"and tested with gold UPOS, and with predicted UPOS: train tagged by {JACKKNIFE_FOLDS}-fold "
             "jackknifing, dev and test "
-            "by the tagger trained on all of train. Punctuation included.", "",
+            "by the tagger trained on all of train. Only UPOS is replaced: the parser (all tag columns, the "
+            "default) still reads gold XPOS, FEATS and LEMMA, so this is not a figure for untagged input "
+            "(that is `rerank build --tags predicted`, evaluation/reranking.py). Punctuation included.", "",
             *markdown_table(["tags", "test tag accuracy", "UAS", "LAS", "complete", "parser epochs", "parser train"],
                             [[r["name"], f"{r['tag_accuracy']:.2f}", f"{r['uas']:.2f}", f"{r['las']:.2f}",
                               f"{r['complete']:.2f}", r["epochs"], _sec(r["train"])] for r in parse_rows])]
