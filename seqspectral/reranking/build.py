@@ -524,7 +524,8 @@ def run(built: Built, sentences, k: int | None = None) -> tuple[list, dict]:
             columns["missing"].append(column)
     sentences = tag(predict, sentences)
     trees = built.parser.kbest_trees(sentences, built.options.k)
-    scores = built.reranker.scores(candidate_features(trees, built.tree_model, built.options))
+    tree_model = None if built.reranker.dropped_names_ else built.tree_model  # dropped on held-out lists: not scored
+    scores = built.reranker.scores(candidate_features(trees, tree_model, built.options))
     groups = trees.groups
     if k is None:
         choice = [int(np.argmax(scores[a:b])) for a, b in zip(groups[:-1], groups[1:])]

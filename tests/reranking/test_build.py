@@ -122,6 +122,25 @@ def test_run_tags_what_is_untagged_and_reranks(files, built):
     assert all(1 <= len(x) <= 3 for x in lists)
 
 
+def test_run_scores_the_tree_model_only_when_the_reranker_kept_its_features(files, built):
+    _, _, dev = files
+    directory, _ = built
+    expected, _ = b.run(b.Built(directory), dev)
+
+    class Unusable:
+        def __getattr__(self, name):
+            raise AssertionError(f"the tree model was used ({name})")
+
+    built_ = b.Built(directory)
+    built_.tree_model = Unusable()
+    if built_.reranker.dropped_names_:  # the held-out choice dropped the tree features: nothing to score
+        got, _ = b.run(built_, dev)
+        assert [list(s.heads) for s in got] == [list(s.heads) for s in expected]
+    else:
+        with pytest.raises(AssertionError, match="the tree model was used"):
+            b.run(built_, dev)
+
+
 def test_cli_build_and_run(files, tmp_path, capsys):
     root, _, dev = files
     status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
