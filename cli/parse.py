@@ -92,8 +92,8 @@ def run_train(args) -> int:
 
 
 def input_columns(parser) -> list[str]:
-    """The tag columns ``parser`` reads."""
-    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats
+    """The tag columns ``parser`` reads (LEMMA among them)."""
+    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats + ["lemma"] * parser.use_lemma
 
 
 def run_parse(args) -> int:
@@ -107,7 +107,9 @@ def run_parse(args) -> int:
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     for tagger in taggers:
         sentences = tagger.tag(sentences)
-    profile = getattr(parser, "input_profile_", None) or ColumnProfile({c: {} for c in input_columns(parser)})
+    profile = getattr(parser, "input_profile_", None) or ColumnProfile({})
+    # a column read but not profiled (files from before LEMMA was profiled) is checked for being empty
+    profile = ColumnProfile({**{c: {} for c in input_columns(parser)}, **profile.counts})
     name = "<stdin>" if args.input == "-" else args.input
     filled = ", ".join(t.field.upper() for t in taggers)
     hint = ("tag the input (--tagger)" if not taggers else

@@ -290,6 +290,12 @@ def register_build(rsub) -> None:
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                    help="gold: the parser reads the treebank's tag columns as given; predicted: it is trained on "
                         "jackknifed predicted UPOS/XPOS (no FEATS), for untagged input (default gold)")
+    b.add_argument("--tag-folds", type=positive_int, default=10, metavar="F",
+                   help="--tags predicted: folds of the jackknifed training tags (default 10)")
+    b.add_argument("--clusters-from", action="append", default=[], metavar="CORPUS",
+                   help="unlabelled text (any corpus file; brown: NLTK's Brown corpus) for word-cluster features of "
+                        "the taggers and the parser: k-means of CCA word vectors of it and the treebank's words, "
+                        "stored in their model files (repeatable; default none)")
     b.add_argument("--templates", choices=("baseline", "context"), default="context",
                    help="the reranker's hashed tree features (default context)")
     b.add_argument("--field", choices=("upos", "xpos", "form", "none"), default="upos",
@@ -329,7 +335,8 @@ def run_build(args) -> int:
 
     epochs = {} if args.epochs is None else dict.fromkeys(("parser_epochs", "tagger_epochs", "reranker_epochs"),
                                                           args.epochs)
-    options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, templates=args.templates,
+    options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, tag_folds=args.tag_folds,
+                           clusters_from=tuple(args.clusters_from), templates=args.templates,
                            field="" if args.field == "none" else args.field, spectral=args.spectral, **epochs)
     try:
         options.check()

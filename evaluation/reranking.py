@@ -6,9 +6,10 @@ finished so far, so parts can run in separate processes and a run picks up where
 
 - ``ewt``: the one command's defaults on UD English-EWT train (dev for every choice), first
   order: 1-best and reranked on test, gold tags; ``ewt2``: the same, second order; ``untagged``:
-  ``rerank build --tags predicted``, test read with LEMMA, UPOS, XPOS and FEATS emptied (the words
-  alone, as from raw text: predicted tags end to end) against the same parser's 1-best on those
-  tags;
+  ``rerank build --tags predicted --clusters-from brown.zip`` (word clusters of Brown and the
+  treebank's words in the taggers and the parser; train tags jackknifed in 10 folds), test read
+  with LEMMA, UPOS, XPOS and FEATS emptied (the words alone, as from raw text: predicted tags end
+  to end) against the same parser's 1-best on those tags;
 - ``wsj``: the WSJ dependency sample of NLTK (199 files, 3,914 sentences, Malt-TAB; the PTB tag
   in both tag columns) split by sentence order over the files in name order: the first 80%
   train, the next 10% dev, the last 10% test; ``latin1``: the same split with every two
@@ -42,6 +43,7 @@ from pathlib import Path
 from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_data
 
 WSJ = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+BROWN = NLTK_DATA / "corpora" / "brown.zip"
 OUT = RESULTS / "reranking.md"
 PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "latin1devonly", "sample", "ablation", "memory")
 
@@ -224,8 +226,8 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
         return part_build(workdir, "ewt2", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(order=2),
                           workers=workers)
     if part == "untagged":
-        return part_build(workdir, "untagged", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(tags="predicted"),
-                          given=untagged, workers=workers)
+        return part_build(workdir, "untagged", ewt("train"), ewt("dev"), ewt("test"),
+                          BuildOptions(tags="predicted", clusters_from=(str(BROWN),)), given=untagged, workers=workers)
     if part in ("wsj", "latin1"):
         files = wsj_files(workdir, part == "latin1")
         reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
@@ -252,8 +254,8 @@ def _row(label, r) -> str:
 
 
 LABELS = {"ewt": "EWT test, first order, gold tags (defaults)", "ewt2": "EWT test, second order, gold tags",
-          "untagged": "EWT test from untagged input (`--tags predicted`: words only in, predicted UPOS + XPOS end to "
-                      "end, no LEMMA)",
+          "untagged": "EWT test from untagged input (`--tags predicted --clusters-from brown.zip`: words only in, "
+                      "predicted UPOS + XPOS end to end, no LEMMA)",
           "wsj": "WSJ dependency sample (NLTK), test 10%",
           "latin1": "WSJ sample, Latin-1 CoNLL-X, two roots per sentence, test 10%",
           "devonly": "EWT test, reranker trained on the 2,001 EWT dev lists only",

@@ -58,6 +58,7 @@ KINDS = {
     "unknown_escape": "seqspectral.lm.unknown:UnknownEscape",
     "trained_lm": "seqspectral.lm.trained:TrainedLM",
     "cca_embeddings": "seqspectral.embeddings.cca:CCAEmbeddings",
+    "word_clusters": "seqspectral.embeddings.clusters:WordClusters",
     "spectral_tree_model": "seqspectral.trees.spectral:SpectralTreeModel",
     "em_tree_model": "seqspectral.trees.em:EMTreeModel",
     "dependency_parser": "seqspectral.parsing.parser:DependencyParser",

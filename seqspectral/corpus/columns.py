@@ -20,7 +20,7 @@ def _values(sentences, column: str) -> Counter:
     """Counts of the column's values (FEATS: of its ``name=value`` items; ``_`` counted as such)."""
     counts: Counter = Counter()
     for s in sentences:
-        values = getattr(s, column) if column != "feats" else (s.feats or ["_"] * len(s))
+        values = s.column(column) if column != "feats" else (s.feats or ["_"] * len(s))
         if column == "feats":
             counts.update(item for v in values for item in (v.split("|") if v != "_" else ["_"]))
         else:

@@ -6,7 +6,10 @@ of the pair (and, beyond the paper, over 3-character suffixes and lemma+POS), in
 POS (head POS, the POS of each word between, modifier POS) and the surrounding-POS 4-grams
 and their 3-gram backoffs; every one of them also conjoined with the arc's direction and
 binned distance. Tag bit ``XPOS`` adds the same shapes over XPOS, ``FEATS`` pairs of the
-FEATS column (the whole morphological bundle as one atom) with UPOS and the words.
+FEATS column (the whole morphological bundle as one atom) with UPOS and the words; tag bit
+``CLUSTERS`` the word-cluster features of Koo, Carreras & Collins (2008): the coarse and fine
+clusters of head and modifier alone, paired with each other, with the other side's POS and
+word, with both POS, and the surrounding coarse-cluster 4-grams.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from numba import njit
 from seqspectral.perceptron.hashing import feature, mix, slot
 from .atoms import AFTER, BEFORE
 
-W, L, P, X, PRE, SUF, F = 0, 1, 2, 3, 4, 5, 6
-#: bits of ``tags``: features over XPOS, over FEATS (UPOS always has features)
-XPOS, FEATS = 1, 2
+W, L, P, X, PRE, SUF, F, CC, CF = 0, 1, 2, 3, 4, 5, 6, 7, 8
+#: bits of ``tags``: features over XPOS, over FEATS, over word clusters (UPOS always has features)
+XPOS, FEATS, CLUSTERS = 1, 2, 4
 #: fixed features per arc before the in-between ones (an upper bound, both halves)
-N_FIXED = 2 * 64 + 1
+N_FIXED = 2 * 80 + 1
 
 
 @njit(cache=True, inline="always")
@@ -140,6 +143,27 @@ def arc_features(atoms, start, n, h, m, tags, mask, out):
         k = _put(out, k, feature(75, mf, 0, 0, 0), dd, mask)
         k = _put(out, k, feature(76, hw, mp, mf, 0), dd, mask)
         k = _put(out, k, feature(77, hp, hf, mw, 0), dd, mask)
+    if tags & CLUSTERS:
+        hc, hcf, mc, mcf = atoms[start + h, CC], atoms[start + h, CF], atoms[start + m, CC], atoms[start + m, CF]
+        k = _put(out, k, feature(80, hc, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(81, hcf, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(82, mc, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(83, mcf, 0, 0, 0), dd, mask)
+        k = _put(out, k, feature(84, hc, mc, 0, 0), dd, mask)
+        k = _put(out, k, feature(85, hcf, mcf, 0, 0), dd, mask)
+        k = _put(out, k, feature(86, hc, mp, 0, 0), dd, mask)
+        k = _put(out, k, feature(87, hp, mc, 0, 0), dd, mask)
+        k = _put(out, k, feature(88, hcf, mp, 0, 0), dd, mask)
+        k = _put(out, k, feature(89, hp, mcf, 0, 0), dd, mask)
+        k = _put(out, k, feature(90, hcf, mw, 0, 0), dd, mask)
+        k = _put(out, k, feature(91, hw, mcf, 0, 0), dd, mask)
+        k = _put(out, k, feature(92, hc, hp, mc, mp), dd, mask)
+        k = _put(out, k, feature(93, hcf, hp, mp, 0), dd, mask)
+        k = _put(out, k, feature(94, hp, mcf, mp, 0), dd, mask)
+        k = _put(out, k, feature(95, hc, atom(atoms, start, n, h + 1, CC), atom(atoms, start, n, m - 1, CC), mc),
+                 dd, mask)
+        k = _put(out, k, feature(96, atom(atoms, start, n, h - 1, CC), hc, mc, atom(atoms, start, n, m + 1, CC)),
+                 dd, mask)
     # in-between POS
     lo, hi = min(h, m), max(h, m)
     for b in range(lo + 1, hi):

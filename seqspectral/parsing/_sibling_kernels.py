@@ -1,6 +1,6 @@
 """Numba kernels of the second-order (sibling) parser (McDonald & Pereira 2006).
 
-A tree scores its arcs (:mod:`._arc_kernels`) plus one sibling part per word: ``(h, s, m)``
+A tree scores its arcs (:mod:`._arc_kernels`, word clusters included) plus one sibling part per word: ``(h, s, m)``
 with ``s`` the previous dependent of ``h`` on ``m``'s side (the next one closer to ``h``),
 or ``s = h`` when ``m`` is ``h``'s innermost dependent on that side. Sibling features: the
 POS of head, sibling and modifier and their word/POS pairs, conjoined with direction and

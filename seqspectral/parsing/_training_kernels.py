@@ -14,6 +14,10 @@ parts where the two trees differ, and updates ``w += τ Δ`` with
 
 ``totals`` accumulates ``step × τ Δ`` for averaging (averaged weights
 ``w − totals / step``).
+
+Numba caches a kernel against its own file only: a change to the arc or sibling features
+(word clusters were added in 2026-11) must come with an edit here and in the other modules
+that call them, or a cached build keeps compiling the old features in.
 """
 
 from __future__ import annotations

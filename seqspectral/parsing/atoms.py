@@ -6,7 +6,8 @@ lower-cased form, the lemma, UPOS, XPOS, the form's 5-character prefix and 3-cha
 suffix, and the FEATS column (``_`` when the sentence has none; a column a model does not read,
 the lemma or XPOS, is ``_`` in every row), each as a stable 32-bit
 string hash (CRC-32), so a model needs no vocabulary and an
-unseen word is just an atom with no weight. ``offsets[i]`` is the root row of sentence
+unseen word is just an atom with no weight; then the form's coarse and fine word clusters
+(:class:`~seqspectral.embeddings.clusters.WordClusters`; 0 without clusters). ``offsets[i]`` is the root row of sentence
 ``i``. Negative ids mark the root row and the positions before and after a sentence.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-COLUMNS = ("word", "lemma", "upos", "xpos", "prefix", "suffix", "feats")
+COLUMNS = ("word", "lemma", "upos", "xpos", "prefix", "suffix", "feats", "cluster_coarse", "cluster_fine")
 ROOT, BEFORE, AFTER = -1, -2, -3
 
 
@@ -37,9 +38,10 @@ class AtomTable:
         return np.diff(self.offsets) - 1
 
 
-def encode(sentences, lemma: bool = True, xpos: bool = True) -> AtomTable:
+def encode(sentences, lemma: bool = True, xpos: bool = True, clusters=None) -> AtomTable:
     """The atom table of ``sentences`` (anything with ``forms``, ``lemmas``, ``upos``, ``xpos``,
-    ``feats``); without ``lemma`` / ``xpos`` that column reads ``_`` whatever the sentence has."""
+    ``feats``); without ``lemma`` / ``xpos`` that column reads ``_`` whatever the sentence has;
+    ``clusters`` (fitted word clusters, or None) fills the cluster columns."""
     cache: dict[str, int] = {}
 
     def h(s: str) -> int:
@@ -60,9 +62,13 @@ def encode(sentences, lemma: bool = True, xpos: bool = True) -> AtomTable:
         xposes = s.xpos if xpos else ["_"] * len(s.forms)
         for form, lem, upos, x, fs in zip(s.forms, lemmas, s.upos, xposes, feats):
             low = form.lower()
-            rows.append([h(low), h(lem), h(upos), h(x), h(low[:5]), h(low[-3:]), h(fs)])
+            rows.append([h(low), h(lem), h(upos), h(x), h(low[:5]), h(low[-3:]), h(fs), 0, 0])
     if rows:
         atoms[:] = np.array(rows, dtype=np.int64)
+    if clusters is not None and rows:
+        words = np.ones(len(atoms), dtype=bool)
+        words[offsets[:-1]] = False
+        atoms[words, len(COLUMNS) - 2:] = clusters.ids([w for s in sentences for w in s.forms])
     return AtomTable(atoms, offsets)
 
 

@@ -25,7 +25,7 @@ from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_sel
 from seqspectral.selection import SelectionResult
 
 from . import _training_kernels
-from ._arc_kernels import FEATS, XPOS
+from ._arc_kernels import CLUSTERS, FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
 
@@ -42,7 +42,9 @@ class DependencyParser(Estimator):
     unless a training tree has several — the choice in ``single_root_``), ``margin`` (cost added to every wrong arc while training:
     cost-augmented decoding; also the loss per wrong head of the passive-aggressive step),
     ``update`` ("pa": 1-best passive-aggressive/MIRA steps, "perceptron": unit steps),
-    ``labels`` (train a label classifier too when the data has DEPREL), ``random_state`` (the
+    ``labels`` (train a label classifier too when the data has DEPREL), ``clusters`` (fitted
+    :class:`~seqspectral.embeddings.clusters.WordClusters` whose ids become features of every
+    arc, Koo et al. 2008; saved inside the parser's file; None: none), ``random_state`` (the
     order sentences are visited in each epoch).
     """
 
@@ -58,11 +60,12 @@ class DependencyParser(Estimator):
         "margin": real(0.0),
         "update": one_of("pa", "perceptron"),
         "labels": one_of(True, False),
+        "clusters": lambda v: None if v is None or hasattr(v, "ids") else "fitted word clusters or None",
         "random_state": seed,
     }
 
     def __init__(self, order=1, *, epochs=10, hash_bits=23, use_xpos=True, use_feats=True, use_lemma=True,
-                 single_root="auto", margin=1.0, update="pa", labels=True, random_state=0):
+                 single_root="auto", margin=1.0, update="pa", labels=True, clusters=None, random_state=0):
         self.order = order
         self.epochs = epochs
         self.hash_bits = hash_bits
@@ -73,6 +76,7 @@ class DependencyParser(Estimator):
         self.margin = margin
         self.update = update
         self.labels = labels
+        self.clusters = clusters
         self.random_state = random_state
 
     # -- training --------------------------------------------------------------------------
@@ -116,10 +120,11 @@ class DependencyParser(Estimator):
 
     # -- parsing ---------------------------------------------------------------------------
     def _encode(self, sentences):
-        return encode(sentences, self.use_lemma, self.use_xpos)
+        return encode(sentences, self.use_lemma, self.use_xpos, self.clusters)
 
     def _tags(self) -> int:
-        return (XPOS if self.use_xpos else 0) | (FEATS if self.use_feats else 0)
+        return (XPOS if self.use_xpos else 0) | (FEATS if self.use_feats else 0) | \
+            (CLUSTERS if self.clusters is not None else 0)
 
     def _heads(self, table, weights=None) -> np.ndarray:
         return _training_kernels.parse_corpus(table.atoms, table.offsets, self.order == 2, self._tags(),
@@ -173,12 +178,16 @@ class DependencyParser(Estimator):
         from seqspectral import serialize
 
         self._check_fitted()
-        header = {"params": self.json_params(), "history": self.history_, "single_root": self.single_root_}
+        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
+        header = {"params": params, "history": self.history_, "single_root": self.single_root_}
         if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = sparse_state("arc", self.weights_)
         if self.labeler_ is not None:
             header["labeler"], inner = serialize.nest("labeler", self.labeler_)
+            arrays.update(inner)
+        if self.clusters is not None:
+            header["clusters"], inner = serialize.nest("clusters", self.clusters)
             arrays.update(inner)
         return header, arrays
 
@@ -190,14 +199,18 @@ class DependencyParser(Estimator):
         if params.get("order", 1) not in (1, 2):
             raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
         schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
-        return schema.merged(serialize.nested_schema("labeler", header["labeler"])) if "labeler" in header else schema
+        for part in ("labeler", "clusters"):
+            if part in header:
+                schema = schema.merged(serialize.nested_schema(part, header[part]))
+        return schema
 
     @classmethod
     def from_state(cls, header, arrays):
         from seqspectral import serialize
 
         # files of the earlier parser (no FEATS features, perceptron steps) load as they were trained
-        parser = cls(**{"use_feats": False, "update": "perceptron", **header["params"]})
+        clusters = serialize.unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
+        parser = cls(**{"use_feats": False, "update": "perceptron", **header["params"], "clusters": clusters})
         parser.weights_ = dense_from_state("arc", arrays, 1 << parser.hash_bits)
         parser.history_ = header["history"]
         parser.single_root_ = bool(header.get("single_root", parser.single_root))

@@ -1,9 +1,11 @@
 """One command from a treebank to reranked parses (``seqspectral rerank build`` / ``run``).
 
 :func:`build` trains, in a directory, everything a reranked parse needs, as stages:
-the taggers (UPOS, and XPOS when the treebank has it); for a build meant for untagged input
-(``tags="predicted"``) the training treebank's tags jackknifed by taggers trained on the
-other folds (and dev tagged by the full taggers); the parser (epochs chosen on dev); the
+with ``clusters_from`` (unlabelled corpora), word clusters (k-means of CCA word vectors of
+those corpora and the training treebank's words) that the taggers and the parser read as
+features; the taggers (UPOS, and XPOS when the treebank has it); for a build meant for untagged
+input (``tags="predicted"``) the training treebank's tags jackknifed (``tag_folds``) by taggers
+trained on the other folds (and dev tagged by the full taggers); the parser (epochs chosen on dev); the
 jackknifed k-best lists of train, fold by fold (each fold parsed by a parser with the full
 parser's settings and chosen epochs trained on the other folds); dev's k-best lists; the
 spectral tree models, one per fold trained without that fold (so a fold's lists are scored
@@ -45,7 +47,9 @@ REPORT = "report.json"
 class BuildOptions:
     """``order`` of the parser, ``k``-best lists, ``folds`` of jackknifing, ``tags``: "gold"
     (the parser reads the treebank's tag columns as given) or "predicted" (trained on
-    jackknifed predicted tags, for untagged input), hashed ``templates`` of the reranker,
+    predicted tags jackknifed in ``tag_folds`` folds, for untagged input), ``clusters_from``:
+    unlabelled corpora (paths; ``brown``: NLTK's Brown corpus) for word-cluster features
+    (none: no clusters), hashed ``templates`` of the reranker,
     ``field`` the column the tree model reads ("" for no tree model), ``spectral``: the
     tree-model features (see :data:`SPECTRAL`), epochs of the parser, tagger and reranker."""
 
@@ -53,6 +57,8 @@ class BuildOptions:
     k: int = 50
     folds: int = 3
     tags: str = "gold"
+    tag_folds: int = 10
+    clusters_from: tuple = ()
     templates: str = "context"
     field: str = "upos"
     spectral: str = "global"
@@ -70,13 +76,21 @@ class BuildOptions:
         for name in ("k", "parser_epochs", "tagger_epochs", "reranker_epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        if self.folds < 2:
-            raise ValueError(f"folds must be at least 2, not {self.folds}")
+        if self.folds < 2 or self.tag_folds < 2:
+            raise ValueError(f"folds must be at least 2, not {min(self.folds, self.tag_folds)}")
+        for source in self.clusters_from:
+            if not Path(source).exists() and source != "brown":
+                raise ValueError(f"{source}: no such corpus for the word clusters")
 
 
 #: whether the parser of a ``tags="predicted"`` build reads the predicted XPOS beside UPOS (chosen
 #: on EWT dev, docs/rerank-build.md); it never reads LEMMA or FEATS, which nothing predicts
 PREDICTED_XPOS = True
+
+#: the word clusters of a build (:class:`~seqspectral.embeddings.clusters.WordClusters`) and the
+#: CCA embeddings they cluster (Koo et al. 2008's two granularities; chosen on EWT dev)
+CLUSTERS = {"coarse": 64, "fine": 1024}
+CLUSTER_EMBEDDINGS = {"n_components": 50, "window": 2, "min_count": 2, "lowercase": True, "digits": True}
 
 #: tree-model features: "global" log p(words | tree) and the topology term; "direction" adds
 #: the per-word conditional log-probabilities summed by the word's side of its head
@@ -266,32 +280,45 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
     dev = read_treebank(dev_path, reading) if dev_path else None
     inputs = {"train": file_digest(train_path), "dev": file_digest(dev_path) if dev_path else None,
               "reading": {k: reading[k] for k in READING}}
-    if o.folds > len(train):
-        raise ValueError(f"{o.folds} folds for {len(train)} training sentences")
+    for folds in (o.folds, o.tag_folds if o.tags == "predicted" else 0):
+        if folds > len(train):
+            raise ValueError(f"{folds} folds for {len(train)} training sentences")
     report = {"options": asdict(o), "train": str(train_path), "dev": str(dev_path) if dev_path else None,
               "n_train": len(train), "n_dev": len(dev) if dev else 0}
     blocks = _fold_blocks(len(train), o.folds)
+
+    # word clusters of unlabelled text and the treebank's words (keys of later stages name them
+    # only when there are clusters, so builds without them keep their stages)
+    clusters, with_clusters = None, []
+    if o.clusters_from:
+        clusters_key = _key(inputs["train"], inputs["reading"], [_source_digest(p) for p in o.clusters_from],
+                            CLUSTERS, CLUSTER_EMBEDDINGS)
+        clusters = stages.run("clusters", clusters_key, ["clusters.npz"], lambda: fit_clusters(train, o.clusters_from),
+                              lambda m: serialize.save(stages.path("clusters.npz"), m),
+                              lambda: serialize.load(stages.path("clusters.npz"), "word_clusters"))
+        with_clusters = [clusters_key]
+        report["clusters"] = {"from": list(o.clusters_from), **CLUSTERS, "words": len(clusters.words_)}
 
     # taggers: UPOS always, XPOS when the treebank has it
     fields = ["upos"] + (["xpos"] if has_column(train, "xpos") else [])
     taggers = {}
     for field in fields:
         name = f"tagger-{field}.npz"
-        key = _key(inputs, field, o.tagger_epochs)
+        key = _key(inputs, field, o.tagger_epochs, *with_clusters)
         taggers[field] = stages.run(
             f"tagger-{field}", key, [name],
-            lambda f=field: PerceptronTagger(f, epochs=o.tagger_epochs).fit(train, dev=dev),
+            lambda f=field: PerceptronTagger(f, epochs=o.tagger_epochs, clusters=clusters).fit(train, dev=dev),
             lambda m, n=name: serialize.save(stages.path(n), m), lambda n=name: serialize.load(stages.path(n), "tagger"))
     report["tagger_dev_accuracy"] = {f: t.score(dev) for f, t in taggers.items()} if dev else {}
 
     # the parser's training sentences: gold tags, or jackknifed predicted ones
-    tag_key = _key(inputs, fields, o.tagger_epochs, o.folds)
+    tag_key = _key(inputs, fields, o.tagger_epochs, o.tag_folds, *with_clusters)
     if o.tags == "predicted":
-        params = {f: {**t.get_params(), **(t.selection_.chosen if getattr(t, "selection_", None) else {})}
+        params = {f: {**t.get_params(deep=False), **(t.selection_.chosen if getattr(t, "selection_", None) else {})}
                   for f, t in taggers.items()}
 
         def jackknife_tags():
-            jobs = [(params, fields, train[:a] + train[b:], train[a:b]) for a, b in blocks]
+            jobs = [(params, fields, train[:a] + train[b:], train[a:b]) for a, b in _fold_blocks(len(train), o.tag_folds)]
             parts = list(_map(_tag_fold, jobs, workers))
             if workers > 1:  # the workers' CPU, which this process's clock does not see
                 stages.extra_cpu += sum(cpu for _, cpu in parts)
@@ -311,15 +338,15 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
                                                                  ("lemma", use_lemma)) if used]
 
     parser_key = _key(inputs, o.tags, (tag_key, report["parser_tag_columns"]) if o.tags == "predicted" else None,
-                      o.order, o.parser_epochs)
+                      o.order, o.parser_epochs, *with_clusters)
     parser = stages.run(
         "parser", parser_key, ["parser.npz"],
         lambda: DependencyParser(o.order, epochs=o.parser_epochs, use_xpos=use_xpos, use_feats=use_feats,
-                                 use_lemma=use_lemma).fit(train, dev=dev),
+                                 use_lemma=use_lemma, clusters=clusters).fit(train, dev=dev),
         lambda m: serialize.save(stages.path("parser.npz"), m),
         lambda: serialize.load(stages.path("parser.npz"), "dependency_parser"))
     chosen = dict(getattr(parser, "selection_", None).chosen) if getattr(parser, "selection_", None) else {}
-    fold_params = {**parser.get_params(), **chosen}
+    fold_params = {**parser.get_params(deep=False), **chosen}
 
     # jackknifed k-best lists of train, fold by fold (a finished fold is kept)
     lists_key = _key(parser_key, o.k, o.folds)
@@ -415,6 +442,26 @@ def tag(taggers: dict, sentences) -> list:
     for tagger in taggers.values():
         sentences = tagger.tag(sentences)
     return sentences
+
+
+def _source_digest(source: str) -> str:
+    """What a clusters key records of an unlabelled corpus: a file's sha256, else its name (``brown``)."""
+    return file_digest(source) if Path(source).is_file() else str(source)
+
+
+def fit_clusters(sentences, sources):
+    """Word clusters (:data:`CLUSTERS`) of CCA embeddings (:data:`CLUSTER_EMBEDDINGS`) of the
+    unlabelled corpora ``sources`` (paths; ``brown`` alone: NLTK's Brown corpus through
+    ``NLTK_DATA``) and the word forms of ``sentences``."""
+    from seqspectral.corpus import corpus_from_sentences, read_corpus
+    from seqspectral.corpus.nltk_corpora import read_brown
+    from seqspectral.embeddings import CCAEmbeddings
+    from seqspectral.embeddings.clusters import WordClusters
+
+    corpora = [read_brown(None, field="form") if s == "brown" and not Path(s).exists() else read_corpus(s, field="form")
+               for s in sources]
+    embeddings = CCAEmbeddings(**CLUSTER_EMBEDDINGS).fit([*corpora, corpus_from_sentences(sentences, field="form")])
+    return WordClusters(**CLUSTERS).fit(embeddings)
 
 
 def fit_tree_model(sentences, field: str):

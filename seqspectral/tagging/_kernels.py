@@ -18,10 +18,10 @@ from numba import njit
 from seqspectral.perceptron.hashing import feature, slot
 
 # the columns of seqspectral.tagging.words.COLUMNS
-FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS = 0, 1, 2, 6, 8, 10, 11
+FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS, COARSE, FINE = 0, 1, 2, 6, 8, 10, 11, 12, 13
 BEFORE, AFTER = -2, -3
-#: features per token (see :func:`token_slots`)
-N_FEATURES = 27
+#: features per token (see :func:`token_slots`), and those added with word clusters
+N_FEATURES, N_CLUSTER_FEATURES = 27, 5
 
 
 @njit(cache=True, inline="always")
@@ -34,13 +34,15 @@ def _atom(atoms, types, start, n, t, col):
 
 
 @njit(cache=True)
-def token_slots(atoms, types, offsets, mask):
+def token_slots(atoms, types, offsets, mask, clusters=False):
     """The ``N_FEATURES`` weight rows of every token (n_tokens × N_FEATURES, int32): bias;
     form; lower case; prefixes and suffixes of length 1-4; shape; flags; the lower case of
     the words at -2, -1, +1, +2; suffix-3 of the words at -1 and +1; the word pairs (-1, 0),
     (0, +1), (-1, +1) and (-2, -1); the shapes (-1, 0, +1); flags × first-word; the word at
-    -1 × suffix-3; suffix-3 × the word at +1."""
-    out = np.empty((len(types), N_FEATURES), dtype=np.int32)
+    -1 × suffix-3; suffix-3 × the word at +1. With ``clusters``, ``N_CLUSTER_FEATURES`` more:
+    the token's coarse and fine cluster, the fine clusters of the words at -1 and +1, the pair of
+    coarse clusters at -1 and +1."""
+    out = np.empty((len(types), N_FEATURES + (N_CLUSTER_FEATURES if clusters else 0)), dtype=np.int32)
     for i in range(len(offsets) - 1):
         start = offsets[i]
         n = offsets[i + 1] - start
@@ -74,6 +76,13 @@ def token_slots(atoms, types, offsets, mask):
             row[24] = slot(feature(24, l1, r1, 0, 0), mask)
             row[25] = slot(feature(25, a[SUFFIX3], r1, 0, 0), mask)
             row[26] = slot(feature(26, l2, l1, 0, 0), mask)
+            if clusters:
+                row[27] = slot(feature(27, a[COARSE], 0, 0, 0), mask)
+                row[28] = slot(feature(28, a[FINE], 0, 0, 0), mask)
+                row[29] = slot(feature(29, _atom(atoms, types, start, n, t - 1, FINE), 0, 0, 0), mask)
+                row[30] = slot(feature(30, _atom(atoms, types, start, n, t + 1, FINE), 0, 0, 0), mask)
+                row[31] = slot(feature(31, _atom(atoms, types, start, n, t - 1, COARSE),
+                                       _atom(atoms, types, start, n, t + 1, COARSE), 0, 0), mask)
     return out
 
 

@@ -26,24 +26,29 @@ class PerceptronTagger(Estimator):
     """Tags the ``field`` column (``upos`` or ``xpos``) of CoNLL-U sentences.
 
     Parameters: ``field``; ``epochs`` of the perceptron; ``hash_bits`` (2**hash_bits
-    feature rows, one weight per row and tag); ``random_state`` (the order sentences are
+    feature rows, one weight per row and tag); ``clusters`` (fitted
+    :class:`~seqspectral.embeddings.clusters.WordClusters` whose ids become token features;
+    saved inside the tagger's file; None: none); ``random_state`` (the order sentences are
     visited in each epoch).
     """
 
     kind = "tagger"
     _parameter_checks = {"field": one_of("upos", "xpos"), "epochs": integer(1), "hash_bits": integer(8, 26),
+                         "clusters": lambda v: None if v is None or hasattr(v, "ids") else "fitted word clusters or None",
                          "random_state": seed}
 
-    def __init__(self, field="upos", *, epochs=10, hash_bits=19, random_state=0):
+    def __init__(self, field="upos", *, epochs=10, hash_bits=19, clusters=None, random_state=0):
         self.field = field
         self.epochs = epochs
         self.hash_bits = hash_bits
+        self.clusters = clusters
         self.random_state = random_state
 
     # -- features and gold tags ------------------------------------------------------------
     def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
-        table = encode([s.forms for s in sentences])
-        return _kernels.token_slots(table.atoms, table.types, table.offsets, (1 << self.hash_bits) - 1), table.offsets
+        table = encode([s.forms for s in sentences], self.clusters)
+        return _kernels.token_slots(table.atoms, table.types, table.offsets, (1 << self.hash_bits) - 1,
+                                    self.clusters is not None), table.offsets
 
     def _gold(self, sentences) -> np.ndarray:
         """The ``field`` column as tag ids (-1 for a tag the tagger does not know)."""
@@ -142,24 +147,35 @@ class PerceptronTagger(Estimator):
     # -- model files -----------------------------------------------------------------------
     def to_state(self):
         self._check_fitted()
-        header = {"params": self.json_params(), "tags": self.tags_, "history": self.history_}
+        from seqspectral import serialize
+
+        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
+        header = {"params": params, "tags": self.tags_, "history": self.history_}
         if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
-        return header, {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
+        arrays = {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
+        if self.clusters is not None:
+            header["clusters"], inner = serialize.nest("clusters", self.clusters)
+            arrays.update(inner)
+        return header, arrays
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import Member, Schema, size
+        from seqspectral.serialize import Member, nested_schema, Schema, size
 
         tags = header["tags"]
         if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
             raise ValueError("the tags are not a non-empty list of strings")
         bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
-        return Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
+        schema = Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
+        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
 
     @classmethod
     def from_state(cls, header, arrays):
-        tagger = cls(**header["params"])
+        from seqspectral.serialize import unnest
+
+        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
+        tagger = cls(**header["params"], clusters=clusters)
         tagger.tags_ = list(header["tags"])
         T = len(tagger.tags_)
         tagger.weights_ = dense_from_state("emission", arrays, (1 << tagger.hash_bits) * T)

@@ -4,7 +4,9 @@ Every distinct form of a batch of sentences is described once, in Python, by a r
 int64 atoms (:data:`COLUMNS`): the form, its lower case, its 1-4-character prefixes and
 suffixes (of the lower case), its shape (``Xxxx``, ``dd-dd``: letters as X/x, digits as
 d, runs collapsed) and a bit field of flags (digit, hyphen, capitalised, all capitals, no
-letter or digit). Strings become stable 32-bit CRC-32 hashes, so a model needs no
+letter or digit), and the coarse and fine word clusters of the form
+(:class:`~seqspectral.embeddings.clusters.WordClusters`; 0 without clusters). Strings become
+stable 32-bit CRC-32 hashes, so a model needs no
 vocabulary: an unseen word is a row of atoms of which some (affixes, shape) have weights.
 The tokens are then int32 type ids plus int64 sentence offsets; the token features are
 built from these in Numba (:func:`._kernels.token_slots`), with no Python loop per token
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 COLUMNS = ("form", "lower", "prefix1", "prefix2", "prefix3", "prefix4",
-           "suffix1", "suffix2", "suffix3", "suffix4", "shape", "flags")
+           "suffix1", "suffix2", "suffix3", "suffix4", "shape", "flags", "cluster_coarse", "cluster_fine")
 DIGIT, HYPHEN, CAPITALISED, ALL_CAPS, NO_ALNUM = 1, 2, 4, 8, 16
 
 
@@ -61,13 +63,18 @@ def type_atoms(form: str) -> list[int]:
             *(_hash(low[-k:]) for k in range(1, 5)), _hash(shape(form)), flags(form)]
 
 
-def encode(form_lists) -> WordTable:
-    """The word table of sentences given as lists of forms."""
+def encode(form_lists, clusters=None) -> WordTable:
+    """The word table of sentences given as lists of forms (``clusters``: fitted word clusters
+    or None)."""
     ids: dict[str, int] = {}
     lengths = np.fromiter((len(f) for f in form_lists), dtype=np.int64, count=len(form_lists))
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     types = np.fromiter((ids.setdefault(w, len(ids)) for forms in form_lists for w in forms),
                         dtype=np.int32, count=int(offsets[-1]))
-    atoms = np.array([type_atoms(w) for w in ids], dtype=np.int64).reshape(len(ids), len(COLUMNS))
+    atoms = np.zeros((len(ids), len(COLUMNS)), dtype=np.int64)
+    if ids:
+        atoms[:, :-2] = np.array([type_atoms(w) for w in ids], dtype=np.int64)
+        if clusters is not None:
+            atoms[:, -2:] = clusters.ids(list(ids))
     return WordTable(atoms, types, offsets)

@@ -142,14 +142,24 @@ def test_run_scores_the_tree_model_only_when_the_reranker_kept_its_features(file
 
 
 def test_cli_build_and_run(files, tmp_path, capsys):
-    root, _, dev = files
+    root, train, dev = files
+    text = tmp_path / "unlabelled.txt"  # unlabelled text for the word clusters
+    text.write_text("".join(" ".join(s.forms) + "\n" for s in train + dev))
     status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
                    str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-                   "--epochs", "2", "--json", "--quiet"])
+                   "--epochs", "2", "--tag-folds", "4", "--clusters-from", str(text), "--json", "--quiet"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
     assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
     assert report["parser_tag_columns"] == ["upos", "xpos"]
+    assert report["options"]["tag_folds"] == 4 and report["clusters"]["from"] == [str(text)]
+    # the clusters travel inside the taggers' and the parser's files: the run step needs nothing else
+    clusters = serialize.load(tmp_path / "d" / "clusters.npz", "word_clusters")
+    for name, kind in (("parser", "dependency_parser"), ("tagger-upos", "tagger"), ("tagger-xpos", "tagger")):
+        assert serialize.load(tmp_path / "d" / f"{name}.npz", kind).clusters.words_ == clusters.words_
+    assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "e"), "--clusters-from",
+                 str(tmp_path / "missing.txt")]) == 2
+    assert "missing.txt" in capsys.readouterr().err
     offered = serialize.load(tmp_path / "d" / "reranker.npz", "reranker")  # kept or dropped by the held-out choice
     assert "tree:left" in offered.dense_names_ + offered.dropped_names_ and report["reranker_features"] == \
         offered.dense_names_
