@@ -20,7 +20,7 @@ from .vocabulary import normalise
 
 class WordClusters(Estimator):
     """``coarse`` and ``fine`` k-means clusters of a CCA embedding's word vectors (at most one
-    cluster per word; ``random_state`` seeds k-means). ``fit(embeddings)`` takes fitted
+    cluster per distinct vector; ``random_state`` seeds k-means). ``fit(embeddings)`` takes fitted
     :class:`~.cca.CCAEmbeddings`; ``ids(forms)`` gives the clusters of word forms."""
 
     kind = "word_clusters"
@@ -44,7 +44,8 @@ class WordClusters(Estimator):
             raise ValueError(f"{len(words)} words to cluster")
         self.words_ = list(words)
         self.lowercase_, self.digits_ = bool(embeddings.lowercase), bool(embeddings.digits)
-        levels = [KMeans(min(k, len(words)), n_init=1, random_state=self.random_state).fit_predict(vectors) + 1
+        distinct = len(np.unique(vectors, axis=0))  # words of identical contexts share a vector
+        levels = [KMeans(min(k, distinct), n_init=1, random_state=self.random_state).fit_predict(vectors) + 1
                   for k in (self.coarse, self.fine)]
         self.ids_ = np.stack(levels, axis=1).astype(np.int32)
         return self

@@ -455,8 +455,7 @@ def fit_clusters(sentences, sources):
     ``NLTK_DATA``) and the word forms of ``sentences``."""
     from seqspectral.corpus import corpus_from_sentences, read_corpus
     from seqspectral.corpus.nltk_corpora import read_brown
-    from seqspectral.embeddings import CCAEmbeddings
-    from seqspectral.embeddings.clusters import WordClusters
+    from seqspectral.embeddings import CCAEmbeddings, WordClusters
 
     corpora = [read_brown(None, field="form") if s == "brown" and not Path(s).exists() else read_corpus(s, field="form")
                for s in sources]

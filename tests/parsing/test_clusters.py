@@ -10,7 +10,7 @@ import pytest
 from seqspectral import serialize
 from seqspectral.corpus import Corpus, Sentence
 from seqspectral.embeddings import CCAEmbeddings
-from seqspectral.embeddings.clusters import WordClusters
+from seqspectral.embeddings import WordClusters
 from seqspectral.parsing import DependencyParser, attachment_scores
 from seqspectral.parsing.atoms import COLUMNS, encode
 from seqspectral.tagging import PerceptronTagger
