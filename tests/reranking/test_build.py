@@ -145,15 +145,14 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     root, train, dev = files
     text = tmp_path / "unlabelled.txt"  # unlabelled text for the word clusters
     text.write_text("".join(" ".join(s.forms) + "\n" for s in train + dev))
-    status = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
-                   str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-                   "--epochs", "2", "--tag-folds", "4", "--clusters-from", str(text), "--json", "--quiet"])
+    command = ["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
+               str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
+               "--epochs", "2", "--tag-folds", "4", "--clusters-from", str(text), "--quiet"]
+    status = main(command + ["--json"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
     manifest = (tmp_path / "d" / b.MANIFEST).read_bytes()  # rewritten by every stage that is computed
-    again = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
-                  str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-                  "--epochs", "2", "--quiet"])  # the same command into the same DIR resumes: every stage kept
+    again = main(command)  # the same command into the same DIR resumes: every stage kept
     assert again == 0 and (tmp_path / "d" / b.MANIFEST).read_bytes() == manifest
     (tmp_path / "f").write_text("")
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
