@@ -43,9 +43,10 @@ Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation spectral_experts [--n 500000]
        [--histogram-instances 17] [--histogram-n N]
        [--curve N ...] [--workers 2] [--authors-draws 10] [--authors-attempts 17] [--rows ROWS.jsonl]
        [--solvers irls fista cvxpy subspace] [--parts tables fresh histogram authors curve] [--tables 1 2]
-       [--settings b,d,k ...] [--noise-variance 0.1] [--output evaluation/results/spectral_experts_defaults.md]
+       [--settings b,d,k ...] [--noise-variance 0.1] [--output FILE]
 (default parts: tables and fresh; default solvers: IRLS, FISTA and Subspace)
-Writes the --output file and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
+Writes the --output file (default: evaluation/results/spectral_experts_defaults.md for the default parts, else
+evaluation/results/spectral_experts_<parts>.md, e.g. spectral_experts_fresh.md for ``--parts fresh``) and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
 """
 
 from __future__ import annotations
@@ -409,6 +410,8 @@ def table1_targets(rows, solvers) -> list[str]:
         below_em, below_paper = [], []
         for setting in SETTINGS:
             rs = [r for r in rows if r["setting"] == setting and not r["misspecified"]]
+            if not rs:  # a row left out by --settings
+                continue
             sem = np.array([r[key] for r in rs])
             em = np.mean([r["em"] for r in rs])
             paper = float(PAPER[False][setting][2].split(" ± ")[0])
@@ -463,8 +466,8 @@ def main(argv=None) -> int:
     parser.add_argument("--curve", type=int, nargs="*", default=[10_000, 30_000, 100_000, 300_000, 1_000_000])
     parser.add_argument("--curve-instances", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--output", default=str(RESULTS / "spectral_experts_defaults.md"),
-                        help="the markdown file (default: results/spectral_experts_defaults.md, the default run's)")
+    parser.add_argument("--output", help="the markdown file (default: results/spectral_experts_defaults.md for the "
+                        "default parts, else results/spectral_experts_<parts>.md, e.g. spectral_experts_fresh.md)")
     parser.add_argument("--noise-variance", type=float, default=NOISE_VARIANCE,
                         help=f"σ² of every part's data but the fresh instances' (default {NOISE_VARIANCE}, the paper's)")
     parser.add_argument("--settings", nargs="+", type=lambda v: tuple(int(x) for x in v.split(",")),
@@ -484,6 +487,10 @@ def main(argv=None) -> int:
                         help="what to run: Tables 1 and 2, the fresh instances, the histogram, the authors' "
                         "instance, the learning curve (default: tables and fresh)")
     args = parser.parse_args(argv)
+    if args.output is None:  # named after the parts run, so a partial run never overwrites another run's file
+        parts = [p for p in PARTS if p in args.parts]
+        args.output = str(RESULTS / ("spectral_experts_defaults.md" if set(parts) == set(DEFAULT_PARTS)
+                                     else "spectral_experts_" + "_".join(parts) + ".md"))
     started = time.time()
     solvers = tuple(s for s in SOLVERS if s in args.solvers)
 
