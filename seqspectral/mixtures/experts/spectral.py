@@ -33,6 +33,10 @@ to 1e-7 relative or better, 1.5-30 times faster (``evaluation/spectral_experts.p
 gradient method; the model in x' has ``β'_h = P⁻¹β_h``, so every estimate maps back
 (``β_h = P β'_h``) — but the nuclear norm is then taken in the whitened coordinates, a
 different regulariser (the estimate is equivariant to an invertible map of the features).
+
+``moments="subspace"`` keeps the regularised M2 only as a start where the data leave a choice:
+M2 is completed to rank k and M3 regressed by least squares in its column space
+(:mod:`.completion`; the nuclear norm can prefer a wrong completion, docs/spectral-experts.md).
 """
 
 from __future__ import annotations
@@ -90,7 +94,8 @@ class SpectralExperts(LinearExpertsMixture):
 
     Fitted attributes: ``coef_`` (d x k), ``weights_`` (π, renormalised to sum 1; the raw
     a_h^{-2} in ``raw_weights_``), ``noise_variance_``, ``moments_`` ((M1, M2, M3) in the
-    original features), ``n_iter_`` and ``converged_`` (FISTA, for M2 and M3).
+    original features), ``n_iter_`` and ``converged_`` (the regressions', for M2 and M3; with
+    ``moments="subspace"`` M3's are 0 and True: it is a least-squares solution).
     """
 
     _parameter_checks = {
