@@ -291,8 +291,8 @@ def register_build(rsub) -> None:
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                    help="gold: the parser reads the treebank's tag columns as given; predicted: it is trained on "
                         "jackknifed predicted UPOS/XPOS (no FEATS), for untagged input (default gold)")
-    b.add_argument("--tag-folds", type=positive_int, default=10, metavar="F",
-                   help="--tags predicted: folds of the jackknifed training tags (default 10)")
+    b.add_argument("--tag-folds", type=positive_int, default=3, metavar="F",
+                   help="--tags predicted: folds of the jackknifed training tags (default 3)")
     b.add_argument("--clusters-from", action="append", default=[], metavar="CORPUS",
                    help="unlabelled text (any corpus file; brown: NLTK's Brown corpus) for word-cluster features of "
                         "the taggers and the parser: k-means of CCA word vectors of it and the treebank's words, "

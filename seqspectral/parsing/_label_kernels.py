@@ -1,7 +1,8 @@
 """Numba kernels of the dependency-label classifier: features of an arc in its tree,
 multiclass averaged-perceptron epochs and prediction.
 
-The arc features read the atom table's word and tag columns (not the word clusters). A feature's weights for the labels ``0..L-1`` sit side by side at ``slot(f) + label`` so one
+The arc features read the atom table's word and tag columns (not the word clusters). A
+feature's weights for the labels ``0..L-1`` sit side by side at ``slot(f) + label`` so one
 feature reads one short run of memory.
 """
 

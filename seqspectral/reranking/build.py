@@ -57,7 +57,7 @@ class BuildOptions:
     k: int = 50
     folds: int = 3
     tags: str = "gold"
-    tag_folds: int = 10
+    tag_folds: int = 3
     clusters_from: tuple = ()
     templates: str = "context"
     field: str = "upos"
@@ -318,7 +318,8 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
                   for f, t in taggers.items()}
 
         def jackknife_tags():
-            jobs = [(params, fields, train[:a] + train[b:], train[a:b]) for a, b in _fold_blocks(len(train), o.tag_folds)]
+            jobs = [(params, fields, train[:a] + train[b:], train[a:b])
+                    for a, b in _fold_blocks(len(train), o.tag_folds)]
             parts = list(_map(_tag_fold, jobs, workers))
             if workers > 1:  # the workers' CPU, which this process's clock does not see
                 stages.extra_cpu += sum(cpu for _, cpu in parts)

@@ -34,7 +34,8 @@ class PerceptronTagger(Estimator):
 
     kind = "tagger"
     _parameter_checks = {"field": one_of("upos", "xpos"), "epochs": integer(1), "hash_bits": integer(8, 26),
-                         "clusters": lambda v: None if v is None or hasattr(v, "ids") else "fitted word clusters or None",
+                         "clusters": lambda v: None if v is None or hasattr(v, "ids") else
+                         "fitted word clusters or None",
                          "random_state": seed}
 
     def __init__(self, field="upos", *, epochs=10, hash_bits=19, clusters=None, random_state=0):
