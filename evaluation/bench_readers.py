@@ -6,9 +6,10 @@ For each format the toolkit reads, at 1x and 10x (the files replicated ten times
 would measure the others):
 
 - the floors: the file's bytes in memory (a zip's inflated) passed over twice, their line feeds
-  counted in numpy (vectorised) and a compiled loop that loads and compares each byte once
-  (``_kernels.byte_loop``), CPU seconds: what no reader can beat, and whether a reader that
-  looks at every byte can keep up with the disk at all;
+  counted in numpy (vectorised) and a compiled loop that loads and compares each byte once,
+  looking again at white space and bytes beyond ASCII (``_kernels.byte_loop``), CPU seconds:
+  what no reader can beat, and whether a reader that looks at every byte can keep up with the
+  disk at all;
 - the disk: the file read cold, bypassing the page cache (``O_DIRECT`` into an aligned
   buffer, as ``dd iflag=direct``; where the file system refuses ``O_DIRECT``, its cached pages
   are dropped with ``posix_fadvise(DONTNEED)`` first), wall seconds, best of ``--repeats``:
@@ -185,8 +186,8 @@ def splearn_seconds(path, repeats: int):
 
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
-    "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["corpus/zipmembers.py", "read_members"],
-                               ["corpus/pautomac.py", "_line_blocks"]],
+    "bytes in (read, map, unzip)": [["pathlib.py", "read_bytes"], ["corpus/textfile.py", "mapped_bytes"],
+                                    ["corpus/zipmembers.py", "read_members"], ["corpus/pautomac.py", "_line_blocks"]],
     "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
                       ["corpus/_kernels.py", "integer_lines"]],
     "numbering the symbols": [["corpus/tokens.py", "numbered_parts"]],
@@ -337,8 +338,9 @@ ours / disk: our time over the disk's (at most 1: the reader keeps up with the d
 encoded: the Corpus in memory (symbols, offsets, heads). The floors, what any reader pays
 on these bytes once they are in memory (for the zip, inflated; CPU, best of {args.repeats}): `count LF` =
 `np.count_nonzero(buf == 10)` (vectorised: the memory's speed), `byte loop` = a compiled loop
-loading and comparing every byte once (`evaluation/_kernels.py`; the least a parser that looks
-at each byte does), beside it its time over the disk's: above 1, no byte-at-a-time reader can
+loading and comparing every byte once and looking again at white space, control bytes and
+bytes beyond ASCII (`evaluation/_kernels.py`; the least a parser that looks at each byte
+does), beside it its time over the disk's: above 1, no byte-at-a-time reader can
 keep up with this disk; ours / loop: our time over the byte loop's.
 
 | File | data | sequences / tokens | size | disk s (MB/s) | count LF s | byte loop s (/ disk) | bytes s | ours s | ours MB/s | ours / disk | ours / loop | encoded | peers (CPU s, ratio to ours) |
@@ -346,7 +348,8 @@ keep up with this disk; ours / loop: our time over the byte loop's.
 {chr(10).join("| " + row + " |" for row in table)}
 
 Our reading at 1x, by phase (cProfile, CPU seconds and share; the rest: the Python between
-the phases — checks, arrays, the Corpus):
+the phases — checks, arrays, the Corpus; a memory-mapped file's pages are brought in during
+the compiled pass, so its bytes in are the mapping alone):
 
 {chr(10).join(phase_table(profiles))}
 
