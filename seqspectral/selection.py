@@ -43,6 +43,11 @@ TREE_SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
 #: the spectral tree model's floor — a fraction of the word's training frequency, not of the
 #: positive next-event mass as in FLOOR_GRID
 TREE_FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
+#: weights of the base score (standardised) a reranker's perceptron starts from (``anchor="auto"``):
+#: the larger, the more evidence the other features need to overrule the base model
+ANCHOR_GRID = (1.0, 4.0, 16.0)
+#: numbers of histogram bins per variable of the smooth product mixture (``n_bins="auto"``), cheapest first
+BINS_GRID = (4, 6, 8, 10, 12, 15, 20)
 
 
 class CandidateFailed(ValueError):
