@@ -130,6 +130,8 @@ SMALL_FITS = {
     "EMTreeModel": lambda: (_make("EMTreeModel", 2, max_iter=2), (_trees(),), {}),
     "ValenceModel": lambda: (_make("ValenceModel"), (_trees(),), {}),
     "CCAEmbeddings": lambda: (_make("CCAEmbeddings", 2, min_count=1), *_words()),
+    "WordClusters": lambda: (_make("WordClusters", 2, 4), (_make("CCAEmbeddings", 2, min_count=1).fit(*_words()[0]),),
+                             {}),
     "DependencyParser": lambda: (_make("DependencyParser", **_PERCEPTRON), (_sentences(),), {}),
     "DependencyLabeler": lambda: (_make("DependencyLabeler", **_PERCEPTRON), (_sentences(),), {}),
     "PerceptronTagger": lambda: (_make("PerceptronTagger", **_PERCEPTRON), (_sentences(),), {}),
