@@ -101,26 +101,32 @@ class _Block:
     def __init__(self, Y: np.ndarray, loss: str, forward: Callable, adjoint: Callable):
         self.Y, self.loss, self.forward, self.adjoint = Y, loss, forward, adjoint
         if loss == "kl":
-            self.support = np.flatnonzero(Y)
-            self.Y_support = Y.ravel()[self.support]
+            self.support = None if np.all(Y) else np.flatnonzero(Y)  # None: every entry (no gather)
+            self.Y_support = self.on_support(Y)
+
+    def on_support(self, M: np.ndarray) -> np.ndarray:
+        """The entries of M where Y > 0, flat."""
+        return M.ravel() if self.support is None else M.ravel()[self.support]
 
     def cost(self, M: np.ndarray) -> float:
         if self.loss == "kl":
             with np.errstate(divide="ignore"):
-                return float(np.sum(self.Y_support * np.log(self.Y_support / M.ravel()[self.support])))
+                return float(np.sum(self.Y_support * np.log(self.Y_support / self.on_support(M))))
         return float(np.sum((M - self.Y) ** 2))
 
     def decrease(self, M: np.ndarray, M_new: np.ndarray) -> float:
         """cost(M) − cost(M_new), computed without the cancellation of subtracting two costs."""
         if self.loss == "kl":
             with np.errstate(divide="ignore"):
-                return float(np.sum(self.Y_support * np.log(M_new.ravel()[self.support] / M.ravel()[self.support])))
+                return float(np.sum(self.Y_support * np.log(self.on_support(M_new) / self.on_support(M))))
         return -float(np.sum((M_new - M) * (M_new + M - 2.0 * self.Y)))
 
     def gradient(self, M: np.ndarray) -> np.ndarray:
         if self.loss == "kl":
+            if self.support is None:
+                return self.adjoint(-self.Y / M)
             R = np.zeros(M.size)
-            R[self.support] = -self.Y_support / M.ravel()[self.support]
+            R[self.support] = -self.Y_support / self.on_support(M)
             return self.adjoint(R.reshape(M.shape))
         return self.adjoint(2.0 * (M - self.Y))
 
