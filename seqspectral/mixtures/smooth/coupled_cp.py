@@ -83,8 +83,8 @@ def fit_coupled_cp(histograms: np.ndarray, triples: np.ndarray, weights: np.ndar
             factors[n], _ = _mirror_descent(factors[n], block, inner_max_iter, inner_tol)
         Q = _weights_design(factors, triples)
         block = _Block(flat, loss, forward=lambda x: Q @ x, adjoint=lambda R: Q.T @ R)
-        weights, cost = _mirror_descent(weights, block, inner_max_iter, inner_tol)
-        history.append(cost)
+        weights, M = _mirror_descent(weights, block, inner_max_iter, inner_tol)
+        history.append(block.cost(M))
         if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-2]):
             converged = True
             break
@@ -133,11 +133,10 @@ class _Block:
 
 def _mirror_descent(x: np.ndarray, block: _Block, max_iter: int, tol: float):
     """Exponentiated-gradient steps with Armijo backtracking until x moves less than ``tol``
-    (relative); returns (x, cost). The first trial step spreads the exponents over one
+    (relative); returns (x, forward(x)). The first trial step spreads the exponents over one
     nat (η = 1 / max column range of ∇, so both losses need no tuning); each later trial
     starts at twice the last accepted step."""
     M = block.forward(x)
-    cost = block.cost(M)
     step = None
     for _ in range(max_iter):
         grad = block.gradient(M)
@@ -160,10 +159,9 @@ def _mirror_descent(x: np.ndarray, block: _Block, max_iter: int, tol: float):
             break  # no step lowers the cost: stationary to working precision
         change = np.linalg.norm(candidate - x) / np.linalg.norm(x)
         x, M, step = candidate, M_new, trial
-        cost = block.cost(M)
         if change < tol:
             break
-    return x, cost
+    return x, M
 
 
 def _unfolding(histograms: np.ndarray, triples: np.ndarray, n: int):
