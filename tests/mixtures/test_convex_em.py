@@ -188,7 +188,7 @@ def test_relaxed_matrix_is_feasible_on_any_data(name, seed):
 
 @pytest.mark.parametrize("k", [2, 3])
 def test_separable_planted_data_give_the_true_equivalence_matrix(k):
-    t, n = 60, 3
+    t, n = 30, 3
     s = BayesNetStructure.from_names({"y": k, **{f"x{i}": k for i in range(n)}}, {f"x{i}": ("y",) for i in range(n)},
                                      hidden=("y",))
     y = np.random.default_rng(k).permutation(np.arange(t) % k)
