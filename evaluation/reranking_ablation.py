@@ -562,8 +562,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tables-only", action="store_true", help="write the tables from the rows finished so far")
     ap.add_argument("--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    require_data(EWT)
     if not args.tables_only:
+        require_data(EWT)
         pick = (lambda given, default: {name: list(default.get(name, ()) if given is None else given)
                                         for name in args.treebanks})
         part_ablation(args.workdir, pick(args.variants, VARIANTS), pick(args.screen, SCREENED))
