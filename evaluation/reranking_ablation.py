@@ -30,11 +30,18 @@ the reranker gets beside the parser score):
   states than the 17 UPOS tags); ``em``: the default plus the EM twin (EM tree model over UPOS,
   17 states, 40 iterations) log p(tags | tree); ``em-only``: the EM model alone;
 - ``form``: the default plus a word-form model (forms seen at least 20 times, SVD U, k = 50)
-  log p̂(words | tree); ``form-brown``: the same model trained on the treebank plus Brown (NLTK,
-  tagged by the build's taggers and parsed by its parser; see :func:`brown_parsed`).
+  log p̂(words | tree); ``form-cca``: the same with U the CCA eigenwords of the forms of EWT train
+  and Brown (:func:`cca_words`);
+- with the parsed Brown corpus (NLTK's, tagged and parsed by the ``untagged`` build's taggers
+  and parser: :func:`brown_parsed`) added to every model's training trees: ``upos-brown`` (the
+  UPOS model, in place of the default's), ``xpos-brown``, ``form-brown`` and ``form-brown-cca``
+  (beside the default's).
 
 By default the rows of :data:`VARIANTS` and the screens of :data:`SCREENED` are run (what the
-2026-11-26 tables hold); the others are there to be asked for by name.
+tables hold); the others are there to be asked for by name. The tables go to
+``results/reranking_ablation.md`` (``--tables-only``: from every row and screen finished in the
+workdir, nothing run), a file of its own, so that regenerating ``results/reranking.md`` from
+another workdir leaves them alone.
 
 Run from the repository root (the ``ewt`` and ``wsj`` parts of ``evaluation.reranking`` done in
 the same workdir)::
@@ -49,6 +56,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -202,6 +210,8 @@ def _models(source: str, lists, workdir: Path, part: str):
         return models
     spec = FITTED[source]
     extra = brown_parsed(workdir) if spec.brown else []
+    if lists.name == "wsj":  # the WSJ sample has the PTB tag in both tag columns: so has Brown for it
+        extra = [replace(s, upos=s.xpos) for s in extra]
     dev = lists.dev if spec.brown else None
     if spec.kind == "em":
         fit = lambda s, like=None: _em(s, lists.train)  # noqa: E731
