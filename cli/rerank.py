@@ -3,6 +3,7 @@ n-best lists."""
 
 from __future__ import annotations
 
+import os
 import sys
 from contextlib import contextmanager
 
@@ -303,7 +304,7 @@ def register_build(rsub) -> None:
                    help="processes for the jackknifing folds (default 1)")
     b.add_argument("--json", action="store_true", help="print the report (report.json) on standard output")
     add_treebank_options(b)
-    b.set_defaults(handler=run_build)
+    b.set_defaults(handler=run_build, outputs=())  # DIR may exist: running again resumes
 
     r = leaf_parser(rsub, "run", help="tag what is untagged, parse k-best, rerank, write CoNLL-U")
     r.add_argument("build", metavar="DIR", help="directory written by rerank build")
@@ -323,10 +324,15 @@ def _reading(args) -> dict:
 def run_build(args) -> int:
     import json
 
+    from seqspectral.io import check_output_path
     from seqspectral.reranking.build import BuildOptions, build
 
     from .main import UsageError
 
+    if os.path.exists(args.output) and not os.path.isdir(args.output):
+        raise UsageError(f"{args.output}: exists and is not a directory")
+    if not os.path.isdir(args.output):  # a new build directory: its parent must exist and be writable
+        check_output_path(args.output)
     epochs = {} if args.epochs is None else dict.fromkeys(("parser_epochs", "tagger_epochs", "reranker_epochs"),
                                                           args.epochs)
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, templates=args.templates,

@@ -2,17 +2,18 @@
 
 Table 1 (well-specified data, t uniform on [−1, 1]^b) and Table 2 (misspecified data: t
 never in [−0.5, −0.25] ∪ [0.25, 0.5]) for (b, d, k) = (1,4,2), (2,5,2), (2,5,3), (2,6,2),
-σ² = 0.1 (estimated by EM; SpectralExperts at its default σ² = 0): for each of ``--instances``
+σ² = 0.1 (``--noise-variance``; estimated by EM; SpectralExperts at its default σ² = 0): for each of ``--instances``
 planted instances (β_h ~ N(0, I),
 π uniform) and ``--attempts`` attempts, the parameter error ‖B* − B̂‖_F after Hungarian
 alignment (``scipy.optimize.linear_sum_assignment``) of
 
 - Spectral: :class:`SpectralExperts` (defaults c2 = 1e-5, c3 = 1e-3 against ½ rms residual: the
-  authors' CVX objective) with each of ``--solvers`` (default: the default solver IRLS, the
-  authors' problem in the original features, and ``solver="fista"``, FISTA on whitened features,
-  a different regulariser; also ``solver="cvxpy"``, IRLS's problem by cvxpy + Clarabel); the
-  regressions are solved once per instance and solver (they are deterministic), each attempt
-  re-runs the tensor power method with its own seed;
+  authors' CVX objective) for each of ``--solvers`` (default: the default solver IRLS, the
+  authors' problem in the original features; ``solver="fista"``, FISTA on whitened features,
+  a different regulariser; ``subspace``, ``moments="subspace"``: IRLS's M2 completed to rank k
+  and M3 regressed in its column space; also ``solver="cvxpy"``, IRLS's problem by cvxpy +
+  Clarabel); the moments are estimated once per instance and solver (they are deterministic),
+  each attempt re-runs the tensor power method with its own seed;
 - EM: :class:`MixtureOfLinearRegressionsEM` from a random start (β ~ N(0, I), π uniform
   plus a small perturbation; seed = attempt), ≤ 1000 iterations;
 - Spectral+EM: the same EM from the attempt's Spectral B̂ with π uniform, per solver (a start equal
@@ -21,6 +22,7 @@ alignment (``scipy.optimize.linear_sum_assignment``) of
   the attempt's Spectral+EM fits (one per solver) the one of highest likelihood, ties (1e-6 nats
   per sample) to the first solver — every start a Spectral Experts estimate, none random;
 - the global optimum's reference: EM from the planted parameters, once per instance;
+- the default procedure: ``MixtureOfLinearRegressionsEM(k, random_state=instance)``, once per instance;
 - fresh random instances of the histogram set-up, each fitted by ``MixtureOfLinearRegressionsEM()``
   at its defaults (Spectral+EM and 49 random starts screened on a subsample, the best 3 optima
   refined on all rows), by Spectral+EM alone and by ``--fresh-random`` single random starts: how
@@ -40,10 +42,11 @@ Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation spectral_experts [--n 500000]
        [--attempts 10] [--fresh-instances 20] [--fresh-n 200000] [--fresh-random 5]
        [--histogram-instances 17] [--histogram-n N]
        [--curve N ...] [--workers 2] [--authors-draws 10] [--authors-attempts 17] [--rows ROWS.jsonl]
-       [--solvers irls fista cvxpy] [--parts tables fresh histogram authors curve] [--tables 1 2]
-       [--output evaluation/results/spectral_experts.md]
-(default parts: tables and fresh; default solvers: IRLS and FISTA)
-Writes the --output file and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
+       [--solvers irls fista cvxpy subspace] [--parts tables fresh histogram authors curve] [--tables 1 2]
+       [--settings b,d,k ...] [--noise-variance 0.1] [--output FILE]
+(default parts: tables and fresh; default solvers: IRLS, FISTA and Subspace)
+Writes the --output file (default: evaluation/results/spectral_experts_defaults.md for the default parts, else
+evaluation/results/spectral_experts_<parts>.md, e.g. spectral_experts_fresh.md for ``--parts fresh``) and, beside it, <stem>_histogram.png / <stem>_authors_histogram.png.
 """
 
 from __future__ import annotations
@@ -73,8 +76,11 @@ from seqspectral.mixtures.experts.spectral import SpectralExperts  # noqa: E402
 
 SETTINGS = ((1, 4, 2), (2, 5, 2), (2, 5, 3), (2, 6, 2))
 HISTOGRAM_SETTING = (1, 4, 3)
-#: the regressions' solvers: the authors' problem by IRLS (the default) or cvxpy, FISTA on whitened features
-SOLVERS = ("irls", "fista", "cvxpy")
+#: the spectral estimates: the regressions' solvers (the authors' problem by IRLS, the default, or cvxpy; FISTA on
+#: whitened features) and "subspace", IRLS's M2 completed to rank k with M3 in its column space (moments="subspace")
+SOLVERS = ("irls", "fista", "cvxpy", "subspace")
+#: the spectral estimates of a default run: Spectral+EM keeps the best likelihood of their EM fits
+DEFAULT_SOLVERS = ("irls", "fista", "subspace")
 PARTS = ("tables", "fresh", "histogram", "authors", "curve")
 #: the parts of a default run: Tables 1 and 2 and the fresh instances
 DEFAULT_PARTS = ("tables", "fresh")
@@ -102,7 +108,16 @@ def feature_map(setting):
     return HISTOGRAM_MAP if setting == HISTOGRAM_SETTING else FEATURE_MAPS[setting[:2]]
 
 
-def instance_data(setting, misspecified: bool, instance, n: int):
+def spectral_estimator(k: int, solver: str) -> SpectralExperts:
+    """The Spectral Experts estimate named ``solver`` (see :data:`SOLVERS`), otherwise at its defaults."""
+    return SpectralExperts(k, moments="subspace") if solver == "subspace" else SpectralExperts(k, solver=solver)
+
+
+def solver_names(solvers) -> dict[str, str]:
+    return {s: s if s == "cvxpy" else s.capitalize() if s == "subspace" else s.upper() for s in solvers}
+
+
+def instance_data(setting, misspecified: bool, instance, n: int, noise_variance: float = NOISE_VARIANCE):
     """The planted (B, π) and the n samples of one instance (seeded by setting, table and instance).
 
     ``instance`` = ``"authors/<draw>"``: the authors' histogram instance, a new sample per draw."""
@@ -116,7 +131,7 @@ def instance_data(setting, misspecified: bool, instance, n: int):
         rng = np.random.default_rng([b, len(exponents), k, int(misspecified), instance])
         coef, weights = random_instance(len(exponents), k, rng)
     X = polynomial_features(sample_inputs(n, b, rng, misspecified=misspecified), exponents)
-    y, _ = sample_responses(X, coef, weights, NOISE_VARIANCE, rng)
+    y, _ = sample_responses(X, coef, weights, noise_variance, rng)
     return coef, weights, np.asfortranarray(X), y  # EM reads Xᵀ: Fortran order saves a copy per fit (y sampled first)
 
 
@@ -136,23 +151,29 @@ def run_instance(task):
     """Every attempt of one instance: errors, iterations and CPU seconds of each method, at the estimators' defaults.
 
     The regressions run once per instance and solver; EM from a start already run (any solver's, any attempt's)
-    is not run again. Also the global optimum's reference: EM from the planted parameters (``mle``)."""
-    setting, misspecified, instance, n, attempts, solvers = task
+    is not run again. Also the global optimum's reference: EM from the planted parameters (``mle``), and the default
+    procedure ``MixtureOfLinearRegressionsEM(k, random_state=instance)`` (``default``: one fit per instance)."""
+    setting, misspecified, instance, n, attempts, noise_variance, solvers = task
     k = setting[2]
-    coef, weights, X, y = instance_data(setting, misspecified, instance, n)
+    coef, weights, X, y = instance_data(setting, misspecified, instance, n, noise_variance)
     t0 = time.process_time()
     mle = MixtureOfLinearRegressionsEM(k, n_init=1, coef_init=coef, weights_init=weights).fit(X, y)
     mle_seconds = time.process_time() - t0
+    t0 = time.process_time()
+    seed = int(instance.split("/")[1]) if isinstance(instance, str) else instance
+    default = MixtureOfLinearRegressionsEM(k, random_state=seed).fit(X, y)
+    default_seconds = time.process_time() - t0
     spectral, moment_seconds, runs = {}, {}, []
     for solver in solvers:
         t0 = time.process_time()
-        spectral[solver] = SpectralExperts(k, solver=solver).fit_moments(X, y)
+        spectral[solver] = spectral_estimator(k, solver).fit_moments(X, y)
         moment_seconds[solver] = time.process_time() - t0
     rows = []
     for attempt in range(attempts):
         row = dict(setting=setting, misspecified=misspecified, instance=instance, attempt=attempt, n=n,
                    mle=parameter_error(coef, mle.coef_), mle_ll=mle.log_likelihood_,
-                   mle_s=mle_seconds if attempt == 0 else 0.0)
+                   mle_s=mle_seconds if attempt == 0 else 0.0, default=parameter_error(coef, default.coef_),
+                   default_s=default_seconds if attempt == 0 else 0.0)
         t0 = time.process_time()
         em = MixtureOfLinearRegressionsEM(k, init="random", n_init=1, random_state=attempt).fit(X, y)
         row.update(em=parameter_error(coef, em.coef_), em_iter=em.n_iter_, em_ll=em.log_likelihood_,
@@ -295,15 +316,16 @@ def mean_sd(values) -> str:
 
 def spectral_em_columns(solvers) -> dict[str, str]:
     """The Spectral+EM columns: one per solver, and with several solvers the best likelihood of their starts."""
-    names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
+    names = solver_names(solvers)
     columns = {f"sem_{s}": f"Spectral+EM ({names[s]})" for s in solvers}
     if len(solvers) > 1:
         columns["sem_best"] = "Spectral+EM (" + ", ".join(names[s] for s in solvers) + ": best likelihood)"
+    columns["default"] = "default `MixtureOfLinearRegressionsEM()` (one fit per instance)"
     return columns
 
 
 def table_lines(rows, misspecified: bool, solvers) -> list[str]:
-    names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
+    names = solver_names(solvers)
     sem_columns = spectral_em_columns(solvers)
     head = ("| (b, d, k) | " + " | ".join(f"Spectral ({names[s]})" for s in solvers) + " | EM | "
             + " | ".join(sem_columns.values())
@@ -311,8 +333,8 @@ def table_lines(rows, misspecified: bool, solvers) -> list[str]:
             "| global (< 0.05): EM / " + " / ".join(f"S+EM {names[s]}" for s in solvers)
             + " | EM iterations (median) | regressions converged: "
             + " / ".join(names[s] for s in solvers) + " | CPU s per attempt: EM / "
-            + " / ".join(f"Spectral {names[s]}" for s in solvers) + " (regressions included) |")
-    lines = [head, "|---" * (7 + len(solvers) + len(sem_columns) + 1) + "|"]
+            + " / ".join(f"Spectral {names[s]}" for s in solvers) + " (regressions included) | CPU s per default fit |")
+    lines = [head, "|---" * (8 + len(solvers) + len(sem_columns) + 1) + "|"]
     for setting in SETTINGS:
         rs = [r for r in rows if r["setting"] == setting and r["misspecified"] == misspecified]
         if not rs:
@@ -330,7 +352,8 @@ def table_lines(rows, misspecified: bool, solvers) -> list[str]:
                  + [" / ".join([share("em")] + [share(f"sem_{s}") for s in solvers]),
                     str(int(np.median(col("em_iter")))),
                     " / ".join(f"{np.mean(col(f'converged_{s}')):.0%}" for s in solvers),
-                    " / ".join(f"{np.mean(col(key)):.2f}" for key in ["em_s"] + [f"spectral_{s}_s" for s in solvers])])
+                    " / ".join(f"{np.mean(col(key)):.2f}" for key in ["em_s"] + [f"spectral_{s}_s" for s in solvers]),
+                    f"{np.sum(col('default_s')) / len({r['instance'] for r in rs}):.2f}"])
         lines.append(f"| {setting} | " + " | ".join(cells) + " |")
     return lines
 
@@ -387,6 +410,8 @@ def table1_targets(rows, solvers) -> list[str]:
         below_em, below_paper = [], []
         for setting in SETTINGS:
             rs = [r for r in rows if r["setting"] == setting and not r["misspecified"]]
+            if not rs:  # a row left out by --settings
+                continue
             sem = np.array([r[key] for r in rs])
             em = np.mean([r["em"] for r in rs])
             paper = float(PAPER[False][setting][2].split(" ± ")[0])
@@ -441,22 +466,31 @@ def main(argv=None) -> int:
     parser.add_argument("--curve", type=int, nargs="*", default=[10_000, 30_000, 100_000, 300_000, 1_000_000])
     parser.add_argument("--curve-instances", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--output", default=str(RESULTS / "spectral_experts.md"))
+    parser.add_argument("--output", help="the markdown file (default: results/spectral_experts_defaults.md for the "
+                        "default parts, else results/spectral_experts_<parts>.md, e.g. spectral_experts_fresh.md)")
+    parser.add_argument("--noise-variance", type=float, default=NOISE_VARIANCE,
+                        help=f"σ² of every part's data but the fresh instances' (default {NOISE_VARIANCE}, the paper's)")
+    parser.add_argument("--settings", nargs="+", type=lambda v: tuple(int(x) for x in v.split(",")),
+                        help="part 'tables': only these rows, e.g. 2,5,2 (default: every row)")
     parser.add_argument("--rows", help="append every finished instance's rows to this JSON-lines file and "
                         "reuse the ones already there (resume an interrupted run)")
     parser.add_argument("--fresh-instances", type=int, default=20, help="fresh random instances (part 'fresh')")
     parser.add_argument("--fresh-n", type=int, default=200_000, help="samples per fresh instance")
     parser.add_argument("--fresh-random", type=int, default=5,
                         help="single random-start EM runs per fresh instance (default 5)")
-    parser.add_argument("--solvers", nargs="+", choices=SOLVERS, default=["irls", "fista"],
-                        help="the regressions' solvers of the tables (default: irls fista — the default solver and "
-                        "the second start of Spectral+EM's best likelihood)")
+    parser.add_argument("--solvers", nargs="+", choices=SOLVERS, default=list(DEFAULT_SOLVERS),
+                        help="the spectral estimates of the tables (default: irls fista subspace — the default "
+                        "estimate and the two further starts of Spectral+EM's best likelihood)")
     parser.add_argument("--tables", nargs="+", type=int, choices=(1, 2), default=[1, 2],
                         help="part 'tables': Table 1 (well-specified), Table 2 (misspecified) or both (default)")
     parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(DEFAULT_PARTS),
                         help="what to run: Tables 1 and 2, the fresh instances, the histogram, the authors' "
                         "instance, the learning curve (default: tables and fresh)")
     args = parser.parse_args(argv)
+    if args.output is None:  # named after the parts run, so a partial run never overwrites another run's file
+        parts = [p for p in PARTS if p in args.parts]
+        args.output = str(RESULTS / ("spectral_experts_defaults.md" if set(parts) == set(DEFAULT_PARTS)
+                                     else "spectral_experts_" + "_".join(parts) + ".md"))
     started = time.time()
     solvers = tuple(s for s in SOLVERS if s in args.solvers)
 
@@ -465,14 +499,16 @@ def main(argv=None) -> int:
     tasks = {
         # instance-major: any finished prefix covers every row
         # Table 2: the rows the paper reports
-        "tables": [(s, mis, i, args.n, args.attempts, solvers) for i in range(args.instances)
-                   for mis in (False, True) if 1 + mis in args.tables for s in SETTINGS if s in PAPER[mis]],
+        "tables": [(s, mis, i, args.n, args.attempts, args.noise_variance, solvers) for i in range(args.instances)
+                   for mis in (False, True) if 1 + mis in args.tables for s in SETTINGS
+                   if s in PAPER[mis] and (not args.settings or s in args.settings)],
         "fresh": [(i, args.fresh_n, args.fresh_random) for i in range(args.fresh_instances)],
-        "histogram": [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts, solvers)
+        "histogram": [(HISTOGRAM_SETTING, False, i, hist_n, args.attempts, args.noise_variance, solvers)
                       for i in range(args.histogram_instances)],
-        "authors": [(HISTOGRAM_SETTING, False, f"authors/{i}", hist_n, args.authors_attempts, solvers)
+        "authors": [(HISTOGRAM_SETTING, False, f"authors/{i}", hist_n, args.authors_attempts, args.noise_variance,
+                     solvers)
                     for i in range(args.authors_draws)],
-        "curve": [(HISTOGRAM_SETTING, False, i, n, 1, solvers) for n in args.curve
+        "curve": [(HISTOGRAM_SETTING, False, i, n, 1, args.noise_variance, solvers) for n in args.curve
                   for i in range(args.curve_instances)],
     }
     done = _load_rows(args.rows)
@@ -480,15 +516,15 @@ def main(argv=None) -> int:
     with ProcessPoolExecutor(args.workers) as pool:
         rows = {part: _run(pool, tasks[part], done, args.rows, wall, part) for part in PARTS if part in args.parts}
     cpu = {part: sum(r["default_s"] + r["other_s"] if part == "fresh" else
-                     r["em_s"] + r["mle_s"] + sum(r[f"spectral_{s}_s"] + r[f"sem_{s}_s"] for s in solvers) for r in rs)
+                     r["em_s"] + r["mle_s"] + r["default_s"] + sum(r[f"spectral_{s}_s"] + r[f"sem_{s}_s"] for s in solvers) for r in rs)
            for part, rs in rows.items()}
-    names = {s: s if s == "cvxpy" else s.upper() for s in solvers}
+    names = solver_names(solvers)
     lines = [
         "# Spectral Experts (Chaganty & Liang 2013): " + ", ".join(
             {"tables": "Tables 1 and 2", "fresh": "fresh random instances", "histogram": "histogram", "authors": "the authors' histogram instance",
              "curve": "learning curve"}[p] for p in rows), "",
         header + ".", "",
-        f"Data with σ² = {NOISE_VARIANCE}; every estimator at its defaults (σ² estimated by EM, 0 in "
+        f"Data with σ² = {args.noise_variance} (fresh instances: {NOISE_VARIANCE}); every estimator at its defaults (σ² estimated by EM, 0 in "
         f"SpectralExperts); error = ‖B* − B̂‖_F after Hungarian alignment, mean ± sd "
         f"over all attempts; global = error < {GLOBAL_OPTIMUM}; {args.workers} worker processes. "
         + " ".join(f"{part}: {wall[part]} ({cpu[part]:.0f} s CPU)." for part in rows), "",
@@ -502,14 +538,22 @@ def main(argv=None) -> int:
         "\"cvxpy\" = the same problem by cvxpy + Clarabel (\"converged\": status optimal); \"FISTA\" = FISTA on "
         "the whitened features, where the nuclear norm is a different regulariser (\"converged\": the 1e-10 "
         "relative-move rule). Where distinct monomials of x⊗x coincide "
-        "((2,6,·): x1x2³·x1³x2 = (x1²x2²)²; the histogram's t·t⁷ = t⁴·t⁴) the data do not fix M2 and M3 and R "
-        "alone decides those directions. EM: σ² estimated (from each row's residual to the start's nearest "
+        "((2,6,·): x1x2³·x1³x2 = (x1²x2²)², x1·x1x2³ = x2·x1²x2², x2·x1³x2 = x1·x1²x2²; the histogram's t·t⁷ = t⁴·t⁴) "
+        "the data do not fix M2 and M3 and R alone decides those directions; \"Subspace\" = "
+        "`SpectralExperts(moments=\"subspace\")`: IRLS's M2 completed to rank k (alternating projections from it "
+        "and from 10 random points of the data's null space), M3 by least squares among the tensors in each "
+        "completion's column space, the completion whose M3 fits y³ best. EM: σ² estimated (from each row's residual to the start's nearest "
         "regression), one start per attempt (`n_init=1`), stops when the mean log-likelihood gains < 1e-8 nats per "
         "sample, at most 1000 iterations; Spectral+EM starts from the spectral B̂ with π uniform, one run per "
         "solver; \"best likelihood\" keeps, per attempt, the solvers' Spectral+EM fit of highest likelihood (ties "
         "within 1e-6 nats per sample to the first solver): every start is a Spectral Experts estimate. \"Global "
         "optimum\": EM from the planted parameters, the error of the maximum-likelihood fit itself at this n and "
-        "σ² — no estimator's mean can be expected below it.", "",
+        "σ² — no estimator's mean can be expected below it. \"Default\": `MixtureOfLinearRegressionsEM(k, "
+        "random_state=instance)` as it comes (Spectral+EM and 49 random starts screened on 20,000 rows, the best 3 "
+        "optima refined on all rows), one fit per instance, counted in each of its attempts' rows.", "",
+        "Issue 28's Table 1 line is judged on Spectral+EM (best likelihood): the paper's Spectral+EM (EM from Spectral "
+        "Experts estimates, no random start) with every estimator at its defaults; the default procedure uses random "
+        "starts too, so it is reported beside it, not judged.", "",
         "| target (issue 28) | measured |", "|---|---|",
     ]
     tables, hist, fresh = rows.get("tables"), rows.get("histogram"), rows.get("fresh")

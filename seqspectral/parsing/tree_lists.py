@@ -94,6 +94,14 @@ class TreeLists:
         return [NBestList(s.metadata.get("sent_id") or str(i + 1), candidates[groups[i]:groups[i + 1]],
                           self.scores[groups[i]:groups[i + 1]]) for i, s in enumerate(self.sentences)]
 
+    def sliced(self, start: int, stop: int) -> "TreeLists":
+        """Lists ``start:stop`` (views of the arrays, not copies)."""
+        per_list = self.n_trees * self.lengths
+        first, last = int(per_list[:start].sum()), int(per_list[:stop].sum())
+        groups = self.groups
+        return TreeLists(self.sentences[start:stop], self.heads[first:last],
+                         self.scores[groups[start]:groups[stop]], self.n_trees[start:stop])
+
     @classmethod
     def from_nbest(cls, lists) -> "TreeLists":
         """From n-best lists (the first candidate of each stands for its words)."""

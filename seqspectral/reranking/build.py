@@ -378,8 +378,8 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
         train_f = jackknifed_features(fold_trees, fold_models, o)
         held = None
         if dev:
-            held = (candidate_features(dev_trees, tree_models.get("tree"), o), head_losses(dev_trees, dev),
-                    dev_trees.lengths)
+            held = (candidate_features(dev_trees, tree_models.get("tree"), o, compact=True),
+                    head_losses(dev_trees, dev), dev_trees.lengths)
         return Reranker(o.reranker_epochs).fit(train_f, head_losses(train_trees, train), dev=held,
                                                sizes=train_trees.lengths)
 
@@ -391,7 +391,7 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
                           lambda m: serialize.save(stages.path("reranker.npz"), m),
                           lambda: serialize.load(stages.path("reranker.npz"), "reranker"))
     if dev:
-        choice = reranker.choose(candidate_features(dev_trees, tree_models.get("tree"), o))
+        choice = reranker.choose(candidate_features(dev_trees, tree_models.get("tree"), o, compact=True))
         report["reranked_dev"] = attachment_scores(dev, parser.with_trees(dev, dev_trees.chosen(choice)))
     if getattr(reranker, "selection_", None):
         report["reranker_chosen"] = reranker.selection_.chosen
@@ -453,20 +453,21 @@ def scorers_of(model, o: BuildOptions) -> list:
     return out
 
 
-def candidate_features(trees, model, o: BuildOptions):
-    """Features of the candidates of ``trees`` scored by one tree model."""
-    from seqspectral.reranking import parse_features
+def candidate_features(trees, model, o: BuildOptions, compact: bool = False):
+    """Features of the candidates of ``trees`` scored by one tree model (``compact``: without
+    the hashed features every candidate of a list shares, for training and choosing)."""
+    from seqspectral.reranking.parses import compact_parse_features, parse_features
 
-    return parse_features(trees, scorers_of(model, o), o.templates)
+    return (compact_parse_features if compact else parse_features)(trees, scorers_of(model, o), o.templates)
 
 
 def jackknifed_features(fold_trees, fold_models, o: BuildOptions):
     """Features of the jackknifed training lists: hashed features of all of them, every
     fold's real-valued columns from that fold's tree model (trained without it)."""
-    from seqspectral.reranking import parse_features
+    from seqspectral.reranking.parses import compact_parse_features
 
     trees = concatenated(fold_trees)
-    hashed = parse_features(trees, (), o.templates)
+    hashed = compact_parse_features(trees, (), o.templates)
     per_fold = [scorers_of(m, o) for m in fold_models]
     if not per_fold[0]:
         return hashed

@@ -13,7 +13,9 @@ the business of the code that builds this; the reranker sees only these arrays.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field, replace
+from typing import Iterable
 
 import numpy as np
 
@@ -80,3 +82,22 @@ class CandidateFeatures:
         dense = np.column_stack([self.dense, *[np.asarray(c, dtype=np.float64) for c in columns]])
         return replace(self, dense=dense, dense_names=self.dense_names + list(names),
                        sources={**self.sources, **(sources or {})})
+
+
+def stacked(parts: Iterable[CandidateFeatures]) -> CandidateFeatures | None:
+    """The lists of ``parts`` one after another (None for no parts). The hashed features are
+    copied into one buffer that grows in place (a large one is remapped, not copied) as each
+    part arrives, so a generator of parts is held once, not twice."""
+    slots = array("i")
+    groups, indptr, dense, described, n_candidates = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [], None, 0
+    for part in parts:
+        groups.append(part.groups[1:] + n_candidates)
+        indptr.append(part.indptr[1:] + len(slots))
+        dense.append(part.dense)
+        slots.frombytes(np.ascontiguousarray(part.indices, dtype=np.int32).tobytes())
+        n_candidates += part.n_candidates
+        described = part if described is None else described  # names, templates, sources
+    if described is None:
+        return None
+    return replace(described, groups=np.concatenate(groups), indptr=np.concatenate(indptr),
+                   indices=np.frombuffer(slots, dtype=np.int32), dense=np.concatenate(dense))

@@ -10,7 +10,6 @@ sequences) is a :class:`Kind`; a file whose lists are of the other kind is refus
 from __future__ import annotations
 
 import time
-from array import array
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -20,7 +19,7 @@ from seqspectral.corpus.nbest import iter_nbest
 from seqspectral.parsing import AlignmentError
 
 from . import parses, tags
-from .candidates import CandidateFeatures
+from .candidates import CandidateFeatures, stacked
 from .lists import aligned_valid, rerank_lists
 
 
@@ -114,36 +113,30 @@ def read_training_lists(kind: Kind, path, gold, scorers=(), templates: str = "co
     cannot be reranked (:attr:`Kind.problem`: an error such as a cycle, never several
     roots) are left out and counted; a list over other words than its gold sentence is an
     :class:`~seqspectral.parsing.AlignmentError`."""
-    slots = array("i")  # grows in place (a large buffer is remapped, not copied): the features are held once
-    groups, indptr, dense, losses, sizes = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [], [], []
-    problems, n_lists, n_candidates, checked, described = [], 0, 0, False, None
-    for first, lists in _chunks(path, chunk, progress, "featured", encoding):
-        if not checked:
-            check_kind(kind, lists, path)
-            checked = True
-        if first + len(lists) > len(gold):
-            raise AlignmentError(f"{path} has more n-best lists than the {len(gold)} gold sentences")
-        chunk_gold = gold[first:first + len(lists)]
-        valid, bad = aligned_valid(lists, chunk_gold, kind.problem)
-        problems += [(first + i, reason) for i, reason in bad]
-        lists, chunk_gold = [lists[i] for i in valid], [chunk_gold[i] for i in valid]
-        n_lists = first + len(valid) + len(bad)
-        if lists:
-            part = kind.features(lists, scorers, templates).without_common()
-            groups.append(part.groups[1:] + n_candidates)
-            indptr.append(part.indptr[1:] + len(slots))
-            dense.append(part.dense)
-            slots.frombytes(part.indices.tobytes())
-            n_candidates += part.n_candidates
-            described = part if described is None else described  # names, templates, sources
-            losses.append(kind.losses(lists, chunk_gold, field))
-            sizes += kind.sizes(chunk_gold, field)
+    losses, sizes, problems, n_lists = [], [], [], 0
+
+    def featured():  # the compact features of every chunk of lists, losses and sizes on the side
+        nonlocal n_lists
+        for first, lists in _chunks(path, chunk, progress, "featured", encoding):
+            if first == 0:
+                check_kind(kind, lists, path)
+            if first + len(lists) > len(gold):
+                raise AlignmentError(f"{path} has more n-best lists than the {len(gold)} gold sentences")
+            chunk_gold = gold[first:first + len(lists)]
+            valid, bad = aligned_valid(lists, chunk_gold, kind.problem)
+            problems.extend((first + i, reason) for i, reason in bad)
+            lists, chunk_gold = [lists[i] for i in valid], [chunk_gold[i] for i in valid]
+            n_lists = first + len(valid) + len(bad)
+            if lists:
+                losses.append(kind.losses(lists, chunk_gold, field))
+                sizes.extend(kind.sizes(chunk_gold, field))
+                yield kind.features(lists, scorers, templates).without_common()
+
+    features = stacked(featured())
     if n_lists != len(gold):
         raise AlignmentError(f"{path} has {n_lists} n-best lists but there are {len(gold)} gold sentences")
-    if described is None:
+    if features is None:
         raise ValueError(f"{path}: no n-best list can be reranked")
-    features = replace(described, groups=np.concatenate(groups), indptr=np.concatenate(indptr),
-                       indices=np.frombuffer(slots, dtype=np.int32), dense=np.concatenate(dense))
     return TrainingLists(features, np.concatenate(losses), np.asarray(sizes, dtype=np.float64), problems, n_lists)
 
 

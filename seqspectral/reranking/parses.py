@@ -14,7 +14,7 @@ from seqspectral.parsing.atoms import COLUMNS, encode
 from seqspectral.parsing.tree_lists import TreeLists
 
 from . import _kernels
-from .candidates import CandidateFeatures
+from .candidates import CandidateFeatures, stacked
 from .lists import rerank_lists
 
 #: hashed features are kept at this width (int32 slots); the reranker masks them to its own size
@@ -59,6 +59,15 @@ def parse_features(candidates, scorers=(), templates: str = "context") -> Candid
     features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates, "parses")
     return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers],
                                {s.name: s.source for s in scorers if s.source})
+
+
+def compact_parse_features(trees: TreeLists, scorers=(), templates: str = "context",
+                           chunk: int = 256) -> CandidateFeatures:
+    """:func:`parse_features` of ``trees``, ``chunk`` lists at a time, each list without the
+    hashed features all its candidates share (:meth:`.CandidateFeatures.without_common`):
+    the same ranking problem in memory that grows with the compact features, not the full ones."""
+    return stacked(parse_features(trees.sliced(a, min(a + chunk, len(trees))), scorers, templates).without_common()
+                   for a in range(0, len(trees), chunk))
 
 
 def _joined(indptr_a, indices_a, indptr_b, indices_b) -> tuple[np.ndarray, np.ndarray]:

@@ -19,7 +19,8 @@ from seqspectral.mixtures.datasets.experts import (FEATURE_MAPS, HISTOGRAM_MAP, 
                                                     polynomial_features, random_instance, sample_inputs,
                                                     sample_responses)
 from seqspectral.mixtures.experts.cvxpy_regression import solve_low_rank_regression_cvxpy
-from seqspectral.mixtures.experts.monomials import SymmetricIndex, regression_statistics
+from seqspectral.mixtures.experts.completion import subspace_moments, subspace_regression
+from seqspectral.mixtures.experts.monomials import RegressionStatistics, SymmetricIndex, regression_statistics
 from seqspectral.mixtures.experts.spectral import SpectralExperts, experts_from_moments, mixture_moments
 
 
@@ -133,6 +134,44 @@ def test_irls_on_the_papers_collided_monomials():
         assert ours <= root_objective(stats, solve_low_rank_regression_cvxpy(stats, c, root_loss=True).coef, c) * (1 + 1e-7)
 
 
+def _exact_statistics(X, M) -> RegressionStatistics:
+    """The statistics of regressing z = ⟨M, x^{⊗p}⟩ on x^{⊗p} without noise: b = G m*, E[z²] = m*ᵀ G m*."""
+    stats = regression_statistics(X, np.zeros(len(X)), M.ndim)
+    m = stats.index.from_tensor(M)
+    return RegressionStatistics(stats.index, stats.gram, stats.gram @ m, stats.n_samples, float(m @ stats.gram @ m))
+
+
+def test_subspace_moments_complete_the_papers_collided_monomials():
+    """Table 1's (2,6,·) features: x⊗x has a 3-dimensional null space (x1x2³·x1³x2 = (x1²x2²)², …).
+
+    On this planted instance (Table 1's instance 15 of (2,6,2)) the data fit the planted M2 and another completion
+    equally, and the nuclear norm prefers the other; the rank-k completion with M3 in its column space recovers
+    M2, M3 and B from exact statistics."""
+    rng = np.random.default_rng([2, 6, 2, 0, 15])
+    coef, weights = random_instance(6, 2, rng)
+    X = polynomial_features(sample_inputs(20_000, 2, rng), FEATURE_MAPS[(2, 6)])
+    _, M2, M3 = mixture_moments(coef, weights)
+    second, third = _exact_statistics(X, M2), _exact_statistics(X, M3)
+    assert np.sum(np.linalg.eigvalsh(second.gram) < 1e-10 * np.linalg.eigvalsh(second.gram)[-1]) == 3
+    regularized = solve_root_loss_regression_irls(second, 1e-5)
+    assert second.residual_rms(regularized.coef) < 1e-6 and np.linalg.norm(regularized.tensor - M2) > 1.0
+    M2_hat, M3_hat, rms = subspace_moments(second, third, regularized.coef, 2, 10, np.random.default_rng(0))
+    assert rms < 1e-5  # 100 alternating projections converge linearly: to about 3e-6 here, against errors > 1
+    assert np.linalg.norm(M2_hat - M2) < 1e-4 and np.linalg.norm(M3_hat - M3) < 1e-4
+    assert parameter_error(coef, experts_from_moments(M2_hat, M3_hat, 2)[1]) < 1e-4
+
+
+def test_subspace_regression_recovers_a_planted_tensor_in_the_subspace():
+    """z = ⟨T(Qᵀ, Qᵀ, Qᵀ), x^{⊗3}⟩ + noise: least squares over symmetric T (k³) in span(Q) finds the planted T."""
+    rng = np.random.default_rng(3)
+    Q = rng.standard_normal((4, 2))
+    T = SymmetricIndex.build(2, 3).to_tensor(rng.standard_normal(4))
+    X = rng.standard_normal((50_000, 4))
+    z = np.einsum("abc,ia,jb,kc,ni,nj,nk->n", T, Q, Q, Q, X, X, X, optimize=True)
+    T_hat, rms = subspace_regression(regression_statistics(X, z + 0.01 * rng.standard_normal(len(z)), 3), Q)
+    assert np.max(np.abs(T_hat - T)) < 1e-3 and abs(rms - 0.01) < 1e-3
+
+
 # -- Spectral Experts from samples ---------------------------------------------------------------
 @pytest.mark.parametrize("B, pi, m2_bound", [
     # the authors' own unit test: β "eye" (e1 and −e2), π uniform
@@ -141,13 +180,14 @@ def test_irls_on_the_papers_collided_monomials():
     # seeds (the regression is solved to convergence), so M2 is held to 3e-2
     (np.array([[1.0, -0.5], [0.8, 1.2], [-0.6, 0.9]]), np.array([0.4, 0.6]), 3e-2),
 ], ids=["authors-model", "larger-coefficients"])
-def test_authors_unit_test_sizes(B, pi, m2_bound):
+@pytest.mark.parametrize("moments", ["regularized", "subspace"])
+def test_authors_unit_test_sizes(B, pi, m2_bound, moments):
     """The authors' own unit test: k = 2, d = 3, no bias, σ² = 0, x uniform on [−1, 1]³, n = 1e5:
     ‖M̂2 − M2‖ < 1e-2, ‖M̂3 − M3‖ < 1e-1, ‖B̂ − B‖_F < 0.1, ‖π̂ − π‖_∞ < 0.1."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-1.0, 1.0, size=(100_000, 3))
     y, _ = sample_responses(X, B, pi, 0.0, rng)
-    model = SpectralExperts(2).fit(X, y)
+    model = SpectralExperts(2, moments=moments).fit(X, y)
     _, M2, M3 = mixture_moments(B, pi)
     assert all(model.converged_)
     assert np.linalg.norm(model.moments_[1] - M2) < m2_bound

@@ -148,6 +148,14 @@ def test_cli_build_and_run(files, tmp_path, capsys):
                    "--epochs", "2", "--json", "--quiet"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
+    manifest = (tmp_path / "d" / b.MANIFEST).read_bytes()  # rewritten by every stage that is computed
+    again = main(["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
+                  str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
+                  "--epochs", "2", "--quiet"])  # the same command into the same DIR resumes: every stage kept
+    assert again == 0 and (tmp_path / "d" / b.MANIFEST).read_bytes() == manifest
+    (tmp_path / "f").write_text("")
+    assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
+    assert "f: exists and is not a directory" in capsys.readouterr().err
     assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
     assert report["parser_tag_columns"] == ["upos", "xpos"]
     offered = serialize.load(tmp_path / "d" / "reranker.npz", "reranker")  # kept or dropped by the held-out choice

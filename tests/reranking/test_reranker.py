@@ -20,7 +20,8 @@ from seqspectral.reranking import (
     mean_loss,
     parse_features,
 )
-from seqspectral.reranking.parses import _WIDE, rerank_parses
+from seqspectral.parsing.tree_lists import TreeLists
+from seqspectral.reranking.parses import _WIDE, compact_parse_features, rerank_parses
 from seqspectral.reranking.reranker import ANCHOR_GRID
 
 
@@ -404,7 +405,9 @@ def test_lists_read_a_chunk_at_a_time_give_the_features_of_the_whole_file(tmp_pa
         warnings.simplefilter("error")  # several roots in candidates are no news
         read = read_training_lists(KINDS["parses"], tmp_path / "l.conllu", gold, chunk=2)
     whole = parse_features(lists).without_common()
+    sliced = compact_parse_features(TreeLists.from_nbest(lists), chunk=3)  # lists 0:3, 3:6, 6:7 of them in memory
     for name in ("groups", "indptr", "indices", "dense"):
         np.testing.assert_array_equal(getattr(read.features, name), getattr(whole, name))
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
     np.testing.assert_array_equal(read.loss, head_losses(lists, gold))
     assert read.problems == [] and read.n_lists == 7 and read.sizes.tolist() == [4.0] * 7

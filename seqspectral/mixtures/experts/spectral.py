@@ -33,6 +33,10 @@ to 1e-7 relative or better, 1.5-30 times faster (``evaluation/spectral_experts.p
 gradient method; the model in x' has ``β'_h = P⁻¹β_h``, so every estimate maps back
 (``β_h = P β'_h``) — but the nuclear norm is then taken in the whitened coordinates, a
 different regulariser (the estimate is equivariant to an invertible map of the features).
+
+``moments="subspace"`` keeps the regularised M2 only as a start where the data leave a choice:
+M2 is completed to rank k and M3 regressed by least squares in its column space
+(:mod:`.completion`; the nuclear norm can prefer a wrong completion, docs/spectral-experts.md).
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ import numpy as np
 
 from ...base import integer, one_of, real, seed
 from ...linalg import robust_tensor_power, whitening
-from .fista import solve_root_loss_regression
+from .completion import subspace_moments
+from .fista import LowRankSolution, solve_root_loss_regression
 from .irls import solve_root_loss_regression_irls
 from .mixture import InputError, LinearExpertsMixture, check_data
 from .monomials import regression_statistics
@@ -79,12 +84,18 @@ class SpectralExperts(LinearExpertsMixture):
         by an interior-point method, needs cvxpy) or ``"fista"`` (whitened features).
     max_iter, tol : the iteration cap and relative-move stopping rule of IRLS (per regression) or
         FISTA (per regression and round).
+    moments : ``"regularized"`` (the paper's: M2 and M3 by the regularised regressions) or
+        ``"subspace"`` (M2's regularised estimate completed to rank k, from it and
+        ``n_completions`` random points of the data's null space; M3 by least squares in each
+        completion's column space; the completion whose M3 fits y³ best: :mod:`.completion`).
+    n_completions : the random restarts of the rank-k completion (``moments="subspace"``).
     n_starts, n_power_iter : the robust tensor power method's L and N.
-    random_state : seeds the tensor power method's random starts.
+    random_state : seeds the tensor power method's random starts (and the completions' restarts).
 
     Fitted attributes: ``coef_`` (d x k), ``weights_`` (π, renormalised to sum 1; the raw
     a_h^{-2} in ``raw_weights_``), ``noise_variance_``, ``moments_`` ((M1, M2, M3) in the
-    original features), ``n_iter_`` and ``converged_`` (FISTA, for M2 and M3).
+    original features), ``n_iter_`` and ``converged_`` (the regressions', for M2 and M3; with
+    ``moments="subspace"`` M3's are 0 and True: it is a least-squares solution).
     """
 
     _parameter_checks = {
@@ -93,6 +104,8 @@ class SpectralExperts(LinearExpertsMixture):
         "regularization2": real(0.0),
         "regularization3": real(0.0),
         "solver": one_of("irls", "cvxpy", "fista"),
+        "moments": one_of("regularized", "subspace"),
+        "n_completions": integer(0),
         "max_iter": integer(1),
         "tol": real(0.0, open_low=True),
         "n_starts": integer(1),
@@ -101,13 +114,16 @@ class SpectralExperts(LinearExpertsMixture):
     }
 
     def __init__(self, n_components: int = 2, *, noise_variance: float = 0.0, regularization2: float = 1e-5,
-                 regularization3: float = 1e-3, solver: str = "irls", max_iter: int = 1000, tol: float = 1e-10, n_starts: int = 20,
-                 n_power_iter: int = 100, random_state=0):
+                 regularization3: float = 1e-3, solver: str = "irls", moments: str = "regularized", n_completions: int = 10,
+                 max_iter: int = 1000, tol: float = 1e-10, n_starts: int = 20, n_power_iter: int = 100,
+                 random_state=0):
         self.n_components = n_components
         self.noise_variance = noise_variance
         self.regularization2 = regularization2
         self.regularization3 = regularization3
         self.solver = solver
+        self.moments = moments
+        self.n_completions = n_completions
         self.max_iter = max_iter
         self.tol = tol
         self.n_starts = n_starts
@@ -153,8 +169,19 @@ class SpectralExperts(LinearExpertsMixture):
         Xw = X @ P
         sigma2 = float(self.noise_variance)
         m1 = np.linalg.solve(Xw.T @ Xw, Xw.T @ y)  # least squares (eq. 4)
-        second = solve(regression_statistics(Xw, y ** 2 - sigma2, 2), self.regularization2)
-        third = solve(regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3), self.regularization3)
+        second_stats = regression_statistics(Xw, y ** 2 - sigma2, 2)
+        third_stats = regression_statistics(Xw, y ** 3 - 3 * sigma2 * (Xw @ m1), 3)
+        second = solve(second_stats, self.regularization2)
+        if self.moments == "subspace":
+            try:
+                M2, M3, _ = subspace_moments(second_stats, third_stats, second.coef, k, self.n_completions,
+                                             np.random.default_rng(self.random_state))
+            except ValueError as error:
+                raise InputError(f"cannot complete the estimated moments: {error}") from None
+            second = LowRankSolution(second_stats.index.from_tensor(M2), M2, second.n_iter, second.converged)
+            third = LowRankSolution(third_stats.index.from_tensor(M3), M3, 0, True)  # least squares: exact
+        else:
+            third = solve(third_stats, self.regularization3)
         self.whitened_moments_ = (m1, second.tensor, third.tensor)
         self.feature_whitening_ = P
         self.moments_ = (P @ m1, P @ second.tensor @ P.T, np.einsum("abc,ia,jb,kc->ijk", third.tensor, P, P, P))
