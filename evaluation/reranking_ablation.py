@@ -83,12 +83,12 @@ LABELS = {
     "em": "+ EM twin (EM tree model, UPOS, 17 states) log p",
     "em-only": "EM tree model (UPOS, 17 states) log p alone",
     "form": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50)",
-    "upos-brown": "UPOS spectral model on EWT train + parsed Brown: log p̂ + topology (instead of the default's)",
-    "xpos-brown": "+ XPOS spectral model on EWT train + parsed Brown",
-    "form-brown": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50), EWT train + parsed Brown",
-    "form-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), EWT train",
-    "form-brown-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), EWT train "
-                      "+ parsed Brown",
+    "upos-brown": "UPOS spectral model on train + parsed Brown: log p̂ + topology (instead of the default's)",
+    "xpos-brown": "+ XPOS spectral model on train + parsed Brown",
+    "form-brown": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50), train + parsed Brown",
+    "form-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train",
+    "form-brown-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train + "
+                      "parsed Brown",
 }
 
 
@@ -512,7 +512,7 @@ def tables(ablation: dict, one_best: dict | None = None) -> list[str]:
             kept, bound = kept_by_choice(r, none)
             choice = "—" if r is none else f"{'kept' if kept else 'dropped'} ({bound:+.0f})"
             agree = "; ".join(f"{n} {100 * v:.1f}%" for n, v in r["agreement"].items())
-            lines.append(f"| {r['name']} | {r['dev_uas']:.2f} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} "
+            lines.append(f"| {LABELS[r['key']]} | {r['dev_uas']:.2f} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} "
                          f"| {red:+.1f}% | {missed} | {choice} | {r['chosen']['anchor']:g}, {r['chosen']['epochs']} | "
                          f"{r['cpu_s']:.0f} | {agree} |")
         if ab.get("screen"):
