@@ -68,10 +68,12 @@ from .common import EWT, NLTK_DATA, RESULTS, describe, log, require_data, write_
 OUT = RESULTS / "reranking_ablation.md"
 SPLITS = ("train", "dev", "test")
 #: the rows of each treebank (a reranker trained with the row's columns), in the order they are run
-VARIANTS = {"ewt": ("none", "default", "per-word", "rank", "em", "em-only"),
-            "wsj": ("none", "default", "per-word", "em")}
+VARIANTS = {"ewt": ("none", "default", "per-word", "rank", "em", "em-only", "upos-brown"),
+            "wsj": ("none", "default", "per-word", "em", "upos-brown")}
 #: the sources screened on each treebank (:func:`screen`: cheap, no reranker trained)
-SCREENED = {"ewt": ("upos", "per-word", "rank", "xpos", "em", "form"), "wsj": ("upos", "per-word", "rank")}
+SCREENED = {"ewt": ("upos", "per-word", "rank", "xpos", "em", "form", "upos-brown", "xpos-brown", "form-brown",
+                    "form-cca"),
+            "wsj": ("upos", "per-word", "rank", "upos-brown", "form-brown")}
 LABELS = {
     "none": "no tree model (context templates + parser score)",
     "default": "UPOS spectral model: log p̂ + topology (the build's default)",
