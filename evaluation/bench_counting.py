@@ -19,6 +19,8 @@ Every cell checks max |ours - splearn / N| over H and all H_sigma. Also: Numba c
 time (empty cache) and cache-load time in fresh processes, and tree statistics of EWT.
 
     python -m evaluation bench_counting            # writes evaluation/results/counting.md
+    taskset -c 1 python -m evaluation bench_counting --splearn-max-length 0 \
+        --out evaluation/results/counting-scaling.md   # our side only, pinned: the doubling rows in a minute
 """
 
 from __future__ import annotations
@@ -254,7 +256,8 @@ def main(argv=None):
                         theirs = run_splearn(path, n, length, version, args.splearn_timeout)
                     row = dict(problem=problem, n=n, tokens=corpus.n_tokens, L=length, version=version,
                                P=basis.n_prefixes, S=basis.n_suffixes, ours=total, count=count,
-                               ours_mem=memory, theirs=None, theirs_mem=None, diff=None, missing=None)
+                               ours_mem=memory, theirs=None, theirs_mem=None, diff=None, missing=None,
+                               splearn_run=length <= args.splearn_max_length)
                     if theirs is not None:
                         arrays, values = theirs
                         row["theirs"], row["theirs_mem"] = values["seconds"], values["memory"]
@@ -269,7 +272,8 @@ def _mb(x):
 
 
 def _line(r, timeout):
-    theirs = f"> {timeout:.0f} (capped)" if r["theirs"] is None else f"{r['theirs']:.2f}"
+    theirs = f"{r['theirs']:.2f}" if r["theirs"] is not None else \
+        f"> {timeout:.0f} (capped)" if r["splearn_run"] else "not run"
     ratio = "–" if r["theirs"] is None else f"{r['theirs'] / r['ours']:.0f}x"
     diff = "–" if r["diff"] is None else f"{r['diff']:.1e}"
     missing = "–" if r["missing"] is None else str(r["missing"])
@@ -300,8 +304,10 @@ def write_report(args, table, compiled, cached, trees, ewt, fixed):
         f"- Warm build at L = 3 on 100,000 strings ({len(l3)} cells): splearn / ours = "
         + (f"{min(l3_ratios):.0f}x to {max(l3_ratios):.0f}x (basis + counting), "
            f"{min(l3_count):.0f}x to {max(l3_count):.0f}x (counting on a given basis)." if l3 else "not measured."),
-        f"- Matrices: max |ours − splearn/N| over all compared cells = {max(diffs, default=float('nan')):.1e} "
-        f"({len(diffs)} cells; {capped} splearn cells capped at {args.splearn_timeout:.0f} s).",
+        (f"- Matrices: max |ours − splearn/N| over all compared cells = {max(diffs):.1e} "
+         f"({len(diffs)} cells; {capped} splearn cells capped at {args.splearn_timeout:.0f} s)." if diffs else
+         f"- Matrices: not compared (scikit-splearn run for L ≤ {args.splearn_max_length} only; "
+         f"{capped} cells capped at {args.splearn_timeout:.0f} s)."),
         f"- Doubling the data (ours, basis + counting): time ratio between {min((q for *_, q in scaling), default=float('nan')):.2f} "
         f"and {max((q for *_, q in scaling), default=float('nan')):.2f} over all {len(scaling)} pairs; "
         f"max {max(big, default=float('nan')):.2f} over the {len(big)} pairs whose larger run takes ≥ 20 ms "

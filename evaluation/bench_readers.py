@@ -5,6 +5,11 @@ For each format the toolkit reads, at 1x and 10x (the files replicated ten times
 ``--repeats`` on the CPU clock (``time.process_time``; the machine is shared, so wall time
 would measure the others):
 
+- the floors: the file's bytes in memory (a zip's inflated) passed over twice, their line feeds
+  counted in numpy (vectorised) and a compiled loop that loads and compares each byte once,
+  looking again at white space and bytes beyond ASCII (``_kernels.byte_loop``), CPU seconds:
+  what no reader can beat, and whether a reader that looks at every byte can keep up with the
+  disk at all;
 - the disk: the file read cold, bypassing the page cache (``O_DIRECT`` into an aligned
   buffer, as ``dd iflag=direct``; where the file system refuses ``O_DIRECT``, its cached pages
   are dropped with ``posix_fadvise(DONTNEED)`` first), wall seconds, best of ``--repeats``:
@@ -88,6 +93,29 @@ def read_bytes(path: Path):
     return len(path.read_bytes()), None
 
 
+def in_memory(path: Path) -> bytes:
+    """The bytes a reader parses: the file's, or for a zip every member's, inflated."""
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path) as z:
+            return b"".join(z.read(n) for n in z.namelist())
+    return path.read_bytes()
+
+
+def floors(data: bytes, repeats: int) -> tuple[float, float]:
+    """CPU seconds (best of ``repeats``) of the two least passes over ``data`` already in memory:
+    counting its line feeds in numpy (vectorised, the memory's speed) and the compiled byte
+    loop (``_kernels.byte_loop``: one load and compare a byte, the floor of a parser that looks
+    at every byte)."""
+    import numpy as np
+
+    from ._kernels import byte_loop
+
+    buf = np.frombuffer(data, np.uint8)
+    byte_loop(buf[:1])  # the Numba cache loaded
+    best = cpu_best({"count": lambda: np.count_nonzero(buf == 10), "loop": lambda: byte_loop(buf)}, repeats)
+    return best["count"][0], best["loop"][0]
+
+
 def cold_read_seconds(path: Path, repeats: int) -> tuple[float, str]:
     """The best wall seconds of reading ``path`` from the disk, not from the page cache, and how:
     ``O_DIRECT`` (4 MiB reads into an aligned buffer), or, where the file system refuses it,
@@ -158,8 +186,8 @@ def splearn_seconds(path, repeats: int):
 
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
-    "bytes in (read, unzip)": [["pathlib.py", "read_bytes"], ["corpus/zipmembers.py", "read_members"],
-                               ["corpus/pautomac.py", "_line_blocks"]],
+    "bytes in (read, map, unzip)": [["pathlib.py", "read_bytes"], ["corpus/textfile.py", "mapped_bytes"],
+                                    ["corpus/zipmembers.py", "read_members"], ["corpus/pautomac.py", "_line_blocks"]],
     "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
                       ["corpus/_kernels.py", "integer_lines"]],
     "numbering the symbols": [["corpus/tokens.py", "numbered_parts"]],
@@ -212,10 +240,11 @@ def rows_for(name: str, path: Path, copies: int, fmt: str, peers: dict, repeats:
         cells.append(f"{side} {seconds:.2f} s ({seconds / best['ours'][0]:.1f}x ours)")
     bytes_s, ours_s = best["read_bytes"][0], best["ours"][0]
     disk_s, how = cold_read_seconds(path, repeats)
+    count_s, loop_s = floors(in_memory(path), repeats)
     disk_mb = path.stat().st_size / 1e6
     row = (f"{name} | {copies}x | {n:,} / {t:,} | {size:.1f} MB | {disk_s:.3f} ({disk_mb / disk_s:.0f} MB/s{'' if how == 'O_DIRECT' else ', ' + how}) | "
-           f"{bytes_s:.3f} | **{ours_s:.3f}** | {size / ours_s:.0f} MB/s | {ours_s / disk_s:.2f} | {nbytes / 1e6:.2f} MB | "
-           + "; ".join(cells))
+           f"{count_s:.3f} | {loop_s:.3f} ({loop_s / disk_s:.2f}) | {bytes_s:.3f} | **{ours_s:.3f}** | {size / ours_s:.0f} MB/s | "
+           f"{ours_s / disk_s:.2f} | {ours_s / loop_s:.1f} | {nbytes / 1e6:.2f} MB | " + "; ".join(cells))
     return row, (ours_phases(path, fmt, field) if copies == 1 else None)
 
 
@@ -306,14 +335,21 @@ read cold, bypassing the page cache (`O_DIRECT`, as `dd iflag=direct`; wall seco
 `zipfile`). conllu {importlib.metadata.version("conllu")}, NLTK {importlib.metadata.version("nltk")}; brown.zip
 inflated by {inflater()}. MB/s: the file's size (uncompressed for the zip) over our time;
 ours / disk: our time over the disk's (at most 1: the reader keeps up with the disk);
-encoded: the Corpus in memory (symbols, offsets, heads).
+encoded: the Corpus in memory (symbols, offsets, heads). The floors, what any reader pays
+on these bytes once they are in memory (for the zip, inflated; CPU, best of {args.repeats}): `count LF` =
+`np.count_nonzero(buf == 10)` (vectorised: the memory's speed), `byte loop` = a compiled loop
+loading and comparing every byte once and looking again at white space, control bytes and
+bytes beyond ASCII (`evaluation/_kernels.py`; the least a parser that looks at each byte
+does), beside it its time over the disk's: above 1, no byte-at-a-time reader can
+keep up with this disk; ours / loop: our time over the byte loop's.
 
-| File | data | sequences / tokens | size | disk s (MB/s) | bytes s | ours s | ours MB/s | ours / disk | encoded | peers (CPU s, ratio to ours) |
-|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|
+| File | data | sequences / tokens | size | disk s (MB/s) | count LF s | byte loop s (/ disk) | bytes s | ours s | ours MB/s | ours / disk | ours / loop | encoded | peers (CPU s, ratio to ours) |
+|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|
 {chr(10).join("| " + row + " |" for row in table)}
 
 Our reading at 1x, by phase (cProfile, CPU seconds and share; the rest: the Python between
-the phases — checks, arrays, the Corpus):
+the phases — checks, arrays, the Corpus; a memory-mapped file's pages are brought in during
+the compiled pass, so its bytes in are the mapping alone):
 
 {chr(10).join(phase_table(profiles))}
 

@@ -43,6 +43,11 @@ TREE_SHRINKAGE_GRID = (0.0, 0.3, 1.0, 3.0, 10.0, 30.0)
 #: the spectral tree model's floor — a fraction of the word's training frequency, not of the
 #: positive next-event mass as in FLOOR_GRID
 TREE_FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
+#: weights of the base score (standardised) a reranker's perceptron starts from (``anchor="auto"``):
+#: the larger, the more evidence the other features need to overrule the base model
+ANCHOR_GRID = (1.0, 4.0, 16.0)
+#: numbers of histogram bins per variable of the smooth product mixture (``n_bins="auto"``), cheapest first
+BINS_GRID = (4, 6, 8, 10, 12, 15, 20)
 
 
 class CandidateFailed(ValueError):
@@ -206,7 +211,7 @@ def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT
     representatives, counts = distinct_sequences(corpus)
     from .metrics import event_targets
 
-    products, exponents, logs = _kernels.candidate_accumulators(len(floors), len(weights))
+    products, exponents, logs = candidate_accumulators(len(floors), len(weights))
     column = np.full(model.n_symbols, -1, dtype=np.int64)
     column[model.event_ids] = np.arange(len(model.event_ids))
     unfloored = model.with_floor(0.0)
@@ -227,18 +232,77 @@ def floor_sweep(model, corpus, floors, partner_log_prob=None, mix_weights=WEIGHT
                                     column[event_targets(part)], event_counts[events], floor_array,
                                     partner[where[events]] if len(partner) else partner, grid, products, exponents,
                                     logs)
-    return FloorSweep(floors, weights, _kernels.log_likelihoods(products, exponents, logs))
+    return FloorSweep(floors, weights, log_likelihoods(products, exponents, logs))
 
 
 _MAX_SWEEP_CELLS = 20_000_000
 
 
+def candidate_accumulators(n_floors: int, n_weights: int):
+    """The empty ``(products, exponents, logs)`` every candidate's events are added into
+    (``automata._kernels.add_event``)."""
+    from .automata._kernels import COUNT_CLASSES
+
+    return (np.ones((COUNT_CLASSES, n_floors, n_weights)), np.zeros((COUNT_CLASSES, n_floors, n_weights), np.int64),
+            np.zeros((n_floors, n_weights)))
+
+
+def log_likelihoods(products, exponents, logs) -> np.ndarray:
+    """Σ log of the accumulated probabilities (``candidate_accumulators``): each count class's
+    log(product) + exponent · log 2, times its count, plus the summed logs."""
+    with np.errstate(divide="ignore"):  # a product of 0: a zero probability, -inf
+        once = np.log(products[1:]) + exponents[1:] * np.log(2.0)
+    classes = np.arange(1, len(products), dtype=np.float64)[:, None, None]
+    return logs + (classes * once).sum(axis=0)
+
+
 def distinct_sequences(corpus) -> tuple[np.ndarray, np.ndarray]:
     """The distinct sequences of ``corpus`` in lexicographic order (the index of each one's
-    first occurrence) and how often each occurs: the order of a trie walked depth first."""
-    from .automata import _kernels
+    first occurrence) and how often each occurs: the order of a trie walked depth first.
 
-    return _kernels.distinct_sequences(corpus.symbols, corpus.offsets)
+    Each sequence's ids (+ 1, 0 past its end) are packed into 64-bit chunk keys, ``width``
+    ids a chunk, so that the keys compare as the ids do (a proper prefix first). The sequences
+    are sorted by their first chunk, then, in numpy, only the groups still tied and holding a
+    longer sequence by their next chunk, until no tie is left undecided: the groups are then
+    the distinct sequences, each in index order (stable sorts)."""
+    symbols, offsets = corpus.symbols, corpus.offsets
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    bits = (int(symbols.max(initial=0)) + 1).bit_length()
+    width = 64 // bits
+    chunk_counts = -(-lengths // width)
+    chunk_first = np.zeros(n + 1, np.int64)
+    np.cumsum(chunk_counts, out=chunk_first[1:])
+    position = np.arange(len(symbols)) - np.repeat(offsets[:-1], lengths)
+    packed = (symbols.astype(np.uint64) + np.uint64(1)) << (bits * (width - 1 - position % width)).astype(np.uint64)
+    chunks = np.zeros(chunk_first[-1] + 1, np.uint64)  # one spare 0: never indexed out of range
+    if len(symbols):
+        chunks[:-1] = np.add.reduceat(packed, np.flatnonzero(position % width == 0))
+
+    def key(rows, level):  # the level-th chunk of each of ``rows``, 0 past its end
+        return np.where(chunk_counts[rows] > level, chunks[np.minimum(chunk_first[rows] + level, chunk_first[-1])],
+                        np.uint64(0))
+
+    order = np.argsort(key(np.arange(n), 0), kind="stable")
+    first_keys = key(order, 0)
+    starts = np.ones(n, bool)  # where a group of equal keys so far begins, in ``order``
+    starts[1:] = first_keys[1:] != first_keys[:-1]
+    level = 1
+    while True:
+        group = np.cumsum(starts) - 1
+        sizes = np.bincount(group)
+        longer = np.bincount(group, weights=chunk_counts[order] > level) > 0
+        active = np.flatnonzero(((sizes > 1) & longer)[group])
+        if len(active) == 0:
+            break
+        rows = order[active]
+        keys = key(rows, level)
+        by = np.lexsort((keys, group[active]))
+        order[active], keys = rows[by], keys[by]
+        starts[active[1:]] |= keys[1:] != keys[:-1]
+        level += 1
+    firsts = np.flatnonzero(starts)
+    return order[firsts], np.diff(np.append(firsts, n))
 
 
 def held_out_split(train, dev=None, random_state=0, fraction: float = HELD_OUT_FRACTION):

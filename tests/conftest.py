@@ -28,8 +28,15 @@ ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]", 
          "tests/test_docs.py::test_the_docs_examples_run[parsing.md]",  # README's stories write
          "tests/test_docs.py::test_the_docs_examples_run[mixtures.md]",
          "tests/test_docs.py::test_the_site_builds_with_warnings_as_errors")  # a process of its own
-#: units that take longest (``pytest --durations=0``), handed out first in this order
-LONGEST_FIRST = ("tests/test_docs.py", *ALONE[:2], "tests/reranking/test_build.py", ALONE[2])
+#: units that take longest (CPU seconds per unit of a profiled run, 2026-11-26), handed out
+#: first in this order so that the short ones even out the two workers' ends; the rest follow
+#: by number of tests
+LONGEST_FIRST = ("tests/test_docs.py", "tests/cli/test_lm.py", "tests/cli/test_parse.py",
+                 "tests/mixtures/test_convex_em.py", "tests/cli/test_determinism.py", ALONE[1],
+                 "tests/reranking/test_build.py", "tests/automata/test_tensor_hmm.py",
+                 "tests/mixtures/test_smooth_product.py", "tests/cli/test_fuzz.py", "tests/parsing/test_eisner.py",
+                 "tests/cli/test_user_path.py", ALONE[0], ALONE[2], "tests/test_selection.py", "tests/cli/test_lossless.py",
+                 "tests/test_kernel_cache.py", "tests/corpus/test_one_pass.py", "tests/cli/test_tree.py", ALONE[3])
 
 
 def unit_of(nodeid: str) -> str:

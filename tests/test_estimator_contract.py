@@ -1,12 +1,16 @@
 """Every estimator of the package through one contract, the way scikit-learn's
-``parametrize_with_checks`` runs its own: discovered by walking ``seqspectral``, each fitted
-on a few seconds' worth of data and checked for the conventions of :mod:`seqspectral.base`.
+``parametrize_with_checks`` runs its own: each class fitted on a few seconds' worth of data
+and checked for the conventions of :mod:`seqspectral.base`.
 
-A new estimator class fails :func:`test_every_estimator_has_a_small_fit` until it is given
+The classes are found by walking ``seqspectral`` (at run time, so that collecting the suite
+does not import every subpackage in every worker): every class with a ``fit`` must be an
+:class:`~seqspectral.base.Estimator` (:func:`test_every_class_with_fit_is_an_estimator`), and
+a new estimator class fails :func:`test_every_estimator_has_a_small_fit` until it is given
 one in :data:`SMALL_FITS` (by class name, so modules may move)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -14,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sklearn.base
 
 import seqspectral
 from seqspectral.base import Estimator, NotFittedError
@@ -23,18 +26,35 @@ from seqspectral.selection import SelectionResult
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 
 
-def estimator_classes() -> list[type]:
-    """Every concrete :class:`Estimator` of the package (one with its own ``__init__``)."""
+@functools.cache
+def classes_with_fit() -> tuple[type, ...]:
+    """Every class defined in the package (the command line's modules aside) that has ``fit``."""
     found = set()
     for info in pkgutil.walk_packages(seqspectral.__path__, "seqspectral."):
         if ".cli" in info.name:
             continue
         module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            if (inspect.isclass(value) and issubclass(value, Estimator) and value.__module__ == module.__name__
-                    and "__init__" in {name for c in value.__mro__[:-2] for name in vars(c)}):
-                found.add(value)
-    return sorted(found, key=lambda c: c.__name__)
+        found |= {value for value in vars(module).values()
+                  if inspect.isclass(value) and value.__module__ == module.__name__ and hasattr(value, "fit")}
+    return tuple(sorted(found, key=lambda c: c.__name__))
+
+
+def _abstract(cls: type, classes) -> bool:
+    """A base other estimators derive from, with no ``__init__`` (no hyper-parameters) of its own."""
+    return (any(other is not cls and issubclass(other, cls) for other in classes)
+            and "__init__" not in {name for c in cls.__mro__ if c is not object for name in vars(c)})
+
+
+def estimator_classes() -> list[type]:
+    """Every concrete :class:`Estimator` of the package."""
+    classes = classes_with_fit()
+    return [c for c in classes if issubclass(c, Estimator) and not _abstract(c, classes)]
+
+
+def test_every_class_with_fit_is_an_estimator():
+    assert classes_with_fit(), "the walk found nothing"
+    assert [c.__qualname__ for c in classes_with_fit() if not issubclass(c, Estimator)] == [], \
+        "derive from seqspectral.base.Estimator: the contract test covers every Estimator"
 
 
 # -- a small fit per class: (estimator, fit arguments) -----------------------------------------
@@ -90,50 +110,42 @@ def _words():
     return (read_corpus(CORPORA / "ewt-sample.conllu", field="form"),), {}
 
 
-def _small_fits():
-    from seqspectral.automata import BaumWelchHMM, ConvexWA, SpectralWA, TensorHMM
-    from seqspectral.embeddings import CCAEmbeddings
-    from seqspectral.lm.ngram import NGramLM
-    from seqspectral.trees import EMTreeModel, SpectralTreeModel
-
-    return {
-        "BaumWelchHMM": lambda: (BaumWelchHMM(2, max_iter=3, floor=0.01, progress=False), *_strings()),
-        "ConvexWA": lambda: (ConvexWA(1e-3, floor=0.01, basis_size=20, basis_length=2, max_iter=20, progress=False),
-                             *_strings()),
-        "SpectralWA": lambda: (SpectralWA(2, floor=0.01, basis_size=20, basis_length=2, progress=False), *_strings()),
-        "TensorHMM": lambda: (TensorHMM(2, floor=0.01, basis_size=20, basis_length=2, progress=False), *_strings()),
-        "NGramLM": lambda: (NGramLM(2, k=1.0), *_strings()),
-        "SpectralTreeModel": lambda: (SpectralTreeModel(4, representation="svd"), (_trees(),), {}),
-        "EMTreeModel": lambda: (EMTreeModel(2, max_iter=2), (_trees(),), {}),
-        "CCAEmbeddings": lambda: (CCAEmbeddings(2, min_count=1), *_words()),
-        "DependencyParser": lambda: (_rerank_core("DependencyParser", epochs=1, hash_bits=12), (_sentences(),), {}),
-        "DependencyLabeler": lambda: (_rerank_core("DependencyLabeler", epochs=1, hash_bits=12), (_sentences(),), {}),
-        "PerceptronTagger": lambda: (_rerank_core("PerceptronTagger", epochs=1, hash_bits=12), (_sentences(),), {}),
-        "Reranker": lambda: (_rerank_core("Reranker", epochs=2, hash_bits=10), *_reranking()),
-        "SupervisedBayesNet": lambda: (_mixture("SupervisedBayesNet", _network()[0]), _network()[1:], {}),
-        "ViterbiEM": lambda: (_mixture("ViterbiEM", _network()[0], n_restarts=2, max_iter=5), (_network()[1],), {}),
-        "ConvexEM": lambda: (_mixture("ConvexEM", _network()[0], tol=1e-4, n_roundings=2), (_network()[1],), {}),
-        "SmoothProductMixture": lambda: (_mixture("SmoothProductMixture", 2, n_bins=4, n_init=1, max_iter=20),
-                                         (np.random.default_rng(0).normal(size=(200, 3)),), {}),
-        "SpectralExperts": lambda: (_mixture("SpectralExperts", 2, max_iter=50), *_regression()),
-        "MixtureOfLinearRegressionsEM": lambda: (_mixture("MixtureOfLinearRegressionsEM", 2, max_iter=20),
-                                                 *_regression()),
-    }
-
-
-def _by_name(name: str) -> type:
+def _make(name: str, *args, **kwargs):
     (cls,) = [c for c in estimator_classes() if c.__name__ == name]
-    return cls
+    return cls(*args, **kwargs)
 
 
-_rerank_core = _mixture = lambda name, *args, **kwargs: _by_name(name)(*args, **kwargs)  # noqa: E731
+_PERCEPTRON = dict(epochs=1, hash_bits=12)
 
-SMALL_FITS = _small_fits()
-CLASSES = estimator_classes()
+#: class name -> () -> (estimator, fit's positional arguments, fit's keyword arguments)
+SMALL_FITS = {
+    "BaumWelchHMM": lambda: (_make("BaumWelchHMM", 2, max_iter=3, floor=0.01, progress=False), *_strings()),
+    "ConvexWA": lambda: (_make("ConvexWA", 1e-3, floor=0.01, basis_size=20, basis_length=2, max_iter=20, progress=False),
+                         *_strings()),
+    "SpectralWA": lambda: (_make("SpectralWA", 2, floor=0.01, basis_size=20, basis_length=2, progress=False),
+                           *_strings()),
+    "TensorHMM": lambda: (_make("TensorHMM", 2, floor=0.01, basis_size=20, basis_length=2, progress=False), *_strings()),
+    "NGramLM": lambda: (_make("NGramLM", 2, k=1.0), *_strings()),
+    "SpectralTreeModel": lambda: (_make("SpectralTreeModel", 4, representation="svd"), (_trees(),), {}),
+    "EMTreeModel": lambda: (_make("EMTreeModel", 2, max_iter=2), (_trees(),), {}),
+    "ValenceModel": lambda: (_make("ValenceModel"), (_trees(),), {}),
+    "CCAEmbeddings": lambda: (_make("CCAEmbeddings", 2, min_count=1), *_words()),
+    "DependencyParser": lambda: (_make("DependencyParser", **_PERCEPTRON), (_sentences(),), {}),
+    "DependencyLabeler": lambda: (_make("DependencyLabeler", **_PERCEPTRON), (_sentences(),), {}),
+    "PerceptronTagger": lambda: (_make("PerceptronTagger", **_PERCEPTRON), (_sentences(),), {}),
+    "Reranker": lambda: (_make("Reranker", epochs=2, hash_bits=10), *_reranking()),
+    "SupervisedBayesNet": lambda: (_make("SupervisedBayesNet", _network()[0]), _network()[1:], {}),
+    "ViterbiEM": lambda: (_make("ViterbiEM", _network()[0], n_restarts=2, max_iter=5), (_network()[1],), {}),
+    "ConvexEM": lambda: (_make("ConvexEM", _network()[0], tol=1e-4, n_roundings=2), (_network()[1],), {}),
+    "SmoothProductMixture": lambda: (_make("SmoothProductMixture", 2, n_bins=4, n_init=1, max_iter=20),
+                                     (np.random.default_rng(0).normal(size=(200, 3)),), {}),
+    "SpectralExperts": lambda: (_make("SpectralExperts", 2, max_iter=50), *_regression()),
+    "MixtureOfLinearRegressionsEM": lambda: (_make("MixtureOfLinearRegressionsEM", 2, max_iter=20), *_regression()),
+}
 
 
 def test_every_estimator_has_a_small_fit():
-    assert sorted(c.__name__ for c in CLASSES) == sorted(SMALL_FITS), "give every estimator a small fit here"
+    assert sorted(c.__name__ for c in estimator_classes()) == sorted(SMALL_FITS), "give every estimator a small fit here"
 
 
 # -- the contract --------------------------------------------------------------------------
@@ -142,9 +154,12 @@ RETIRED = {"dim": "n_states", "n_iter_max": "max_iter", "max_iters": "max_iter",
            "held_out": "dev", "log_likelihoods_": "history_", "cost_history_": "history_"}
 
 
-@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: c.__name__)
-def test_the_estimator_contract(cls):
-    est, args, kwargs = SMALL_FITS[cls.__name__]()
+@pytest.mark.parametrize("name", sorted(SMALL_FITS))
+def test_the_estimator_contract(name):
+    import sklearn.base  # here, not at collection: every worker of a parallel run collects this file
+
+    est, args, kwargs = SMALL_FITS[name]()
+    cls = type(est)
     params = est.get_params(deep=False)
     # hyper-parameters in __init__ only, stored under their names; nothing fitted before fit
     assert sorted(vars(est)) == sorted(params) == sorted(cls._get_param_names())

@@ -120,6 +120,20 @@ def test_distinct_sequences_are_the_sorted_set_with_counts(n_ids):
     assert all(tuples.index(tuples[r]) == r for r in representatives)  # each one's first occurrence
 
 
+def test_distinct_sequences_of_long_shared_prefixes_and_empty_corpora():
+    """Sequences tied over many packed chunks (a 500-id common prefix, ids differing only at the
+    end, copies of long ones) sort by their last ids; a corpus of empty sequences is one of them."""
+    prefix = list(range(2, 9)) * 70 + [3] * 10
+    seqs = [prefix + [4], prefix, prefix + [3, 2], prefix + [3], prefix + [4], [], prefix[:250], prefix]
+    representatives, counts = distinct_sequences(Corpus.from_ids(seqs))
+    tuples = [tuple(s) for s in seqs]
+    assert [tuples[r] for r in representatives] == sorted(set(tuples))
+    assert counts.tolist() == [tuples.count(tuples[r]) for r in representatives]
+    for empty in ([], [[], [], []]):
+        representatives, counts = distinct_sequences(Corpus.from_ids(empty))
+        assert (representatives.tolist(), counts.tolist()) == (([], []) if not empty else ([0], [3]))
+
+
 def test_sweep_over_repeated_sequences(data):
     """Held-out data that repeats (every sequence 1, 3 or 70 times, shuffled: events scored once
     and added by their count, in both accumulations) gives every candidate's total event by event."""

@@ -79,3 +79,18 @@ def test_patience_stops_a_path_after_values_that_do_not_improve():
     assert result.chosen == {"tau": 3, "floor": 1}
     assert sorted(set(calls)) == [1, 2, 3, 4, 5]  # 4 and 5 did not improve: 6 and 7 are never solved
     assert grid_search({"tau": [1, 2, 3, 4, 5, 6, 7], "floor": [0, 1]}, score, "test").chosen == result.chosen
+
+
+def test_every_grid_is_defined_in_selection_py():
+    """docs/design.md's one answer to "where is the code that picks a hyper-parameter": no
+    other module of the package defines a ``*_GRID`` of candidates."""
+    import ast
+
+    stray = []
+    for path in sorted((ROOT / "seqspectral").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            stray += [f"{path.relative_to(ROOT)}:{node.lineno} {t.id}" for t in targets
+                      if isinstance(t, ast.Name) and t.id.endswith("_GRID")]
+    assert stray and all(s.startswith("seqspectral/selection.py:") for s in stray), stray

@@ -125,13 +125,22 @@ def advance(s, operator, prefix_final, beta_max, work):
         if si != 0.0:
             for j in range(k):
                 work[j] += si * operator[i, j]
+    rescale(work, prefix_final, beta_max, s)
+
+
+@njit(cache=True)
+def rescale(work, prefix_final, beta_max, s):
+    """``s`` ← ``work`` divided by its predicted prefix mass, or by its L1 norm if that mass
+    vanishes (``normalise_state``'s rule; ``beta_max`` = max |prefix_final|); ``s`` is left as it
+    was if ``work`` is zero or not finite."""
+    k = len(s)
     norm = 0.0
     mass = 0.0
     for j in range(k):
         norm += abs(work[j])
         mass += work[j] * prefix_final[j]
     if norm == 0.0 or not np.isfinite(norm):
-        return  # the state stays as it was (``normalise_state``'s fallback)
+        return
     by = mass if abs(mass) > 1e-12 * norm * beta_max and abs(mass) > _TINY else norm
     for j in range(k):
         s[j] = work[j] / by
@@ -195,7 +204,6 @@ def event_log_probs(symbols, offsets, initial, operators, prefix_final, event_ma
 # -- held-out selection: every (floor, mixture weight) candidate in one pass ---------------------
 #: products of probabilities are rescaled by 2^±600 (exact) before they underflow
 _RESCALE = 2.0 ** 600
-_LOG2 = np.log(2.0)
 
 
 @njit(cache=True)
@@ -229,8 +237,8 @@ def add_event(p_floors, partner, count, mix_weights, products, exponents, logs):
     finite partner probability). An event seen fewer than ``COUNT_CLASSES`` times is
     multiplied into the running product of its count's class, products[count, f, w] *= v,
     kept in range by exact powers of two counted in ``exponents`` (no logarithm per event;
-    ``log_likelihoods`` weighs each class's logarithm by its count); one seen more often adds
-    count · log v to ``logs``."""
+    ``seqspectral.selection.log_likelihoods`` weighs each class's logarithm by its count); one
+    seen more often adds count · log v to ``logs``."""
     n_w = products.shape[2]
     if count >= products.shape[0]:
         for f in range(products.shape[1]):
@@ -238,40 +246,19 @@ def add_event(p_floors, partner, count, mix_weights, products, exponents, logs):
             for w in range(n_w):
                 logs[f, w] += count * np.log(mix_weights[w] * p + (1.0 - mix_weights[w]) * partner)
         return
-    product = products[count]
     smallest = np.inf
-    for f in range(product.shape[0]):
+    for f in range(products.shape[1]):
         p = p_floors[f]
         for w in range(n_w):
-            v = product[f, w] * (mix_weights[w] * p + (1.0 - mix_weights[w]) * partner)
-            product[f, w] = v
+            v = products[count, f, w] * (mix_weights[w] * p + (1.0 - mix_weights[w]) * partner)
+            products[count, f, w] = v
             smallest = min(smallest, v)
     if smallest < 1.0 / _RESCALE:
-        for f in range(product.shape[0]):
-            for w in range(n_w):
-                if product[f, w] < 1.0 / _RESCALE:
-                    product[f, w] *= _RESCALE
-                    exponents[count, f, w] -= 600
-
-
-@njit(cache=True)
-def candidate_accumulators(n_floors, n_weights):
-    """The empty ``(products, exponents, logs)`` of ``add_event``."""
-    return (np.ones((COUNT_CLASSES, n_floors, n_weights)), np.zeros((COUNT_CLASSES, n_floors, n_weights), np.int64),
-            np.zeros((n_floors, n_weights)))
-
-
-@njit(cache=True)
-def log_likelihoods(products, exponents, logs):
-    """Σ log of the accumulated probabilities: each class's log(product) + exponent · log 2,
-    times its count, plus the summed logs."""
-    out = logs.copy()
-    for c in range(1, products.shape[0]):
         for f in range(products.shape[1]):
-            for w in range(products.shape[2]):
-                once = np.log(products[c, f, w]) + exponents[c, f, w] * _LOG2 if products[c, f, w] > 0.0 else -np.inf
-                out[f, w] += c * once
-    return out
+            for w in range(n_w):
+                if products[count, f, w] < 1.0 / _RESCALE:
+                    products[count, f, w] *= _RESCALE
+                    exponents[count, f, w] -= 600
 
 
 @njit(cache=True)
@@ -285,157 +272,52 @@ def common_prefix(symbols, offsets, a, b):
 
 
 @njit(cache=True)
-def sequence_keys(symbols, offsets):
-    """Per sequence, its first ``width`` ids packed into a uint64: (id + 1) in ``bits`` bits
-    each, 0 past the end, so that the keys sort as the sequences do on their first ``width``
-    ids (a proper prefix first). Returns (keys, width)."""
-    n = len(offsets) - 1
-    bits = 1
-    while (1 << bits) <= (symbols.max() + 1 if len(symbols) else 1):
-        bits += 1
-    width = 64 // bits
-    keys = np.zeros(n, np.uint64)
-    for i in range(n):
-        key = np.uint64(0)
-        for t in range(offsets[i], min(offsets[i + 1], offsets[i] + width)):
-            key = key | (np.uint64(symbols[t] + 1) << np.uint64(bits * (width - 1 - (t - offsets[i]))))
-        keys[i] = key
-    return keys, width
+def held_out_sweep(symbols, offsets, representatives, counts, initial, operators, prefix_final, event_matrix,
+                   event_column, floors, partner_log_prob, mix_weights, products, exponents, logs):
+    """Every (floor, mixture weight) candidate's held-out log-likelihood accumulated into
+    ``products``, ``exponents`` and ``logs`` (``add_event``), one pass over the distinct events.
 
-
-@njit(cache=True)
-def _compare(symbols, offsets, keys, width, a, b):
-    """-1, 0 or 1 as sequence ``a`` comes before, equals or comes after sequence ``b``
-    lexicographically (a proper prefix first): their keys, then their ids past ``width``."""
-    if keys[a] != keys[b]:
-        return -1 if keys[a] < keys[b] else 1
-    i, j, end_a, end_b = offsets[a] + width, offsets[b] + width, offsets[a + 1], offsets[b + 1]
-    while i < end_a and j < end_b:
-        if symbols[i] != symbols[j]:
-            return -1 if symbols[i] < symbols[j] else 1
-        i += 1
-        j += 1
-    if i >= end_a and j >= end_b:
-        return 0
-    return -1 if i >= end_a else 1
-
-
-@njit(cache=True)
-def _merge_sort(symbols, offsets, keys, width, order):
-    """``order`` (sequence indices) put in lexicographic order in place (stable, bottom-up)."""
-    n = len(order)
-    buffer = np.empty(n, np.int64)
-    run = 1
-    while run < n:
-        for low in range(0, n, 2 * run):
-            middle, high = min(low + run, n), min(low + 2 * run, n)
-            i, j = low, middle
-            for k in range(low, high):
-                if j < high and (i >= middle or _compare(symbols, offsets, keys, width, order[j], order[i]) < 0):
-                    buffer[k] = order[j]
-                    j += 1
-                else:
-                    buffer[k] = order[i]
-                    i += 1
-        order[:] = buffer
-        run *= 2
-
-
-@njit(cache=True)
-def distinct_in_key_order(symbols, offsets, keys, width, order):
-    """The distinct sequences in lexicographic order and how often each occurs,
-    ``(representatives, counts)``, from ``order``: the indices sorted by ``keys`` (stably).
-    Sequences of equal keys no longer than ``width`` are equal; the longer ones of a key
-    are merge-sorted on the rest of their ids. A representative is the first index of its
-    sequence. In this order the sequences sharing a prefix are neighbours: a trie walked
-    depth first."""
-    n = len(order)
-    representatives = np.empty(n, np.int64)
-    counts = np.zeros(n, np.int64)
-    m = -1
-    low = 0
-    while low < n:
-        high = low + 1
-        while high < n and keys[order[high]] == keys[order[low]]:
-            high += 1
-        if high - low == 1:  # a key of its own
-            m += 1
-            representatives[m] = order[low]
-            counts[m] = 1
-            low = high
-            continue
-        run = order[low:high].copy()
-        lengths = offsets[run + 1] - offsets[run]
-        run = np.concatenate((run[lengths <= width], run[lengths > width]))  # the short ones are one prefix of the rest
-        n_short = np.sum(lengths <= width)
-        if high - low - n_short > 1:
-            _merge_sort(symbols, offsets, keys, width, run[n_short:])
-        for i in range(len(run)):
-            if m >= 0 and i > 0 and _compare(symbols, offsets, keys, width, representatives[m], run[i]) == 0:
-                counts[m] += 1
-            else:
-                m += 1
-                representatives[m] = run[i]
-                counts[m] = 1
-        low = high
-    return representatives[:m + 1], counts[:m + 1]
-
-
-@njit(cache=True)
-def distinct_sequences(symbols, offsets):
-    """``distinct_in_key_order`` of the whole corpus: its distinct sequences in lexicographic
-    order (the index of each one's first occurrence) and how often each occurs."""
-    keys, width = sequence_keys(symbols, offsets)
-    return distinct_in_key_order(symbols, offsets, keys, width, np.argsort(keys, kind="mergesort"))
-
-
-@njit(cache=True)
-def held_out_sweep(symbols, offsets, initial, operators, prefix_final, event_matrix, event_column, floors,
-                   partner_log_prob, mix_weights):
-    """The held-out log-likelihood of every (floor, mixture weight) candidate, one pass over
-    the distinct events.
-
-    The corpus's distinct sequences are walked in lexicographic order, each once
-    (``distinct_sequences``: a sequence occurring n times counts n times). An event — a prefix and what follows it —
-    is scored once, when the walk first reaches it: its state is on a stack by prefix length
-    and is advanced only past the common prefix of a sequence and the one before it; its
-    count is the number of sequences that share it, known when the walk leaves it. Each event's
-    raw weights give its probability under every floor (``floored_probabilities``: the state
-    does not depend on the floor), mixed with the partner model's probability
-    ``exp(partner_log_prob[e])`` (a conditional, so the same at every occurrence of the
-    event) at every weight (empty partner: ``mix_weights`` must be [1.0]), then added
-    ``count`` times (``add_event``). Returns (log-likelihoods (n_floors, n_weights), n_missing
-    tokens outside the alphabet).
+    ``representatives`` and ``counts``: the corpus's distinct sequences in lexicographic order
+    and how often each occurs (``seqspectral.selection.distinct_sequences``), walked in that
+    order, each once. An event — a prefix and what follows it — is scored once, when the walk
+    first reaches it: its state is on a stack by prefix length and is advanced only past the
+    common prefix of a sequence and the one before it; its count is the number of sequences
+    that share it, known when the walk leaves it. Each event's raw weights give its probability under every floor
+    (``floored_probabilities``: the state does not depend on the floor), mixed with the partner
+    model's probability ``exp(partner_log_prob[e])`` (a conditional, so the same at every
+    occurrence of the event) at every weight (empty partner: ``mix_weights`` must be [1.0]).
+    Returns the number of tokens outside the alphabet, with multiplicity. Scratch space is
+    allocated here and nothing else: each array operation a kernel holds costs its cache load.
     """
-    representatives, counts = distinct_sequences(symbols, offsets)
     n_ev = event_matrix.shape[1]
+    k = len(initial)
     stop_col = n_ev - 1
-    n_f, n_w = len(floors), len(mix_weights)
+    n_f = len(floors)
     max_length = 0
     for r in representatives:
         max_length = max(max_length, offsets[r + 1] - offsets[r])
-    states = np.empty((max_length + 1, len(initial)))
-    states[0] = normalise_state(initial.copy(), prefix_final, initial)
+    states = np.empty((max_length + 1, k))
     pending_p = np.empty((max_length + 1, n_f))  # the scored events of the current path, by depth
     pending_partner = np.empty(max_length + 1)
-    pending_from = np.empty(max_length + 1, np.int64)  # the first sequence (sorted rank) having it
+    pending_from = np.empty(max_length + 1, np.int64)  # the sequences counted before the first having it
     pending_missing = np.zeros(max_length + 1, np.bool_)
-    seen = np.zeros(len(counts) + 1, np.int64)  # sequences counted with multiplicity before each rank
-    for j in range(len(counts)):
-        seen[j + 1] = seen[j] + counts[j]
     weights = np.empty(n_ev)
-    work = np.empty(len(initial))
-    products, exponents, logs = candidate_accumulators(n_f, n_w)
-    beta_max = np.max(np.abs(prefix_final))
+    work = np.empty(k)
+    beta_max = 0.0
+    for i in range(k):
+        beta_max = max(beta_max, abs(prefix_final[i]))
+        states[0, i] = initial[i]
+    rescale(initial, prefix_final, beta_max, states[0])  # normalise_state(initial)
     has_partner = len(partner_log_prob) > 0
     n_missing = 0
+    seen = 0  # sequences counted (with multiplicity) before the current one
     previous, previous_length = -1, 0
     for j in range(len(representatives) + 1):
         shared = 0
         if j < len(representatives) and previous >= 0:
             shared = common_prefix(symbols, offsets, previous, representatives[j])
         for d in range(shared, previous_length + 1 if previous >= 0 else 0):  # the events left behind
-            count = seen[j] - seen[pending_from[d]]
+            count = seen - pending_from[d]
             add_event(pending_p[d], pending_partner[d], count, mix_weights, products, exponents, logs)
             if pending_missing[d]:
                 n_missing += count
@@ -448,14 +330,16 @@ def held_out_sweep(symbols, offsets, initial, operators, prefix_final, event_mat
             col = stop_col if d == length else event_of(symbols[offsets[r] + d], event_column)
             floored_probabilities(weights, col, floors, pending_p[d])
             pending_partner[d] = np.exp(partner_log_prob[offsets[r] + r + d]) if has_partner else 0.0
-            pending_from[d] = j
+            pending_from[d] = seen
             pending_missing[d] = col < 0
             if d < length:
-                states[d + 1] = states[d]
+                for i in range(k):
+                    states[d + 1, i] = states[d, i]
                 if col >= 0:
                     advance(states[d + 1], operators[symbols[offsets[r] + d]], prefix_final, beta_max, work)
+        seen += counts[j]
         previous, previous_length = r, length
-    return log_likelihoods(products, exponents, logs), n_missing
+    return n_missing
 
 
 @njit(cache=True)

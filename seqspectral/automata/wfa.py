@@ -178,15 +178,19 @@ class WeightedAutomaton(FlooredEventModel):
                        mix_weights: np.ndarray) -> np.ndarray:
         """Total log-likelihood of ``corpus`` under every floor × mixture weight, one compiled
         pass over its distinct events (``seqspectral.selection.floor_sweep`` says what the table holds)."""
+        from ..selection import candidate_accumulators, distinct_sequences, log_likelihoods
+
         self._check_ids(corpus.symbols)
         matrix, _, column = self._event_arrays()
-        totals, n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, self.initial, self.operators,
-                                                    self.prefix_final, matrix, column, floors, partner_log_prob,
-                                                    mix_weights)
+        representatives, counts = distinct_sequences(corpus)
+        accumulators = candidate_accumulators(len(floors), len(mix_weights))
+        n_missing = _kernels.held_out_sweep(corpus.symbols, corpus.offsets, representatives, counts,
+                                            self.initial, self.operators, self.prefix_final, matrix, column,
+                                            floors, partner_log_prob, mix_weights, *accumulators)
         if n_missing:
             raise ValueError(f"{n_missing} tokens have ids outside the model's alphabet; "
                              "encode the corpus with the model's vocabulary")
-        return totals
+        return log_likelihoods(*accumulators)
 
     def _check_ids(self, ids: np.ndarray) -> None:
         if len(ids) and (ids.min() < 0 or ids.max() >= self.n_symbols):

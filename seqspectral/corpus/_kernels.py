@@ -354,35 +354,34 @@ def _no_word_id(buf, a, b):
     return False
 
 
+def _utf8_leads():
+    """Per byte: the continuation bytes that follow it as the lead byte of a UTF-8 sequence
+    Python's strict decoder takes (0: none does), and the range of the first of them, which
+    excludes overlong forms, surrogates and code points beyond U+10FFFF (the others: 80-BF)."""
+    need = np.zeros(256, np.int64)
+    need[0xC2:0xE0], need[0xE0:0xF0], need[0xF0:0xF5] = 1, 2, 3
+    low, high = np.full(256, 0x80, np.int64), np.full(256, 0xBF, np.int64)
+    low[0xE0], high[0xED], low[0xF0], high[0xF4] = 0xA0, 0x9F, 0x90, 0x8F
+    return need, low, high
+
+
+_UTF8_NEED, _UTF8_LOW, _UTF8_HIGH = _utf8_leads()
+
+
 @njit(cache=True)
 def _utf8_length(buf, i):
     """The length of the UTF-8 sequence starting at ``buf[i]`` (a byte of 128 or more), or 0
     if it is not one Python's strict decoder takes (overlong forms, surrogates, beyond U+10FFFF
     and cut sequences are not)."""
     c = buf[i]
-    n = len(buf)
-    if 0xC2 <= c <= 0xDF:
-        need, lo, hi = 1, 0x80, 0xBF
-    elif c == 0xE0:
-        need, lo, hi = 2, 0xA0, 0xBF
-    elif c == 0xED:
-        need, lo, hi = 2, 0x80, 0x9F
-    elif 0xE1 <= c <= 0xEF:
-        need, lo, hi = 2, 0x80, 0xBF
-    elif c == 0xF0:
-        need, lo, hi = 3, 0x90, 0xBF
-    elif c == 0xF4:
-        need, lo, hi = 3, 0x80, 0x8F
-    elif 0xF1 <= c <= 0xF3:
-        need, lo, hi = 3, 0x80, 0xBF
-    else:
-        return 0
-    if i + need >= n or not lo <= buf[i + 1] <= hi:
+    need = _UTF8_NEED[c]
+    if need == 0 or i + need >= len(buf) or not _UTF8_LOW[c] <= buf[i + 1] <= _UTF8_HIGH[c]:
         return 0
     for j in range(i + 2, i + need + 1):
         if not 0x80 <= buf[j] <= 0xBF:
             return 0
     return need + 1
+
 
 @njit(cache=True)
 def _blank(buf, a, b):

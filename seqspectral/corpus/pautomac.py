@@ -131,7 +131,7 @@ class _Strings:
         good = data_lines[~bad[data_lines]]
         offsets = np.zeros(len(good) + 1, dtype=np.int64)
         np.cumsum(n_symbols[good], out=offsets[1:])
-        return Corpus(self.encode(rest.astype(np.int32)), offsets, self.full_vocabulary())  # symbols < k <= MAX_ALPHABET
+        return Corpus(self.encode(rest), offsets, self.full_vocabulary())
 
     def _read_header(self, strings: int, alphabet: int, line: int, n_on_first_line: int) -> None:
         if line != 0 or n_on_first_line != 2:
@@ -143,9 +143,9 @@ class _Strings:
                                                   f"at most {MAX_ALPHABET} are supported")
 
     def encode(self, raw: np.ndarray) -> np.ndarray:
+        """The int32 ids of the symbols ``raw`` (int64, checked: below k <= MAX_ALPHABET), in one pass."""
         if self.vocabulary is None:
-            raw += Vocabulary.N_RESERVED
-            return raw
+            return np.add(raw, Vocabulary.N_RESERVED, out=np.empty(len(raw), np.int32), casting="unsafe")
         if len(raw) and raw.max() >= len(self.table):  # the table covers the symbols seen, not the header's k
             self.table = np.array([self.vocabulary.id(str(i)) for i in range(int(raw.max()) + 1)], dtype=np.int32)
         return self.table[raw]

@@ -18,7 +18,6 @@ import codecs
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -316,21 +315,20 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     layout, an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
     encoding cannot decode, or a line that needs the line-by-line reader's judgement."""
     from ._kernels import tabular_words
-    from .textfile import check_encoding
+    from .textfile import check_encoding, mapped_bytes
     from .tokens import numbered_parts
 
     name = check_encoding(encoding)
     if layout.name not in ("conllu", "conllx") or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
         return None
-    data = Path(path).read_bytes()
-    if name == "utf-8" and data.startswith(codecs.BOM_UTF8):
-        data = data[3:]
-    if name != "utf-8" and not data.isascii():  # UTF-8 is checked by the compiled pass
+    buf = mapped_bytes(path)
+    if name == "utf-8" and buf[:3].tobytes() == codecs.BOM_UTF8:
+        buf = buf[3:]
+    if name != "utf-8" and buf.max(initial=0) >= 128:  # UTF-8 is checked by the compiled pass
         try:
-            data.decode(name)
+            buf.tobytes().decode(name)
         except UnicodeDecodeError:
             return None
-    buf = np.frombuffer(data, dtype=np.uint8)
     starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
                                                                  layout.name == "conllu", name == "utf-8")
     if unusual:

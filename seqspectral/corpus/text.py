@@ -7,15 +7,13 @@ ends the last line does not start another one.
 from __future__ import annotations
 
 import re
-from pathlib import Path
-
 import numpy as np
 
 from seqspectral.io import atomic_open
 
 from .sequences import Corpus
 from .tagsets import tag_mapping
-from .textfile import DEFAULT_ENCODING, check_encoding, decode
+from .textfile import DEFAULT_ENCODING, check_encoding, decode, mapped_bytes
 from .tokens import numbered_tokens
 from .vocabulary import Vocabulary
 
@@ -24,11 +22,11 @@ def read_text(
     path, vocabulary: Vocabulary | None = None, tagset: str | None = None, encoding: str = DEFAULT_ENCODING
 ) -> Corpus:
     """Each line of ``path`` as one sequence of its white-space separated symbols."""
-    data = Path(path).read_bytes()
-    if data.isascii() and _ASCII.encode(check_encoding(encoding)) == _ASCII.encode("ascii"):  # the bytes are the text
+    data = mapped_bytes(path)
+    if data.max(initial=0) < 128 and _ASCII.encode(check_encoding(encoding)) == _ASCII.encode("ascii"):  # the bytes are the text
         distinct, codes, lengths, _ = numbered_tokens(data)
     else:
-        text = decode(path, data, encoding)
+        text = decode(path, data.tobytes(), encoding)
         if _WIDE_SPACE.search(text):  # white space beyond ASCII: Python splits the lines
             distinct, codes, lengths = _by_lines(text)
         else:  # one compiled pass over the bytes (seqspectral.corpus.tokens)

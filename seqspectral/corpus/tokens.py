@@ -31,10 +31,11 @@ def numbered_parts(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, fold_c
     return [s.upper() for s in distinct] if fold_case else distinct, codes
 
 
-def numbered_tokens(data: bytes, part: int = WHOLE, text_lines: bool = True):
+def numbered_tokens(data, part: int = WHOLE, text_lines: bool = True):
     """``(distinct, codes, lengths, bad)``: the distinct strings in order of first appearance,
     each token's index among them, the tokens of each sequence, and the offset of the first
-    bad byte (-1: none; ``split_tokens`` says which are bad). ``data`` is UTF-8 (or ASCII)."""
+    bad byte (-1: none; ``split_tokens`` says which are bad). ``data`` (bytes or a uint8 array)
+    is UTF-8 (or ASCII)."""
     from ._kernels import split_tokens
 
     buf = np.frombuffer(data, dtype=np.uint8)

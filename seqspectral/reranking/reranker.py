@@ -18,15 +18,12 @@ import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
 from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
-from seqspectral.selection import HELD_OUT_FRACTION, SelectionResult, grid_search, select_and_refit
+from seqspectral.selection import ANCHOR_GRID, HELD_OUT_FRACTION, SelectionResult, grid_search, select_and_refit
 
 from . import _kernels
 from .candidates import CandidateFeatures
 from .held_out_gain import HeldOutGain, gain_bound
 
-#: weights of the base score (standardised) the perceptron starts from when ``anchor="auto"``:
-#: the larger, the more evidence the other features need to overrule the base model
-ANCHOR_GRID = (1.0, 4.0, 16.0)
 #: the feature sets of the held-out choice, the simpler first: "base", the base score and the
 #: hashed features; "scorers", those and every scorer column (the real-valued columns after the first)
 FEATURE_SETS = ("base", "scorers")

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from seqspectral.base import Estimator
+
 from .layout import tree_layout
 
 
-class ValenceModel:
+class ValenceModel(Estimator):
     """Add-one stop probabilities per (symbol, side): ``stop_adjacent_``, ``stop_further_``
     (n_symbols x 2, side 0 = left, 1 = right)."""
 

@@ -195,3 +195,16 @@ def test_describe_is_linear_on_one_huge_sentence():
         assert time.perf_counter() - t0 < 5.0
     short = np.array([3, 4, 0, 3], dtype=np.int32)  # arcs 1<-3 and 2<-4 cross
     assert describe(Corpus(np.full(4, 2), [0, 4], None, short))["n_nonprojective"] == 1
+
+
+def test_mapped_bytes_are_the_file_read_only(tmp_path):
+    """The mapped file equals its bytes, cannot be written through, and an empty file (which
+    cannot be mapped) is an empty array."""
+    from seqspectral.corpus.textfile import mapped_bytes
+
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"\xef\xbb\xbfa b\r\nc\n" * 1000)
+    buf = mapped_bytes(path)
+    assert buf.dtype == np.uint8 and buf.tobytes() == path.read_bytes() and not buf.flags.writeable
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert mapped_bytes(tmp_path / "empty.txt").shape == (0,)

@@ -192,8 +192,11 @@ def test_two_local_processes_count_the_same(corpora_dir):
 
 
 def test_a_two_worker_dask_cluster_counts_the_same(corpora_dir):
+    """Through Dask's scheduler (a client, then an address); the workers are threads: that
+    the work and its results pickle across processes is the process pool's test above, and
+    two Dask worker processes would cost the suite about 5 CPU s of start-up."""
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             _check_all_statistics(corpora_dir, scheduler=client)
         shards = split_file(corpora_dir / "ewt-sample.conllu", 3)  # by the scheduler's address

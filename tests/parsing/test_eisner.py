@@ -6,38 +6,24 @@ import itertools
 import numpy as np
 import pytest
 
-from seqspectral.corpus.trees import head_errors, is_projective
+from seqspectral.corpus.trees import is_projective, nonprojective
 from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
 
 
 @functools.cache  # enumerated once per run: every test of this module reads the same lists
 def all_trees(n, single_root):
-    """Every projective tree over n words (single_root: exactly one word on the root)."""
-    out = []
-    for heads in itertools.product(range(n + 1), repeat=n):
-        heads = np.array(heads)
-        n_roots = int((heads == 0).sum())
-        if n_roots == 0 or (single_root and n_roots > 1):
-            continue
-        # with several roots, check acyclicity through a virtual single root
-        virtual = np.where(heads == 0, 0, heads)
-        if n_roots == 1 and head_errors(virtual):
-            continue
-        if n_roots > 1 and _cyclic(heads):
-            continue
-        if is_projective(heads):
-            out.append(heads)
-    return out
-
-
-def _cyclic(heads):
-    for start in range(1, len(heads) + 1):
-        w, seen = start, 0
-        while w != 0 and seen <= len(heads):
-            w, seen = heads[w - 1], seen + 1
-        if w != 0:
-            return True
-    return False
+    """Every projective tree over n words (single_root: exactly one word on the root): of all
+    (n+1)**n head vectors, those with a root word and no cycle (every word reaches the root
+    in n steps up), then the projective ones; in the order of ``itertools.product``."""
+    heads = np.array(list(itertools.product(range(n + 1), repeat=n)), dtype=np.int32).reshape(-1, n)
+    n_roots = (heads == 0).sum(axis=1)
+    heads = heads[(n_roots == 1) | ((n_roots > 1) & (not single_root))]
+    rows, up = np.arange(len(heads))[:, None], np.tile(np.arange(1, n + 1), (len(heads), 1))
+    for _ in range(n):
+        up = np.where(up == 0, 0, heads[rows, np.maximum(up - 1, 0)])
+    heads = heads[(up == 0).all(axis=1)]
+    crossing = nonprojective(heads.ravel(), np.arange(len(heads) + 1, dtype=np.int64) * n)
+    return list(heads[~crossing].astype(np.int64))
 
 
 def tree_score(S, heads):

@@ -19,13 +19,10 @@ import numpy as np
 from scipy.special import logsumexp, softmax
 
 from ...base import Estimator, either, integer, one_of, real, seed
-from ...selection import grid_search, select_and_refit
+from ...selection import BINS_GRID, grid_search, select_and_refit
 from .coupled_cp import LOSSES, fit_coupled_cp, random_start
 from .histograms import EqualWidthBins, all_triples, balanced_triples, triple_histograms
 from .sinc import SincDensities
-
-#: candidate numbers of bins for ``n_bins="auto"``, cheapest first
-BINS_GRID = (4, 6, 8, 10, 12, 15, 20)
 
 
 def _triples_check(v):
