@@ -88,6 +88,7 @@ LABELS = {
     "upos-brown": "UPOS spectral model on train + parsed Brown: log p̂ + topology (instead of the default's)",
     "xpos-brown": "+ XPOS spectral model on train + parsed Brown",
     "form-brown": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50), train + parsed Brown",
+    "form-brown-topology": "the topology term of the word-form model on train + parsed Brown, alone",
     "form-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train",
     "form-brown-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train + "
                       "parsed Brown",
@@ -236,6 +237,8 @@ def _scorers(source: str, model, prefix: str) -> list:
         return [CorpusScorer(model, "em:log_prob")]
     if source == "direction":
         return DirectionScorers(model, prefix).scorers()
+    if source.endswith("-topology"):
+        return tree_model_scorers(model, prefix)[1:]
     return tree_model_scorers(model, prefix)
 
 
@@ -243,14 +246,16 @@ def _scorers(source: str, model, prefix: str) -> list:
 #: source's columns transformed within each list
 MODEL_SOURCES = {"upos": "tree", "direction": "tree", "xpos": "xpos", "em": "em", "form": "form",
                  "form-brown": "formbrown", "upos-brown": "treebrown", "xpos-brown": "xposbrown",
-                 "form-cca": "formcca", "form-brown-cca": "formbrowncca"}
+                 "form-cca": "formcca", "form-brown-cca": "formbrowncca", "form-brown-topology": "formbrown"}
+#: the sources that read another source's model
+MODEL_OF = {"direction": "upos", "form-brown-topology": "form-brown"}
 SOURCES = (*MODEL_SOURCES, "leaky", "per-word", "rank")
 #: the columns of every row
 ROWS = {"none": (), "default": ("upos",), "leaky": ("leaky",), "direction": ("upos", "direction"),
         "per-word": ("per-word",), "rank": ("rank",), "xpos": ("upos", "xpos"), "em": ("upos", "em"),
         "em-only": ("em",), "form": ("upos", "form"), "upos-brown": ("upos-brown",),
         "xpos-brown": ("upos", "xpos-brown"), "form-brown": ("upos", "form-brown"), "form-cca": ("upos", "form-cca"),
-        "form-brown-cca": ("upos", "form-brown-cca")}
+        "form-brown-cca": ("upos", "form-brown-cca"), "form-brown-topology": ("form-brown-topology",)}
 
 
 def _trees(lists) -> dict:
@@ -290,7 +295,7 @@ def _computed(source: str, lists, workdir: Path, part: str) -> dict:
     if source == "leaky":  # the all-train model's columns on every split
         full = _scorers("upos", lists.built.tree_model, "tree")
         return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
-    model_source = "upos" if source == "direction" else source
+    model_source = MODEL_OF.get(source, source)
     if part == "full":
         full = _scorers(source, _models(model_source, lists, workdir, "full"), MODEL_SOURCES[source])
         return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
