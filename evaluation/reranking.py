@@ -1,5 +1,6 @@
 """Reranking that pays on any treebank (issue 25): the "Done when" figures of ``rerank build`` /
-``rerank run`` and the ablation of the spectral features.
+``rerank run`` (the spectral features' ablation, on the ``ewt`` and ``wsj`` builds of the same
+workdir, is :mod:`evaluation.reranking_ablation`, with its own results file).
 
 Parts (each caches its result as JSON in ``--workdir``; the tables are written from every part
 finished so far, so parts can run in separate processes and a run picks up where one stopped):
@@ -22,9 +23,7 @@ finished so far, so parts can run in separate processes and a run picks up where
   (the step-by-step path with a held-out part of a few dozen lists); ``sample``: the one command on the bundled
   300-sentence sample (dev: the bundled dev sample), measured on EWT test;
 - ``memory``: peak resident memory of ``seqspectral rerank train`` on the ``ewt`` build's jackknifed
-  training lists written as one n-best file (dev lists for the choice, the build's tree model);
-- ``ablation``: the spectral features' ablation on the ``ewt`` and ``wsj`` builds' lists
-  (:mod:`evaluation.reranking_ablation`: every variant tried, kept or not).
+  training lists written as one n-best file (dev lists for the choice, the build's tree model).
 
 Run from the repository root::
 
@@ -46,7 +45,7 @@ from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_d
 WSJ = NLTK_DATA / "corpora" / "dependency_treebank.zip"
 BROWN = NLTK_DATA / "corpora" / "brown.zip"
 OUT = RESULTS / "reranking.md"
-PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "latin1devonly", "sample", "ablation", "memory")
+PARTS = ("ewt", "untagged", "ewt2", "wsj", "latin1", "devonly", "latin1devonly", "sample", "memory")
 
 
 def scores(gold, pred) -> dict:
@@ -151,13 +150,6 @@ class Lists:
         self.test_trees = self.built.parser.kbest_trees(self.test, o.k)
 
 
-def part_ablation(workdir: Path) -> dict:
-    """Every row of :mod:`evaluation.reranking_ablation` (kept in ``workdir`` as each is done)."""
-    from .reranking_ablation import part_ablation as ablation
-
-    return ablation(workdir)
-
-
 def part_devonly(workdir: Path, name: str = "ewt", files=None, reading=None) -> dict:
     """A reranker trained only on the dev lists of build ``name`` (its choice on 20% of them)."""
     from seqspectral.reranking import Reranker, head_losses, parse_features
@@ -241,8 +233,6 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
         return part_devonly(workdir)
     if part == "latin1devonly":
         return part_devonly(workdir, "latin1", wsj_files(workdir, True), {"format": "conllx", "encoding": "latin-1"})
-    if part == "ablation":
-        return part_ablation(workdir)
     if part == "memory":
         return part_memory(workdir)
     raise ValueError(part)
@@ -274,7 +264,7 @@ def report(results: dict, argv) -> str:
              "| set-up | 1-best UAS | reranked UAS | gain | 1-best LAS | reranked LAS | 1-best CM | reranked CM |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for part in PARTS:
-        if part in results and part not in ("ablation", "memory"):
+        if part in results and part != "memory":
             lines.append(_row(LABELS[part], results[part]))
     lines.append("")
     for part in ("ewt", "ewt2", "untagged", "wsj", "latin1", "sample"):
@@ -293,10 +283,8 @@ def report(results: dict, argv) -> str:
         lines.append(f"- memory: `{m['command']}` on {m['report']['lists']:,} jackknifed 50-best lists of EWT train "
                      f"({m['nbest_mb']['train']:.0f} MB n-best file; dev {m['nbest_mb']['dev']:.0f} MB): peak "
                      f"resident {m['peak_rss_mb']:.0f} MB (`/usr/bin/time -v`), {m['cpu_s']:.0f} CPU s, wall {m['wall']}")
-    from .reranking_ablation import finished, tables
-
-    lines += tables(results.get("ablation") or finished(results.get("workdir")),
-                    {name: results[name]["one_best"] for name in ("ewt", "wsj") if name in results})
+    lines += ["", "The spectral features' ablation on the `ewt` and `wsj` lists: `results/reranking_ablation.md` "
+              "(`python -m evaluation reranking_ablation`)."]
     return "\n".join(lines) + "\n"
 
 
@@ -324,7 +312,6 @@ def main(argv=None) -> int:
             path.write_text(json.dumps(result, default=float))
     results = {p: json.loads((args.workdir / f"{p}.json").read_text()) for p in PARTS
                if (args.workdir / f"{p}.json").is_file()}
-    results["workdir"] = str(args.workdir)
     from .common import write_results
 
     write_results(args.output, report(results, sys.argv[1:] if argv is None else argv))

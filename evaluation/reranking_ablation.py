@@ -30,11 +30,19 @@ the reranker gets beside the parser score):
   states than the 17 UPOS tags); ``em``: the default plus the EM twin (EM tree model over UPOS,
   17 states, 40 iterations) log p(tags | tree); ``em-only``: the EM model alone;
 - ``form``: the default plus a word-form model (forms seen at least 20 times, SVD U, k = 50)
-  log p̂(words | tree); ``form-brown``: the same model trained on the treebank plus Brown (NLTK,
-  tagged by the build's taggers and parsed by its parser; see :func:`brown_parsed`).
+  log p̂(words | tree); ``form-cca``: the same with U the CCA eigenwords of the forms of EWT train
+  and Brown (:func:`cca_words`);
+- with the parsed Brown corpus (NLTK's, tagged and parsed by the ``untagged`` build's taggers
+  and parser: :func:`brown_parsed`) added to every model's training trees: ``upos-brown`` (the
+  UPOS model, in place of the default's), ``xpos-brown``, ``form-brown`` and ``form-brown-cca``
+  (beside the default's); ``form-brown-topology``: the topology term of the ``form-brown`` model
+  alone (the one column whose screen gained on dev, on WSJ).
 
 By default the rows of :data:`VARIANTS` and the screens of :data:`SCREENED` are run (what the
-2026-11-26 tables hold); the others are there to be asked for by name.
+tables hold); the others are there to be asked for by name. The tables go to
+``results/reranking_ablation.md`` (``--tables-only``: from every row and screen finished in the
+workdir, nothing run), a file of its own, so that regenerating ``results/reranking.md`` from
+another workdir leaves them alone.
 
 Run from the repository root (the ``ewt`` and ``wsj`` parts of ``evaluation.reranking`` done in
 the same workdir)::
@@ -49,19 +57,24 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
-from .common import EWT, NLTK_DATA, log, require_data
+from .common import EWT, NLTK_DATA, RESULTS, describe, log, require_data, write_results
 
+OUT = RESULTS / "reranking_ablation.md"
 SPLITS = ("train", "dev", "test")
 #: the rows of each treebank (a reranker trained with the row's columns), in the order they are run
-VARIANTS = {"ewt": ("none", "default", "per-word", "rank", "em", "em-only"),
-            "wsj": ("none", "default", "per-word", "em")}
+VARIANTS = {"ewt": ("none", "default", "per-word", "rank", "em", "em-only", "upos-brown", "form-brown-topology"),
+            "wsj": ("none", "default", "per-word", "em", "upos-brown", "form-brown-topology")}
 #: the sources screened on each treebank (:func:`screen`: cheap, no reranker trained)
-SCREENED = {"ewt": ("upos", "per-word", "rank", "xpos", "em", "form"), "wsj": ("upos", "per-word", "rank")}
+SCREENED = {"ewt": ("upos", "per-word", "rank", "xpos", "em", "form", "upos-brown", "xpos-brown", "form-brown",
+                    "form-cca"),
+            "wsj": ("upos", "per-word", "rank", "upos-brown", "form-brown")}
 LABELS = {
     "none": "no tree model (context templates + parser score)",
     "default": "UPOS spectral model: log p̂ + topology (the build's default)",
@@ -73,7 +86,13 @@ LABELS = {
     "em": "+ EM twin (EM tree model, UPOS, 17 states) log p",
     "em-only": "EM tree model (UPOS, 17 states) log p alone",
     "form": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50)",
-    "form-brown": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50), treebank + parsed Brown",
+    "upos-brown": "UPOS spectral model on train + parsed Brown: log p̂ + topology (instead of the default's)",
+    "xpos-brown": "+ XPOS spectral model on train + parsed Brown",
+    "form-brown": "+ word-form spectral model (forms seen ≥ 20 times, SVD U, k = 50), train + parsed Brown",
+    "form-brown-topology": "the topology term of the word-form model on train + parsed Brown, alone",
+    "form-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train",
+    "form-brown-cca": "+ word-form spectral model (forms seen ≥ 20 times, CCA U of EWT + Brown, k = 50), train + "
+                      "parsed Brown",
 }
 
 
@@ -104,19 +123,68 @@ def _cached_model(workdir: Path, name: str, fit, field: str):
 FORM_MIN_COUNT = 20
 
 
-def _spectral(field: str, sentences, like=None):
-    """A spectral tree model over ``field`` (identity U for tags, SVD U with k = 50 for forms seen
-    :data:`FORM_MIN_COUNT` times),
-    ridge, shrinkage and floor chosen by ranking, or those of the model ``like``."""
+class Fitted(NamedTuple):
+    """A model source fitted here: the column it reads, ``"spectral"`` or ``"em"``, whether its
+    training trees include the parsed Brown corpus (:func:`brown_parsed`), U (``"identity"``,
+    ``"svd"`` or ``"cca"``: CCA eigenwords of EWT train + Brown forms, :func:`cca_words`), and the
+    number of hidden states (None: one per tag)."""
+
+    field: str
+    kind: str = "spectral"
+    brown: bool = False
+    representation: str = "identity"
+    n_states: int | None = None
+
+
+#: the model sources fitted here (the build's own UPOS model is ``upos``)
+FITTED = {"xpos": Fitted("xpos"), "em": Fitted("upos", "em"), "form": Fitted("form", representation="svd", n_states=50),
+          "upos-brown": Fitted("upos", brown=True), "xpos-brown": Fitted("xpos", brown=True),
+          "form-brown": Fitted("form", brown=True, representation="svd", n_states=50),
+          "form-cca": Fitted("form", representation="cca", n_states=50),
+          "form-brown-cca": Fitted("form", brown=True, representation="cca", n_states=50)}
+
+
+def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
+    """A spectral tree model of ``spec`` on ``sentences`` (forms seen :data:`FORM_MIN_COUNT` times;
+    tags all); ridge, shrinkage and floor chosen by ranking (on ``dev`` when given, else on 20% of
+    ``sentences``), or those of the model ``like``."""
     from seqspectral.corpus import corpus_from_sentences
     from seqspectral.trees import SpectralTreeModel
 
-    tags = field in ("upos", "xpos")
     chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
               {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
-    return SpectralTreeModel(None if tags else 50, representation="identity" if tags else "svd", selection="ranking",
-                             **chosen).fit(corpus_from_sentences(sentences, field=field, min_count=1 if tags else
-                                                                 FORM_MIN_COUNT))
+    corpus = corpus_from_sentences(sentences, field=spec.field, min_count=1 if spec.field != "form" else
+                                   FORM_MIN_COUNT)
+    representation = cca_words(workdir) if spec.representation == "cca" else spec.representation
+    held = None if like or dev is None else corpus_from_sentences(dev, field=spec.field, vocabulary=corpus.vocabulary)
+    return SpectralTreeModel(spec.n_states, representation=representation, selection="ranking",
+                             **chosen).fit(corpus, held)
+
+
+def cca_words(workdir: Path) -> tuple:
+    """(words, vectors): CCA eigenwords (k = 50, window 2, forms seen twice) of the forms of EWT train
+    and Brown, kept in the workdir."""
+    from seqspectral import serialize
+    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.embeddings import CCAEmbeddings
+
+    path = workdir / "ablation-models" / "cca-ewt-brown.npz"
+    if path.is_file():
+        cca = serialize.load(path)
+    else:
+        cca = CCAEmbeddings(50).fit(corpus_from_sentences(read_treebank_ewt("train") + brown_parsed(workdir),
+                                                          field="form", min_count=1))
+        path.parent.mkdir(exist_ok=True)
+        serialize.save(path, cca)
+    return cca.words_, cca.word_vectors_
+
+
+def read_treebank_ewt(split: str) -> list:
+    from seqspectral.corpus import read_conllu
+
+    from .common import ewt
+
+    return read_conllu(ewt(split))
 
 
 def _em(sentences, every):
@@ -132,7 +200,8 @@ def _em(sentences, every):
 def _models(source: str, lists, workdir: Path, part: str):
     """The full model (``part="full"``) or the per-fold models (``"folds"``) of a model source.
     UPOS: the build's own; others fitted here, the fold models with the full model's ridge,
-    shrinkage and floor (one choice by ranking, on all of train)."""
+    shrinkage and floor (one choice by ranking: on 20% of train, or on the dev trees for the
+    models with Brown, whose held-out part would be mostly Brown's)."""
     from seqspectral import serialize
     from seqspectral.corpus import Reading
 
@@ -143,15 +212,21 @@ def _models(source: str, lists, workdir: Path, part: str):
         for m in models:
             m.reading_ = Reading(field="upos")
         return models
-    field = {"xpos": "xpos", "em": "upos", "form": "form", "form-brown": "form"}[source]
-    extra = brown_parsed(lists, workdir) if source == "form-brown" else []
-    fit = (lambda s: _em(s, lists.train)) if source == "em" else (lambda s, like=None: _spectral(field, s, like))
-    full = _cached_model(workdir, f"{lists.name}-{source}", lambda: fit(lists.train + extra), field)
+    spec = FITTED[source]
+    extra = brown_parsed(workdir) if spec.brown else []
+    if lists.name == "wsj":  # the WSJ sample has the PTB tag in both tag columns: so has Brown for it
+        extra = [replace(s, upos=s.xpos) for s in extra]
+    dev = lists.dev if spec.brown else None
+    if spec.kind == "em":
+        fit = lambda s, like=None: _em(s, lists.train)  # noqa: E731
+    else:
+        fit = lambda s, like=None: _spectral(spec, s, workdir, dev, like)  # noqa: E731
+    full = _cached_model(workdir, f"{lists.name}-{source}", lambda: fit(lists.train + extra), spec.field)
     if part == "full":
         return full
-    like = {} if source == "em" else {"like": full}
-    return [_cached_model(workdir, f"{lists.name}-{source}-fold{i + 1}", lambda i=i: fit(_others(lists, i) + extra,
-                                                                                        **like), field)
+    like = full if spec.kind == "spectral" else None
+    return [_cached_model(workdir, f"{lists.name}-{source}-fold{i + 1}",
+                          lambda i=i: fit(_others(lists, i) + extra, like), spec.field)
             for i in range(len(lists.folds))]
 
 
@@ -163,17 +238,25 @@ def _scorers(source: str, model, prefix: str) -> list:
         return [CorpusScorer(model, "em:log_prob")]
     if source == "direction":
         return DirectionScorers(model, prefix).scorers()
+    if source.endswith("-topology"):
+        return tree_model_scorers(model, prefix)[1:]
     return tree_model_scorers(model, prefix)
 
 
 #: the sources of columns: a model's (its scorers' names start with the prefix) or another
 #: source's columns transformed within each list
 MODEL_SOURCES = {"upos": "tree", "direction": "tree", "xpos": "xpos", "em": "em", "form": "form",
-                 "form-brown": "formbrown"}
+                 "form-brown": "formbrown", "upos-brown": "treebrown", "xpos-brown": "xposbrown",
+                 "form-cca": "formcca", "form-brown-cca": "formbrowncca", "form-brown-topology": "formbrown"}
+#: the sources that read another source's model
+MODEL_OF = {"direction": "upos", "form-brown-topology": "form-brown"}
+SOURCES = (*MODEL_SOURCES, "leaky", "per-word", "rank")
 #: the columns of every row
 ROWS = {"none": (), "default": ("upos",), "leaky": ("leaky",), "direction": ("upos", "direction"),
         "per-word": ("per-word",), "rank": ("rank",), "xpos": ("upos", "xpos"), "em": ("upos", "em"),
-        "em-only": ("em",), "form": ("upos", "form"), "form-brown": ("upos", "form-brown")}
+        "em-only": ("em",), "form": ("upos", "form"), "upos-brown": ("upos-brown",),
+        "xpos-brown": ("upos", "xpos-brown"), "form-brown": ("upos", "form-brown"), "form-cca": ("upos", "form-cca"),
+        "form-brown-cca": ("upos", "form-brown-cca"), "form-brown-topology": ("form-brown-topology",)}
 
 
 def _trees(lists) -> dict:
@@ -213,7 +296,7 @@ def _computed(source: str, lists, workdir: Path, part: str) -> dict:
     if source == "leaky":  # the all-train model's columns on every split
         full = _scorers("upos", lists.built.tree_model, "tree")
         return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
-    model_source = "upos" if source == "direction" else source
+    model_source = MODEL_OF.get(source, source)
     if part == "full":
         full = _scorers(source, _models(model_source, lists, workdir, "full"), MODEL_SOURCES[source])
         return {s: {x.name: x.tree_log_probs(trees[s]) for x in full} for s in splits}
@@ -231,19 +314,22 @@ def _rank_in_list(column, groups) -> np.ndarray:
     return out
 
 
-def brown_parsed(lists, workdir: Path) -> list:
-    """NLTK's Brown corpus (sentences of 1 to 60 tokens), its forms tagged by the build's UPOS and
-    XPOS taggers and parsed by the build's parser (kept as CoNLL-U in the workdir). The parser saw
-    every fold, so a fold's model trained on these parses has seen that fold through them (a mild
-    leak, unlike the treebank part)."""
+def brown_parsed(workdir: Path) -> list:
+    """NLTK's Brown corpus (sentences of 1 to 60 tokens) tagged and parsed (1-best) by the ``untagged``
+    build of ``evaluation.reranking`` (``workdir/untagged``: UPOS and XPOS taggers trained on EWT train,
+    a first-order parser trained on EWT train with jackknifed predicted UPOS + XPOS and no FEATS or
+    LEMMA, which Brown does not have), kept as CoNLL-U in the workdir. The parser saw every fold, so a
+    fold's model trained on these parses has seen that fold through them (a mild leak, unlike the
+    treebank part)."""
     import re
     import zipfile
 
     from seqspectral.corpus import Sentence, read_conllu, write_conllu
-    from seqspectral.reranking.build import tag
+    from seqspectral.reranking.build import Built, tag
 
     path = workdir / "brown-parsed.conllu"
     if not path.is_file():
+        built = Built(workdir / "untagged")
         sentences = []
         with zipfile.ZipFile(NLTK_DATA / "corpora" / "brown.zip") as z:
             for name in sorted(n for n in z.namelist() if re.fullmatch(r"brown/c[a-r]\d\d", n)):
@@ -253,8 +339,9 @@ def brown_parsed(lists, workdir: Path) -> list:
                         n = len(words)
                         sentences.append(Sentence(words, ["_"] * n, ["_"] * n, ["_"] * n, [0] * n, ["_"] * n))
         log(f"brown: tagging and parsing {len(sentences):,} sentences")
-        tagged = tag(lists.built.taggers, sentences)
-        write_conllu(path, lists.built.parser.parse(tagged))
+        tagged = tag(built.taggers, sentences)
+        log("brown: tagged")
+        write_conllu(path, built.parser.parse(tagged))
     return read_conllu(path)
 
 
@@ -373,16 +460,13 @@ def lists_of(name: str, workdir: Path):
 def part_ablation(workdir: Path, variants=None, screened=None) -> dict:
     """The screen of every source of :data:`SCREENED`, then every row of :data:`VARIANTS`, of every
     treebank (``variants``, ``screened``: {treebank: keys} to run fewer)."""
-    from .reranking import scores
-
     variants, screened = variants or VARIANTS, screened or SCREENED
     out = {}
     for name in dict.fromkeys([*variants, *screened]):
         lists = lists_of(name, workdir)
         hashed = Hashed(lists)
         rows = [row(key, lists, hashed, workdir) for key in dict.fromkeys(("none", *variants.get(name, ())))]
-        out[name] = {"rows": rows, "screen": {s: screen(s, lists, hashed, workdir) for s in screened.get(name, ())},
-                     "one_best": scores(lists.test, lists.built.parser.parse(lists.test))}
+        out[name] = {"rows": rows, "screen": {s: screen(s, lists, hashed, workdir) for s in screened.get(name, ())}}
     return out
 
 
@@ -419,7 +503,7 @@ def tables(ablation: dict, one_best: dict | None = None) -> list[str]:
         ab = ablation[name]
         none = next(r for r in ab["rows"] if r["key"] == "none")
         base = none["test"]["uas"]
-        first = (ab.get("one_best") or (one_best or {}).get(name) or {"uas": float("nan")})["uas"]
+        first = (one_best or {}).get(name, {"uas": float("nan")})["uas"]
         lines += ["", f"## Spectral features: ablation ({label}; same lists, same hashed features, choices on dev)", "",
                   f"1-best: {first:.2f} UAS. Each row forces its columns in (`feature_set=\"scorers\"`); "
                   f"relative error reduction of test UAS against the reranker without a tree model; target "
@@ -436,7 +520,7 @@ def tables(ablation: dict, one_best: dict | None = None) -> list[str]:
             kept, bound = kept_by_choice(r, none)
             choice = "—" if r is none else f"{'kept' if kept else 'dropped'} ({bound:+.0f})"
             agree = "; ".join(f"{n} {100 * v:.1f}%" for n, v in r["agreement"].items())
-            lines.append(f"| {r['name']} | {r['dev_uas']:.2f} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} "
+            lines.append(f"| {LABELS[r['key']]} | {r['dev_uas']:.2f} | {t['uas']:.2f} | {t['las']:.2f} | {t['complete']:.2f} "
                          f"| {red:+.1f}% | {missed} | {choice} | {r['chosen']['anchor']:g}, {r['chosen']['epochs']} | "
                          f"{r['cpu_s']:.0f} | {agree} |")
         if ab.get("screen"):
@@ -470,8 +554,18 @@ def finished(workdir: Path) -> dict:
     for name, ab in out.items():
         order = list(ROWS)
         ab["rows"].sort(key=lambda r: order.index(r["key"]))
-        ab["screen"] = {s: ab["screen"][s] for s in SCREENED.get(name, ()) if s in ab["screen"]}
+        ab["screen"] = {s: ab["screen"][s] for s in SOURCES if s in ab["screen"]}
     return {k: ab for k, ab in out.items() if ab["rows"][0]["key"] == "none"}
+
+
+def report(ablation: dict, one_best: dict, argv) -> str:
+    """The results file: how it was made, then :func:`tables`."""
+    return "\n".join(["# Spectral features for the reranker (issue 25, item 6): the ablation", "",
+                      describe("evaluation/reranking_ablation.py", argv), "",
+                      "Rows and screens are cached in the workdir as each is done (runs of a few rows at a time add "
+                      "up; `--tables-only` rewrites this file from every row and screen finished there), on the lists "
+                      "of the `ewt` and `wsj` builds of `python -m evaluation reranking` in the same workdir.",
+                      *tables(ablation, one_best)]) + "\n"
 
 
 def main(argv=None) -> int:
@@ -481,15 +575,21 @@ def main(argv=None) -> int:
     ap.add_argument("--treebanks", nargs="+", choices=tuple(VARIANTS), default=list(VARIANTS))
     ap.add_argument("--variants", nargs="*", default=None, choices=tuple(ROWS),
                     help="rows to run (default: every row of VARIANTS of the treebank)")
-    ap.add_argument("--screen", nargs="*", default=None, help="sources to screen (default: SCREENED's)")
+    ap.add_argument("--screen", nargs="*", default=None, choices=tuple(SOURCES),
+                    help="sources to screen (default: SCREENED's)")
+    ap.add_argument("--tables-only", action="store_true", help="write the tables from the rows finished so far")
+    ap.add_argument("--output", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    require_data(EWT)
-    pick = (lambda given, default: {name: list(default.get(name, ()) if given is None else given)
-                                    for name in args.treebanks})
-    part_ablation(args.workdir, pick(args.variants, VARIANTS), pick(args.screen, SCREENED))
-    from .reranking import main as tables_main
-
-    return tables_main(["--workdir", str(args.workdir), "--tables-only"])
+    if not args.tables_only:
+        require_data(EWT)
+        pick = (lambda given, default: {name: list(default.get(name, ()) if given is None else given)
+                                        for name in args.treebanks})
+        part_ablation(args.workdir, pick(args.variants, VARIANTS), pick(args.screen, SCREENED))
+    one_best = {name: json.loads(path.read_text())["one_best"] for name in VARIANTS
+                if (path := args.workdir / f"{name}.json").is_file()}
+    write_results(args.output, report(finished(args.workdir), one_best, sys.argv[1:] if argv is None else argv))
+    log(f"wrote {args.output}")
+    return 0
 
 
 if __name__ == "__main__":

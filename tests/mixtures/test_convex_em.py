@@ -188,7 +188,7 @@ def test_relaxed_matrix_is_feasible_on_any_data(name, seed):
 
 @pytest.mark.parametrize("k", [2, 3])
 def test_separable_planted_data_give_the_true_equivalence_matrix(k):
-    t, n = 60, 3
+    t, n = 30, 3
     s = BayesNetStructure.from_names({"y": k, **{f"x{i}": k for i in range(n)}}, {f"x{i}": ("y",) for i in range(n)},
                                      hidden=("y",))
     y = np.random.default_rng(k).permutation(np.arange(t) % k)
@@ -210,6 +210,7 @@ def test_relaxed_objective_bounds_every_assignment_and_em_restarts():
     est = ConvexEM(s, tol=1e-6).fit(X)
     em = ViterbiEM(s, n_restarts=3).fit(X)
     sup = SupervisedBayesNet(s).fit(X, data[:, s.hidden_index])
+    assert est.objective_ == est.rounded_objective_  # no polish: the rounded assignment is the fit
     for bound_of in (em.objective_, sup.objective_, est.objective_, *em.restart_objectives_):
         assert est.relaxed_objective_ <= bound_of + 1e-3 * abs(bound_of)
 
@@ -242,14 +243,15 @@ def test_randomised_roundings_never_split_a_class_of_an_exact_equivalence_matrix
 def test_roundings_are_chosen_by_objective_and_the_polish_reaches_a_hard_em_fixed_point():
     net = small_network()
     s = net.structure
-    X = net.sample(40, random_state=4)[:, s.observed_index]
-    kmeans_only = ConvexEM(s, tol=1e-5, n_roundings=0).fit(X)
-    chosen = ConvexEM(s, tol=1e-5, n_roundings=10).fit(X)
+    X = net.sample(30, random_state=8)[:, s.observed_index]  # a sample where both steps matter
     polished = ConvexEM(s, tol=1e-5, n_roundings=10, polish=True).fit(X)
-    assert chosen.rounded_objective_ <= kmeans_only.rounded_objective_ + 1e-9
-    assert chosen.objective_ == chosen.rounded_objective_
-    assert polished.rounded_objective_ == pytest.approx(chosen.rounded_objective_)
-    assert polished.objective_ <= polished.rounded_objective_ + 1e-9
+    # the candidates again, from the same M and the same random stream (one hidden variable)
+    candidates = rounding_candidates(polished.equivalence_["H"], 3, 10, np.random.default_rng(0))
+    objectives = [fit_tables(s, s.complete(X, y[:, None]), 1.0)[1] for y in candidates]
+    assert min(objectives) < objectives[0] - 1.0  # here a randomised rounding beats k-means
+    assert polished.rounded_objective_ == min(objectives)
+    np.testing.assert_array_equal(polished.rounded_hidden_[:, 0], candidates[int(np.argmin(objectives))])
+    assert polished.objective_ < polished.rounded_objective_ - 0.5  # here the polish moves the assignment
     assert polished.objective_ == pytest.approx(fit_tables(s, s.complete(X, polished.hidden_), 1.0)[1])
     np.testing.assert_array_equal(polished.model_.most_probable_hidden(X), polished.hidden_)
 

@@ -83,8 +83,8 @@ def fit_coupled_cp(histograms: np.ndarray, triples: np.ndarray, weights: np.ndar
             factors[n], _ = _mirror_descent(factors[n], block, inner_max_iter, inner_tol)
         Q = _weights_design(factors, triples)
         block = _Block(flat, loss, forward=lambda x: Q @ x, adjoint=lambda R: Q.T @ R)
-        weights, cost = _mirror_descent(weights, block, inner_max_iter, inner_tol)
-        history.append(cost)
+        weights, M = _mirror_descent(weights, block, inner_max_iter, inner_tol)
+        history.append(block.cost(M))
         if len(history) > 1 and abs(history[-2] - history[-1]) <= tol * abs(history[-2]):
             converged = True
             break
@@ -101,37 +101,42 @@ class _Block:
     def __init__(self, Y: np.ndarray, loss: str, forward: Callable, adjoint: Callable):
         self.Y, self.loss, self.forward, self.adjoint = Y, loss, forward, adjoint
         if loss == "kl":
-            self.support = np.flatnonzero(Y)
-            self.Y_support = Y.ravel()[self.support]
+            self.support = None if np.all(Y) else np.flatnonzero(Y)  # None: every entry (no gather)
+            self.Y_support = self.on_support(Y)
+
+    def on_support(self, M: np.ndarray) -> np.ndarray:
+        """The entries of M where Y > 0, flat."""
+        return M.ravel() if self.support is None else M.ravel()[self.support]
 
     def cost(self, M: np.ndarray) -> float:
         if self.loss == "kl":
             with np.errstate(divide="ignore"):
-                return float(np.sum(self.Y_support * np.log(self.Y_support / M.ravel()[self.support])))
+                return float(np.sum(self.Y_support * np.log(self.Y_support / self.on_support(M))))
         return float(np.sum((M - self.Y) ** 2))
 
     def decrease(self, M: np.ndarray, M_new: np.ndarray) -> float:
         """cost(M) − cost(M_new), computed without the cancellation of subtracting two costs."""
         if self.loss == "kl":
             with np.errstate(divide="ignore"):
-                return float(np.sum(self.Y_support * np.log(M_new.ravel()[self.support] / M.ravel()[self.support])))
+                return float(np.sum(self.Y_support * np.log(self.on_support(M_new) / self.on_support(M))))
         return -float(np.sum((M_new - M) * (M_new + M - 2.0 * self.Y)))
 
     def gradient(self, M: np.ndarray) -> np.ndarray:
         if self.loss == "kl":
+            if self.support is None:
+                return self.adjoint(-self.Y / M)
             R = np.zeros(M.size)
-            R[self.support] = -self.Y_support / M.ravel()[self.support]
+            R[self.support] = -self.Y_support / self.on_support(M)
             return self.adjoint(R.reshape(M.shape))
         return self.adjoint(2.0 * (M - self.Y))
 
 
 def _mirror_descent(x: np.ndarray, block: _Block, max_iter: int, tol: float):
     """Exponentiated-gradient steps with Armijo backtracking until x moves less than ``tol``
-    (relative); returns (x, cost). The first trial step spreads the exponents over one
+    (relative); returns (x, forward(x)). The first trial step spreads the exponents over one
     nat (η = 1 / max column range of ∇, so both losses need no tuning); each later trial
     starts at twice the last accepted step."""
     M = block.forward(x)
-    cost = block.cost(M)
     step = None
     for _ in range(max_iter):
         grad = block.gradient(M)
@@ -154,10 +159,9 @@ def _mirror_descent(x: np.ndarray, block: _Block, max_iter: int, tol: float):
             break  # no step lowers the cost: stationary to working precision
         change = np.linalg.norm(candidate - x) / np.linalg.norm(x)
         x, M, step = candidate, M_new, trial
-        cost = block.cost(M)
         if change < tol:
             break
-    return x, cost
+    return x, M
 
 
 def _unfolding(histograms: np.ndarray, triples: np.ndarray, n: int):
