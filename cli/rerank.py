@@ -306,6 +306,8 @@ def register_build(rsub) -> None:
                         "per-word conditional log-probabilities summed by side of the head (default global)")
     b.add_argument("--epochs", type=positive_int, default=None, metavar="N",
                    help="at most N epochs for the taggers, the parser and the reranker (default 10, 10 and 20)")
+    b.add_argument("--hash-bits", type=int, default=23, metavar="B",
+                   help="2**B feature weights of every parser (default 23; 18 suit a few hundred sentences)")
     b.add_argument("--workers", type=positive_int, default=1, metavar="N",
                    help="processes for the jackknifing folds (default 1)")
     b.add_argument("--json", action="store_true", help="print the report (report.json) on standard output")
@@ -343,7 +345,8 @@ def run_build(args) -> int:
                                                           args.epochs)
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, tag_folds=args.tag_folds,
                            clusters_from=tuple(args.clusters_from), templates=args.templates,
-                           field="" if args.field == "none" else args.field, spectral=args.spectral, **epochs)
+                           field="" if args.field == "none" else args.field, spectral=args.spectral,
+                           parser_hash_bits=args.hash_bits, **epochs)
     try:
         options.check()
     except ValueError as e:

@@ -51,7 +51,8 @@ class BuildOptions:
     unlabelled corpora (paths; ``brown``: NLTK's Brown corpus) for word-cluster features
     (none: no clusters), hashed ``templates`` of the reranker,
     ``field`` the column the tree model reads ("" for no tree model), ``spectral``: the
-    tree-model features (see :data:`SPECTRAL`), epochs of the parser, tagger and reranker."""
+    tree-model features (see :data:`SPECTRAL`), epochs of the parser, tagger and reranker,
+    ``parser_hash_bits``: 2**parser_hash_bits feature weights of every parser."""
 
     order: int = 1
     k: int = 50
@@ -65,6 +66,7 @@ class BuildOptions:
     parser_epochs: int = 10
     tagger_epochs: int = 10
     reranker_epochs: int = 20
+    parser_hash_bits: int = 23
 
     def check(self) -> None:
         if self.order not in (1, 2):
@@ -76,6 +78,8 @@ class BuildOptions:
         for name in ("k", "parser_epochs", "tagger_epochs", "reranker_epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if not 10 <= self.parser_hash_bits <= 30:
+            raise ValueError(f"parser_hash_bits must be between 10 and 30, not {self.parser_hash_bits}")
         if self.folds < 2 or self.tag_folds < 2:
             raise ValueError(f"folds must be at least 2, not {min(self.folds, self.tag_folds)}")
         for source in self.clusters_from:
@@ -339,11 +343,13 @@ def _build(stages: Stages, train_path: Path, dev_path: Path | None, o: BuildOpti
                                                                  ("lemma", use_lemma)) if used]
 
     parser_key = _key(inputs, o.tags, (tag_key, report["parser_tag_columns"]) if o.tags == "predicted" else None,
-                      o.order, o.parser_epochs, *with_clusters)
+                      o.order, o.parser_epochs, *with_clusters,
+                      *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []))
     parser = stages.run(
         "parser", parser_key, ["parser.npz"],
         lambda: DependencyParser(o.order, epochs=o.parser_epochs, use_xpos=use_xpos, use_feats=use_feats,
-                                 use_lemma=use_lemma, clusters=clusters).fit(train, dev=dev),
+                                 use_lemma=use_lemma, clusters=clusters,
+                                 hash_bits=o.parser_hash_bits).fit(train, dev=dev),
         lambda m: serialize.save(stages.path("parser.npz"), m),
         lambda: serialize.load(stages.path("parser.npz"), "dependency_parser"))
     chosen = dict(getattr(parser, "selection_", None).chosen) if getattr(parser, "selection_", None) else {}

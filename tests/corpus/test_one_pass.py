@@ -4,6 +4,7 @@ then reads the file and reports its defect)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -100,9 +101,9 @@ def test_utf8_check_is_pythons():
 
     edges = (0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
     for lead in range(0x80, 0x100):
-        for rest in ((a, b, c) for a in edges for b in edges for c in edges):
-            for size in (1, 2, 3, 4):
-                seq = bytes((lead, *rest))[:size]
+        for size in (1, 2, 3, 4):  # every distinct sequence of `size` bytes: the lead, then edges
+            for rest in itertools.product(edges, repeat=size - 1):
+                seq = bytes((lead, *rest))
                 expected = 0
                 for k in range(1, size + 1):
                     try:

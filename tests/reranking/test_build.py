@@ -16,7 +16,7 @@ from seqspectral.reranking import CorpusScorer
 from seqspectral.reranking import build as b
 from seqspectral.reranking.spectral_features import DirectionScorers
 
-SMALL = dict(k=5, folds=2, parser_epochs=2, tagger_epochs=2, reranker_epochs=2)
+SMALL = dict(k=5, folds=2, parser_epochs=2, tagger_epochs=2, reranker_epochs=2, parser_hash_bits=16)
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +147,7 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     text.write_text("".join(" ".join(s.forms) + "\n" for s in train + dev))
     command = ["rerank", "build", str(root / "train.conllu"), "--dev", str(root / "dev.conllu"), "-o",
                str(tmp_path / "d"), "-k", "3", "--folds", "2", "--tags", "predicted", "--spectral", "direction",
-               "--epochs", "2", "--tag-folds", "4", "--clusters-from", str(text), "--quiet"]
+               "--epochs", "2", "--tag-folds", "2", "--hash-bits", "16", "--clusters-from", str(text), "--quiet"]
     status = main(command + ["--json"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
@@ -159,7 +159,7 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert "f: exists and is not a directory" in capsys.readouterr().err
     assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
     assert report["parser_tag_columns"] == ["upos", "xpos"]
-    assert report["options"]["tag_folds"] == 4 and report["clusters"]["from"] == [str(text)]
+    assert report["options"]["tag_folds"] == 2 and report["clusters"]["from"] == [str(text)]
     # the clusters travel inside the taggers' and the parser's files: the run step needs nothing else
     clusters = serialize.load(tmp_path / "d" / "clusters.npz", "word_clusters")
     for name, kind in (("parser", "dependency_parser"), ("tagger-upos", "tagger"), ("tagger-xpos", "tagger")):
@@ -172,7 +172,7 @@ def test_cli_build_and_run(files, tmp_path, capsys):
         offered.dense_names_
     # a build for untagged input reads no LEMMA (nothing predicts it): the same parses with or without one
     built = b.Built(tmp_path / "d")
-    assert not built.parser.use_lemma and not built.parser.use_feats
+    assert not built.parser.use_lemma and not built.parser.use_feats and built.parser.hash_bits == 16
     words = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in dev]
     lemmas = [replace(w, lemmas=s.lemmas) for w, s in zip(words, dev)]
     (plain, _), (with_lemmas, _) = b.run(built, words), b.run(built, lemmas)
