@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -59,28 +60,30 @@ class Vocabulary:
         symbols = [mapping.get(s, s) for s in raw] if mapping else raw
         if vocabulary is not None:
             table = vocabulary.encode(symbols)
-        elif _python_sort(symbols):
-            counts = Counter()
-            for s, c in zip(symbols, np.bincount(codes, minlength=len(symbols)).tolist()):
-                counts[s] += c
-            vocabulary = cls.from_counts(counts)
-            table = vocabulary.encode(symbols)
         else:
-            names = np.array(symbols) if symbols else np.zeros(0, dtype="U1")
-            by_name = np.argsort(names, kind="stable")
-            in_order = names[by_name]
-            first = np.ones(len(names), dtype=bool)  # the first of equal names (merged by a mapping)
-            first[1:] = in_order[1:] != in_order[:-1]
-            group = np.empty(len(names), dtype=np.int64)  # each symbol's rank among the distinct names
+            by_name, first = _name_order(symbols)
+            group = np.empty(len(symbols), dtype=np.int64)  # each symbol's rank among the distinct names
             group[by_name] = np.cumsum(first) - 1
-            codes = group[codes]
-            counts = np.bincount(codes, minlength=int(first.sum()))
-            seen = np.flatnonzero(counts)
-            order = seen[np.argsort(-counts[seen], kind="stable")]  # most frequent first, then by name
-            vocabulary = cls(in_order[first][order].tolist())
-            table = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
-            table[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
+            starts = np.flatnonzero(first)
+            counts = np.add.reduceat(np.bincount(codes, minlength=len(symbols))[by_name], starts) if len(starts) else starts
+            seen = np.flatnonzero(counts)  # most frequent first, then by name (ranks are distinct: one key)
+            order = seen[np.argsort((counts.max(initial=0) - counts[seen]) * len(counts) + seen)]
+            vocabulary = cls._of_distinct(np.array(symbols, dtype=object)[by_name[starts[order]]].tolist())
+            ranked = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
+            ranked[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
+            table = ranked[group]
         return (table[codes] if len(codes) else np.zeros(0, np.int32)), vocabulary
+
+    @classmethod
+    def _of_distinct(cls, symbols: list[str]) -> "Vocabulary":
+        """The vocabulary of ``symbols``, known to be distinct (its index built when first used)."""
+        vocabulary = cls.__new__(cls)
+        vocabulary._symbols = [UNK, EOS, *symbols]
+        return vocabulary
+
+    @functools.cached_property
+    def _index(self) -> dict[str, int]:
+        return dict(zip(self._symbols[self.N_RESERVED:], range(self.N_RESERVED, len(self._symbols))))
 
     def add(self, symbol: str) -> int:
         idx = self._index.get(symbol)
@@ -145,9 +148,46 @@ class Vocabulary:
             raise ValueError(f"{path}: not a vocabulary file ({e})") from None
 
 
-def _python_sort(symbols: list[str]) -> bool:
-    """Whether ``symbols`` are to be sorted in Python rather than as a numpy string array:
-    numpy's strings drop trailing NULs, and its fixed width would make a few very long
-    symbols take far more memory than all of them together."""
-    text = "".join(symbols)
-    return "\x00" in text or len(symbols) * max(map(len, symbols), default=0) > 8 * len(text) + (1 << 20)
+def _name_order(symbols: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """``(by_name, first)``: the indices of ``symbols`` in Python's string order and, along
+    it, whether each differs from the one before (equal strings are neighbours, in any order).
+
+    Sorted as UTF-8 bytes, whose order is the code points' (lone surrogates included, encoded
+    as ``surrogatepass`` does), 7 bytes at a time: each round's key is a big-endian integer of
+    the next 7 bytes (zero past the end) and, in its low byte, how many bytes are left (at most
+    8, "more than 7"), so a string that ends sorts before any longer one with the same bytes,
+    NULs included. Round 0 sorts all; each further round only the runs still tied with bytes
+    left, by (run, key).
+    """
+    n = len(symbols)
+    encoded = "\x00".join(symbols).encode("utf-8", "surrogatepass")
+    text = np.frombuffer(encoded + bytes(8), dtype=np.uint8)
+    ends = np.flatnonzero(text[:len(encoded)] == 0)
+    if len(ends) == n - 1:  # NUL only between the symbols
+        ends = np.append(ends, len(encoded))
+        lengths = ends - np.append(0, ends[:-1] + 1)
+    else:
+        lengths = np.fromiter((len(s.encode("utf-8", "surrogatepass")) for s in symbols), dtype=np.int64, count=n)
+        ends = np.cumsum(lengths + 1) - 1
+    starts = ends - lengths
+    windows = np.lib.stride_tricks.sliding_window_view(text, 8)  # the 8 bytes from each offset
+    by_name = np.arange(n)
+    first = np.ones(n, dtype=bool)
+    todo, run, at = np.arange(n), np.zeros(n, dtype=np.int64), 0  # positions along by_name still tied, their runs
+    while len(todo):
+        items = by_name[todo]
+        left = np.minimum(lengths[items] - at, 8)
+        key = (windows[starts[items] + at].view(">u8").ravel() & _KEEP[left]) | left.astype(np.uint64)
+        moved = np.argsort(key) if at == 0 else np.lexsort((key, run))
+        by_name[todo], key, run = items[moved], key[moved], run[moved]
+        tied = np.zeros(len(todo), dtype=bool)
+        tied[1:] = (key[1:] == key[:-1]) & (run[1:] == run[:-1])
+        first[todo] = ~tied
+        run = np.cumsum(~tied) - 1
+        again = (np.bincount(run)[run] > 1) & (key & 0xFF == 8)  # tied, and more than 7 bytes left
+        todo, run, at = todo[again], run[again], at + 7
+    return by_name, first
+
+
+#: the 7 key bytes kept of a window with 0, 1, ..., 8 bytes left
+_KEEP = np.array([(2**64 - 2**(64 - 8 * min(k, 7))) & ~0xFF for k in range(9)], dtype=np.uint64)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from seqspectral.corpus import EOS, UNK, Corpus, Vocabulary
@@ -26,6 +26,31 @@ def test_encode_codes_equals_counting_in_python(raw, codes, merge):
     expected = Vocabulary.from_counts(Counter(mapped[c] for c in codes))
     assert vocabulary == expected
     assert ids.tolist() == [expected.id(mapped[c]) for c in codes]
+
+
+# pieces whose UTF-8 bytes straddle the 7-byte rounds of the sort: NULs, 2- to 4-byte characters,
+# lone surrogates, and runs that keep long strings tied for several rounds
+pieces = st.sampled_from(["a", "b", "\x00", "\x7f", "\x80", "é", "\u4e2d", "\uffff", "\U0001F600", "\ud800", "abcdefg", "\x00" * 7])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(pieces, max_size=6).map("".join), max_size=30))
+@example(["abcdefgb", "abcdefga", "abcdefg", "abcdefg\x00", "abcdefg\x00\x00", "abcdefgabcdefgb", "abcdefgabcdefga", "é" * 4,
+          "é" * 3 + "e"])
+def test_name_order_is_pythons_string_order(names):
+    """The byte-wise sort of the vocabulary against ``sorted``: equal strings neighbours and
+    flagged, prefixes first whatever follows them (NULs included)."""
+    from seqspectral.corpus.vocabulary import _name_order
+
+    names = names + names[::3]  # repeated names
+    by_name, first = _name_order(names)
+    in_order = [names[i] for i in by_name]
+    assert sorted(by_name.tolist()) == list(range(len(names))) and in_order == sorted(names)
+    assert first.tolist() == [i == 0 or in_order[i] != in_order[i - 1] for i in range(len(names))]
+    ids, vocabulary = Vocabulary.encode_codes(names, np.arange(len(names)))
+    assert vocabulary.symbols[2:] == sorted(set(names), key=lambda s: (-names.count(s), s))
+    assert ids.tolist() == [vocabulary.id(s) for s in names]  # the index is built on first use
+    assert vocabulary.add("\x01new") == len(set(names)) + 2 and vocabulary.id("\x01new") == len(vocabulary) - 1
 
 
 def test_vocabulary_reserved_ids_and_cutoff(tmp_path):
