@@ -135,8 +135,13 @@ def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndar
     the others go to ``policy``. Sentences with several root attachments are added to
     ``several`` (count, first line) when given, else warned of here."""
     from ._kernels import tree_defects
+    from .chunks import sequence_ranges, thread_map
 
-    bad, roots = tree_defects(np.ascontiguousarray(heads, dtype=np.int64), offsets, True)
+    heads = np.ascontiguousarray(heads, dtype=np.int64)
+    parts = thread_map(lambda r: tree_defects(heads[offsets[r[0]]:offsets[r[1]]], offsets[r[0]:r[1] + 1] - offsets[r[0]],
+                                              True), sequence_ranges(offsets))
+    bad = np.concatenate([b for b, _ in parts]) if parts else np.zeros(0, bool)
+    roots = np.concatenate([r for _, r in parts]) if parts else np.zeros(0, np.int64)
     for i in np.flatnonzero(bad).tolist():
         word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
         policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
@@ -313,10 +318,12 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U or
     CoNLL-X file (``tabular_words``), or None when the file is not one that pass reads: another
     layout, an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
-    encoding cannot decode, or a line that needs the line-by-line reader's judgement."""
-    from ._kernels import tabular_words
+    encoding cannot decode, or a line that needs the line-by-line reader's judgement. A large
+    file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
+    from ._kernels import number_parts, tabular_words
+    from .chunks import chunk_bounds, joined_numbering, thread_map
     from .textfile import check_encoding, mapped_bytes
-    from .tokens import numbered_parts
+    from .tokens import HASH_MASK, distinct_strings
 
     name = check_encoding(encoding)
     if layout.name not in ("conllu", "conllx") or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
@@ -329,9 +336,22 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
             buf.tobytes().decode(name)
         except UnicodeDecodeError:
             return None
-    starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
-                                                                 layout.name == "conllu", name == "utf-8")
-    if unusual:
+    column, head_column, multiword = layout.index[field], layout.index["head"], layout.name == "conllu"
+
+    def read(chunk):
+        piece = buf[chunk[0]:chunk[1]]
+        starts, ends, heads, lines, lengths, unusual, n_lines = tabular_words(piece, column, head_column, multiword,
+                                                                              name == "utf-8")
+        return heads, lines, lengths, unusual, n_lines, None if unusual else number_parts(piece, starts, ends, False,
+                                                                                            HASH_MASK)
+
+    bounds = chunk_bounds(buf, (b"\n\n", b"\n\r\n"))
+    chunks = thread_map(read, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+    if any(c[3] for c in chunks):
         return None
-    distinct, codes = numbered_parts(buf, starts, ends, encoding=name)
-    return distinct, codes, heads, _WordLines(lines, lengths), lengths
+    codes, arena, distinct_bounds = joined_numbering([c[5] for c in chunks])
+    first_lines = np.cumsum([0] + [c[4] for c in chunks[:-1]])
+    lines = np.concatenate([c[1] + np.int32(first) for c, first in zip(chunks, first_lines.tolist())])
+    lengths = np.concatenate([c[2] for c in chunks])
+    return (distinct_strings(arena, distinct_bounds, encoding=name), codes, np.concatenate([c[0] for c in chunks]),
+            _WordLines(lines, lengths), lengths)
