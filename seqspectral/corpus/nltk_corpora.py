@@ -28,7 +28,7 @@ from .sequences import Corpus
 from .tagsets import tag_mapping
 from .tokens import TAG, WORD, numbered_tokens
 from .vocabulary import Vocabulary
-from .zipmembers import read_members
+from .zipmembers import joined_members
 
 BROWN_FILEIDS = r"c[a-z]\d\d"
 _NOT_BROWN = "not the Brown corpus (expected brown.zip, a brown/ directory or an NLTK data directory)"
@@ -61,11 +61,12 @@ class _Files:
     def read(self, name: str) -> bytes:
         return (self.path / name).read_bytes() if self.zip is None else self.zip.read(self.prefix + name)
 
-    def read_all(self, names: list[str]) -> list[bytes]:
-        """The contents of ``names``; from a zip, inflated straight from its bytes (:mod:`.zipmembers`)."""
+    def read_joined(self, names: list[str]):
+        """The contents of ``names`` one after the other, a line feed between two (bytes or a
+        uint8 array); from a zip, inflated straight from its bytes, on threads (:mod:`.zipmembers`)."""
         if self.zip is None:
-            return [(self.path / name).read_bytes() for name in names]
-        return read_members(self.zip, self.path.read_bytes(), [self.prefix + name for name in names])
+            return b"\n".join((self.path / name).read_bytes() for name in names)
+        return joined_members(self.zip, self.path.read_bytes(), [self.prefix + name for name in names], b"\n")[0]
 
 
 def _in_data_dir(directory: Path, corpus: str):
@@ -152,10 +153,10 @@ def read_brown(
         raise CorpusOptionError(f"the Brown corpus has fields upos, xpos and form, not {field!r}")
     files, near = _brown_files(source)
     try:
-        texts = files.read_all(_fileids(files, source, categories))
+        text = files.read_joined(_fileids(files, source, categories))
     except (OSError, KeyError, zipfile.BadZipFile) as e:  # not a zip, no brown/ inside, ...
         raise CorpusFormatError(source, None, f"{_NOT_BROWN}: {' '.join(str(e).split())[:120]}") from None
-    distinct, provisional, lengths, bad = numbered_tokens(b"\n".join(texts), WORD if field == "form" else TAG,
+    distinct, provisional, lengths, bad = numbered_tokens(text, WORD if field == "form" else TAG,
                                                           text_lines=False)  # a file ends its last sentence
     if bad >= 0:
         raise CorpusFormatError(source, None, f"not ASCII: a byte of 128 or more at offset {bad} of the corpus")

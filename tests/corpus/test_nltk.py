@@ -85,3 +85,20 @@ def test_brown_directory_and_bad_bytes(nltk_path, tmp_path):
 
     with pytest.raises(CorpusFormatError, match="not ASCII"):
         read_brown(brown, field="xpos")
+
+
+def test_brown_is_the_same_on_any_number_of_threads(nltk_path, monkeypatch):
+    """Members inflated and tokens read on 1, 2 or 3 threads (small runs and chunks, so that
+    two categories are cut): the same Corpus byte for byte."""
+    from seqspectral.corpus import chunks, zipmembers
+
+    monkeypatch.setattr(zipmembers, "MIN_THREAD_BYTES", 1 << 14)
+    monkeypatch.setattr(chunks, "MIN_CHUNK_BYTES", 1 << 14)
+    read = {}
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(chunks, "reading_threads", lambda: threads)
+        read[threads] = [read_brown(nltk_path, field=f, categories=["news", "humor"]) for f in ("form", "upos")]
+    for threads in (2, 3):
+        for ours, one in zip(read[threads], read[1]):
+            assert ours.vocabulary == one.vocabulary
+            assert np.array_equal(ours.symbols, one.symbols) and np.array_equal(ours.offsets, one.offsets)
