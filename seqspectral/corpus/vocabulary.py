@@ -66,8 +66,9 @@ class Vocabulary:
             group[by_name] = np.cumsum(first) - 1
             starts = np.flatnonzero(first)
             counts = np.add.reduceat(np.bincount(codes, minlength=len(symbols))[by_name], starts) if len(starts) else starts
-            seen = np.flatnonzero(counts)  # most frequent first, then by name (ranks are distinct: one key)
-            order = seen[np.argsort((counts.max(initial=0) - counts[seen]) * len(counts) + seen)]
+            seen = np.flatnonzero(counts)  # most frequent first, then by name rank: one integer key each
+            width = max(len(counts), 1)
+            order = np.sort((counts.max(initial=0) - counts[seen]) * width + seen) % width
             vocabulary = cls._of_distinct(np.array(symbols, dtype=object)[by_name[starts[order]]].tolist())
             ranked = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
             ranked[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
