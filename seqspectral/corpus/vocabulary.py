@@ -185,7 +185,8 @@ def _name_order(symbols: list[str]) -> tuple[np.ndarray, np.ndarray]:
         tied[1:] = (key[1:] == key[:-1]) & (run[1:] == run[:-1])
         first[todo] = ~tied
         run = np.cumsum(~tied) - 1
-        again = (np.bincount(run)[run] > 1) & (key & 0xFF == 8)  # tied, and more than 7 bytes left
+        again = tied | np.append(tied[1:], False)  # in a run of two or more, with more than 7 bytes left
+        again &= key & 0xFF == 8
         todo, run, at = todo[again], run[again], at + 7
     return by_name, first
 
