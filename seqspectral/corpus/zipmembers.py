@@ -66,9 +66,9 @@ def joined_members(archive: zipfile.ZipFile, data: bytes, names: list[str], sepa
     bounds = np.zeros(len(infos) + 1, dtype=np.int64)
     np.cumsum(sizes + len(separator), out=bounds[1:])
     buffer = np.empty(max(int(bounds[-1]) - len(separator), 0), dtype=np.uint8)
-    for at in range(len(separator)):
-        buffer[bounds[1:-1] - len(separator) + at] = separator[at]
-    view = memoryview(data)
+    for j in range(len(separator)):
+        buffer[bounds[1:-1] - len(separator) + j] = separator[j]
+    view, out, at = memoryview(data), memoryview(buffer), bounds.tolist()
 
     def inflate(run: tuple[int, int]) -> None:
         for k in range(*run):
@@ -83,7 +83,7 @@ def joined_members(archive: zipfile.ZipFile, data: bytes, names: list[str], sepa
                     raise zipfile.BadZipFile(f"{info.filename!r} does not inflate ({e})") from None
                 if len(content) != info.file_size or _crc32(content) != info.CRC:
                     raise zipfile.BadZipFile(f"Bad CRC-32 for file {info.filename!r}")
-            buffer[bounds[k]:bounds[k] + info.file_size] = np.frombuffer(content, dtype=np.uint8)
+            out[at[k]:at[k] + info.file_size] = content
 
     total = int(sizes.sum())
     n_runs = max(1, min(threads or chunks.reading_threads(), total // MIN_THREAD_BYTES, len(infos)))
