@@ -204,7 +204,7 @@ PHASES = {
                                     ["corpus/zipmembers.py", "read_members"], ["corpus/pautomac.py", "_line_blocks"]],
     "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
                       ["corpus/_kernels.py", "integer_lines"]],
-    "numbering the symbols": [["corpus/tokens.py", "numbered_parts"], ["corpus/_kernels.py", "number_parts"],
+    "numbering the symbols": [["corpus/_kernels.py", "number_parts"],
                               ["corpus/chunks.py", "joined_numbering"], ["corpus/tokens.py", "distinct_strings"]],
     "vocabulary": [["corpus/vocabulary.py", "encode_codes"]],
     "tree check": [["corpus/tabular.py", "_tree_check"]],
