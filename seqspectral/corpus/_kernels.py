@@ -177,8 +177,11 @@ def split_tokens(buf, part, text_lines):
     ``part``: 0 the whole token; 1 the word of ``word/tag`` (split at the last slash; the
     whole token without one); 2 its tag, upper-cased (empty without a slash).
     ``text_lines``: every line is a sequence, blank ones too (LF, CR LF and a lone CR end a
-    line; the line break ending the buffer starts none); else (NLTK's tagged corpora) only
-    LF ends a sentence, lines without a token are skipped, and a byte of 128 or above is bad.
+    line; the line break ending the buffer starts none), and a byte of 128 or above is bad
+    unless it starts a UTF-8 sequence (as Python's strict decoder takes them) of a character
+    that is not white space (``str.split`` splits at no-break spaces and the like: the caller
+    then splits in Python); else (NLTK's tagged corpora) only LF ends a sentence, lines
+    without a token are skipped, and a byte of 128 or above is bad.
     Returns ``(starts, ends, lengths, bad)``: each kept part's byte range, the tokens of each
     sequence, and the offset of the first bad byte (-1: none).
     """
@@ -203,8 +206,12 @@ def split_tokens(buf, part, text_lines):
         start = i
         slash = -1
         while i < n and not _is_space(buf[i]):
-            if buf[i] > 127 and not text_lines:
-                return starts[:0], ends[:0], lengths[:0], i
+            if buf[i] > 127:
+                k = _utf8_length(buf, i) if text_lines else 0
+                if k == 0 or _wide_space(buf, i, k):
+                    return starts[:0], ends[:0], lengths[:0], i
+                i += k
+                continue
             if buf[i] == 47:
                 slash = i
             i += 1
@@ -381,6 +388,21 @@ def _utf8_length(buf, i):
         if not 0x80 <= buf[j] <= 0xBF:
             return 0
     return need + 1
+
+
+@njit(cache=True)
+def _wide_space(buf, i, k):
+    """Whether the UTF-8 sequence of ``k`` bytes at ``buf[i]`` is white space beyond ASCII
+    (``str.isspace``: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F,
+    U+3000)."""
+    if k == 2:
+        code = ((buf[i] & 0x1F) << 6) | (buf[i + 1] & 0x3F)
+        return code == 0x85 or code == 0xA0
+    if k != 3:
+        return False
+    code = ((buf[i] & 0x0F) << 12) | ((buf[i + 1] & 0x3F) << 6) | (buf[i + 2] & 0x3F)
+    return (code == 0x1680 or 0x2000 <= code <= 0x200A or code == 0x2028 or code == 0x2029 or code == 0x202F
+            or code == 0x205F or code == 0x3000)
 
 
 @njit(cache=True)

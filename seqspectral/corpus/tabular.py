@@ -271,11 +271,11 @@ def read_encoded(
     offsets = _offsets(lengths)
     keep = _tree_check(word_lines, heads, offsets, policy, layout)
     policy.finish()
-    coded = Corpus(symbols.astype(np.int32), offsets, None, heads)
     if len(keep) < len(word_lines):
-        coded = coded.subset(keep)
-    ids, vocabulary = Vocabulary.encode_codes(distinct, coded.symbols, vocabulary, tag_mapping(tagset))
-    return Corpus(ids, coded.offsets, vocabulary, coded.heads)
+        kept = Corpus(symbols, offsets, None, heads).subset(keep)
+        symbols, offsets, heads = kept.symbols, kept.offsets, kept.heads
+    ids, vocabulary = Vocabulary.encode_codes(distinct, symbols, vocabulary, tag_mapping(tagset))
+    return Corpus(ids, offsets, vocabulary, heads)
 
 
 def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encoding: str):
@@ -302,16 +302,21 @@ def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encodin
 
 
 class _WordLines:
-    """The line of every word, by sentence, as ``_tree_check`` reads them (a few, on demand)."""
+    """The line of every word, by sentence, as ``_tree_check`` reads them (a few, on demand),
+    from each chunk's lines (counted from the chunk's start) and the chunk's first line."""
 
-    def __init__(self, lines: np.ndarray, lengths: np.ndarray):
-        self.lines, self.offsets = lines, _offsets(lengths)
+    def __init__(self, lines: list[np.ndarray], lengths: list[np.ndarray], first_lines: list[int]):
+        self.lines, self.first_lines = lines, first_lines
+        self.offsets = [_offsets(n) for n in lengths]
+        self.sentences = np.cumsum([0] + [len(n) for n in lengths])
 
     def __len__(self) -> int:
-        return len(self.offsets) - 1
+        return int(self.sentences[-1])
 
     def __getitem__(self, i: int) -> list[int]:
-        return self.lines[self.offsets[i]:self.offsets[i + 1]].tolist()
+        chunk = int(np.searchsorted(self.sentences, i, side="right")) - 1
+        offsets, j = self.offsets[chunk], i - self.sentences[chunk]
+        return (self.lines[chunk][offsets[j]:offsets[j + 1]] + self.first_lines[chunk]).tolist()
 
 
 def _one_pass(path, layout: Layout, field: str, encoding: str):
@@ -350,8 +355,6 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     if any(c[3] for c in chunks):
         return None
     codes, arena, distinct_bounds = joined_numbering([c[5] for c in chunks])
-    first_lines = np.cumsum([0] + [c[4] for c in chunks[:-1]])
-    lines = np.concatenate([c[1] + np.int32(first) for c, first in zip(chunks, first_lines.tolist())])
-    lengths = np.concatenate([c[2] for c in chunks])
+    lines = _WordLines([c[1] for c in chunks], [c[2] for c in chunks], np.cumsum([0] + [c[4] for c in chunks[:-1]]).tolist())
     return (distinct_strings(arena, distinct_bounds, encoding=name), codes, np.concatenate([c[0] for c in chunks]),
-            _WordLines(lines, lengths), lengths)
+            lines, np.concatenate([c[2] for c in chunks]))

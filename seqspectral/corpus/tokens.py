@@ -18,17 +18,6 @@ WHOLE, WORD, TAG = 0, 1, 2
 HASH_MASK = np.uint64(2**64 - 1)
 
 
-def numbered_parts(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, fold_case: bool = False,
-                   encoding: str = "utf-8") -> tuple[list[str], np.ndarray]:
-    """``(distinct, codes)`` of the parts ``buf[starts[t]:ends[t]]`` of a byte buffer, none
-    holding a line feed: the distinct strings in order of first appearance (decoded with
-    ``encoding``, upper-cased when ``fold_case``) and each part's index among them."""
-    from ._kernels import number_parts
-
-    codes, arena, bounds = number_parts(buf, starts, ends, fold_case, HASH_MASK)
-    return distinct_strings(arena, bounds, fold_case, encoding), codes
-
-
 def distinct_strings(arena: np.ndarray, bounds: np.ndarray, fold_case: bool = False,
                      encoding: str = "utf-8") -> list[str]:
     """The strings ``arena[bounds[k]:bounds[k + 1]]`` (as ``number_parts`` returns them),

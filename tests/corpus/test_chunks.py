@@ -118,10 +118,16 @@ def test_defect_in_a_later_chunk_reported_at_its_line(threads, tmp_path):
     text[last_word] = "\t".join(cells)
     path = tmp_path / "cycle.conllu"
     path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    skipped = []
     for n in (1, 3):
         threads(n)
         with pytest.raises(CorpusFormatError, match=f":{last_word + 1}: not a tree"):
             read_corpus(path, format="conllu")
+        with pytest.warns(Warning, match=f"{last_word + 1}"):
+            skipped.append(read_corpus(path, format="conllu", errors="skip"))
+    _same(*skipped)
+    threads(1)
+    assert len(skipped[0]) == len(read_corpus(CORPORA / "ewt-sample.conllu", format="conllu")) - 1
 
 
 def test_sequence_ranges_share_the_tokens(threads):
