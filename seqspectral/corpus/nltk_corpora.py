@@ -31,6 +31,7 @@ from .vocabulary import Vocabulary
 from .zipmembers import joined_members
 
 BROWN_FILEIDS = r"c[a-z]\d\d"
+_BROWN_FILEID = re.compile(BROWN_FILEIDS)
 _NOT_BROWN = "not the Brown corpus (expected brown.zip, a brown/ directory or an NLTK data directory)"
 
 
@@ -125,7 +126,7 @@ def universal_mapping(tagset_file: str, directories) -> dict[str, str]:
 
 
 def _fileids(files: _Files, source, categories) -> list[str]:
-    fileids = [n for n in files.names() if re.fullmatch(BROWN_FILEIDS, n)]
+    fileids = list(filter(_BROWN_FILEID.fullmatch, files.names()))
     if not fileids:
         raise CorpusFormatError(source, None, _NOT_BROWN)
     if categories is None:
