@@ -53,8 +53,8 @@ class Vocabulary:
         Readers give each distinct symbol a provisional code on first sight; this maps
         them through ``mapping`` (e.g. a coarse tagset) and into ``vocabulary``, built
         from the counts (most frequent first, ties by name, as :meth:`from_counts`) when
-        none is given: symbols sorted, merged and counted in numpy, no Python call per
-        symbol beyond building the vocabulary.
+        none is given: the symbols sorted as bytes (:func:`_name_order`), merged and counted
+        in numpy, no Python call per symbol.
         """
         codes = np.asarray(codes, dtype=np.int64)
         symbols = [mapping.get(s, s) for s in raw] if mapping else raw
@@ -69,7 +69,8 @@ class Vocabulary:
             seen = np.flatnonzero(counts)  # most frequent first, then by name rank: one integer key each
             width = max(len(counts), 1)
             order = np.sort((counts.max(initial=0) - counts[seen]) * width + seen) % width
-            vocabulary = cls._of_distinct(np.array(symbols, dtype=object)[by_name[starts[order]]].tolist())
+            names = np.fromiter(symbols, dtype=object, count=len(symbols))
+            vocabulary = cls._of_distinct(names[by_name[starts[order]]].tolist())
             ranked = np.full(len(counts), cls.UNK_ID, dtype=np.int32)
             ranked[order] = np.arange(cls.N_RESERVED, cls.N_RESERVED + len(order), dtype=np.int32)
             table = ranked[group]
