@@ -28,7 +28,7 @@ from .sequences import Corpus
 from .tagsets import tag_mapping
 from .tokens import TAG, WORD, numbered_tokens
 from .vocabulary import Vocabulary
-from .zipmembers import joined_members
+from .zipmembers import archive_bytes, joined_members
 
 BROWN_FILEIDS = r"c[a-z]\d\d"
 _BROWN_FILEID = re.compile(BROWN_FILEIDS)
@@ -64,10 +64,11 @@ class _Files:
 
     def read_joined(self, names: list[str]):
         """The contents of ``names`` one after the other, a line feed between two (bytes or a
-        uint8 array); from a zip, inflated straight from its bytes, on threads (:mod:`.zipmembers`)."""
+        uint8 array); from a zip, inflated on threads straight from its bytes mapped into memory
+        (:mod:`.zipmembers`)."""
         if self.zip is None:
             return b"\n".join((self.path / name).read_bytes() for name in names)
-        return joined_members(self.zip, self.path.read_bytes(), [self.prefix + name for name in names], b"\n")[0]
+        return joined_members(self.zip, archive_bytes(self.path), [self.prefix + name for name in names], b"\n")[0]
 
 
 def _in_data_dir(directory: Path, corpus: str):

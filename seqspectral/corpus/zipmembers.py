@@ -13,6 +13,7 @@ on Brown). Encrypted members and other compression methods are left to ``zipfile
 
 from __future__ import annotations
 
+import mmap
 import struct
 import zipfile
 import zlib
@@ -46,16 +47,27 @@ def _inflate(stream: memoryview, size: int):
     return zlib.decompress(stream, -15, size)
 
 
-def read_members(archive: zipfile.ZipFile, data: bytes, names: list[str], threads: int | None = None) -> list[bytes]:
-    """The contents of the members ``names`` of ``archive``, whose bytes are ``data``.
+def archive_bytes(path) -> mmap.mmap:
+    """The bytes of the zip file ``path`` mapped into memory, the kernel asked to read them all
+    ahead: a file not in the page cache arrives while the first members inflate. The file must
+    not shrink while the bytes are in use."""
+    with open(path, "rb") as f:
+        data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    if hasattr(mmap, "MADV_WILLNEED"):
+        data.madvise(mmap.MADV_WILLNEED)
+    return data
+
+
+def read_members(archive: zipfile.ZipFile, data, names: list[str], threads: int | None = None) -> list[bytes]:
+    """The contents of the members ``names`` of ``archive``, whose bytes are ``data`` (bytes-like).
     A damaged member raises ``zipfile.BadZipFile``, a missing one ``KeyError``."""
     buffer, bounds = joined_members(archive, data, names, threads=threads)
     return [buffer[a:b].tobytes() for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
 
-def joined_members(archive: zipfile.ZipFile, data: bytes, names: list[str], separator: bytes = b"",
+def joined_members(archive: zipfile.ZipFile, data, names: list[str], separator: bytes = b"",
                    threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(buffer, bounds)``: the members ``names`` of ``archive`` (whose bytes are ``data``)
+    """``(buffer, bounds)``: the members ``names`` of ``archive`` (whose bytes are ``data``, bytes-like)
     one after the other in one uint8 buffer, ``separator`` between two, member ``k`` at
     ``buffer[bounds[k]:bounds[k + 1] - len(separator)]``. Inflated on up to ``threads`` threads
     (default: :func:`.chunks.reading_threads`), the same bytes and errors whatever their
@@ -93,7 +105,7 @@ def joined_members(archive: zipfile.ZipFile, data: bytes, names: list[str], sepa
     return buffer, bounds
 
 
-def _stream(data: bytes, view: memoryview, info: zipfile.ZipInfo) -> memoryview:
+def _stream(data, view: memoryview, info: zipfile.ZipInfo) -> memoryview:
     """The compressed bytes of member ``info``, after its local header."""
     at = info.header_offset
     if at + _LOCAL_HEADER.size > len(data):

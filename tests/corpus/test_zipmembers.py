@@ -5,7 +5,7 @@ import zipfile
 import pytest
 
 from seqspectral.corpus import zipmembers
-from seqspectral.corpus.zipmembers import joined_members, read_members
+from seqspectral.corpus.zipmembers import archive_bytes, joined_members, read_members
 
 MEMBERS = {"a/stored": (b"stored bytes\n" * 50, zipfile.ZIP_STORED), "a/deflated": (b"word/tag " * 4000, zipfile.ZIP_DEFLATED),
            "a/empty": (b"", zipfile.ZIP_DEFLATED), "a/bz2": (b"bz2 is zipfile's\n" * 30, zipfile.ZIP_BZIP2)}
@@ -31,6 +31,7 @@ def test_members_equal_zipfiles_reading(tmp_path, inflater):
     path = _archive(tmp_path / "x.zip")
     names = list(MEMBERS)
     assert read_members(zipfile.ZipFile(path), path.read_bytes(), names) == [MEMBERS[n][0] for n in names]
+    assert read_members(zipfile.ZipFile(path), archive_bytes(path), names) == [MEMBERS[n][0] for n in names]  # mapped
     with pytest.raises(KeyError):
         read_members(zipfile.ZipFile(path), path.read_bytes(), ["a/absent"])
 
