@@ -2,13 +2,14 @@
 
 ``zipfile`` reads a member through a file object of its own (a seek, a local-header parse,
 a decompressor fed in chunks): for the 500 members of ``brown.zip`` that machinery is about a
-fifth of the unzipping. Here the archive is read once; each member's deflate stream is
-inflated in one call into its place in one buffer (sizes and CRC-32s are known from the
-central directory) and checked against its CRC-32, as ``zipfile`` checks it. The members are
-shared out to threads in runs of about equal inflated size (:mod:`.chunks`): inflating
-releases the GIL. The inflating is zlib's, or libdeflate's when the optional package
-``deflate`` is installed (``pip install "seqspectral[fast]"``; about twice as fast as zlib
-on Brown). Encrypted members and other compression methods are left to ``zipfile``.
+fifth of the unzipping. Here the archive is mapped into memory once (:func:`archive_bytes`);
+each member's deflate stream is inflated in one call into its place in one buffer (sizes and
+CRC-32s are known from the central directory) and checked against its CRC-32, as ``zipfile``
+checks it. The members are shared out to threads in runs of about equal inflated size
+(:mod:`.chunks`): inflating releases the GIL. The inflating is zlib's, or libdeflate's when
+the optional package ``deflate`` is installed (``pip install "seqspectral[fast]"``; about
+twice as fast as zlib on Brown). Encrypted members and other compression methods are left
+to ``zipfile``.
 """
 
 from __future__ import annotations
