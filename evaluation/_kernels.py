@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def byte_loop(buf):
     """The least a one-byte-at-a-time parser does: every byte of ``buf`` (uint8) loaded and
     compared once, and the bytes a reader must look at again — white space, control bytes and

@@ -154,7 +154,7 @@ def nonprojective_sentences(heads, offsets):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tree_defects(heads, offsets, several_roots):
     """For each sentence of a flat treebank (``heads`` 1-based, 0 the root; int64
     ``offsets``): whether its heads form no tree (a head out of range, no root attachment
@@ -204,7 +204,7 @@ def _is_space(c):
     return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def split_tokens(buf, part, text_lines):
     """The white-space separated tokens of ``buf`` (bytes; those of 128 and above belong to tokens).
 
@@ -282,7 +282,7 @@ def _table(hashes, m, bits):
     return table
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def number_parts(buf, starts, ends, fold_case, hash_mask):
     """Each part ``buf[starts[t]:ends[t]]`` numbered by first appearance, in one pass: its
     64-bit FNV-1a hash (of its upper-cased bytes when ``fold_case``; the bits of
@@ -425,16 +425,16 @@ def _blank(buf, a, b):
             return False
     return True
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def tabular_words(buf, field, head_column, multiword, utf8):
     """One pass over a 10-column treebank (CoNLL-U with ``multiword``, else CoNLL-X) read as
     ``tabular.iter_blocks`` reads it, for the files that need none of its messages.
 
     Each line is scanned once, with one comparison for most bytes (only a tab, a line feed, a
     CR or, with ``utf8``, a byte beyond ASCII needs a look; ``utf8``: those are checked to be
-    UTF-8 as Python decodes it). Returns ``(starts, ends, heads, lines, lengths, unusual)``:
-    the byte range of column ``field`` and the head of each word, its 1-based line, the words
-    of each sentence, and ``unusual``: 0, or the first line that is not a blank line, a
+    UTF-8 as Python decodes it). Returns ``(starts, ends, heads, lines, lengths, unusual,
+    n_lines)``: the byte range of column ``field`` and the head of each word, its 1-based
+    line, the words of each sentence, the lines read, and ``unusual``: 0, or the first line that is not a blank line, a
     comment before a sentence's words, a multiword-token or empty-node line (with
     ``multiword``), or a word line of 10 tab-separated columns whose id is its position and
     whose head is an integer below 2^31 (or a line with a lone CR, or bytes that are not
@@ -468,21 +468,21 @@ def tabular_words(buf, field, head_column, multiword, utf8):
                     tabs += 1
                 elif c == 13:
                     if carriage >= 0:
-                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
                     carriage = end
                 elif c >= 128 and utf8:
                     k = _utf8_length(buf, end)
                     if k == 0:
-                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                        return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
                     end += k
                     continue
             end += 1
         stop = end - 1 if carriage == end - 1 and end > i else end
         if 0 <= carriage < stop:
-            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
         if buf[i] == 35:  # '#': a comment, before the words of a sentence only
             if rows:
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
             i = end + 1
             continue
         word = -1
@@ -494,7 +494,7 @@ def tabular_words(buf, field, head_column, multiword, utf8):
                 continue
         if word < 0:  # no word: a blank line, or one for the line-by-line reader
             if not _blank(buf, i, end):
-                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+                return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
             if rows:
                 if n_sentences == len(lengths):
                     lengths = np.concatenate((lengths, lengths))
@@ -505,7 +505,7 @@ def tabular_words(buf, field, head_column, multiword, utf8):
             continue
         head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
         if word != rows + 1 or head < 0 or head >= 1 << 31:
-            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line
+            return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
         if n_words == len(starts):
             starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
             heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
@@ -521,4 +521,4 @@ def tabular_words(buf, field, head_column, multiword, utf8):
             lengths = np.concatenate((lengths, lengths))
         lengths[n_sentences] = rows
         n_sentences += 1
-    return starts[:n_words], ends[:n_words], heads[:n_words], lines[:n_words], lengths[:n_sentences], 0
+    return starts[:n_words], ends[:n_words], heads[:n_words], lines[:n_words], lengths[:n_sentences], 0, line

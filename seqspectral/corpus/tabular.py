@@ -135,8 +135,13 @@ def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndar
     the others go to ``policy``. Sentences with several root attachments are added to
     ``several`` (count, first line) when given, else warned of here."""
     from ._kernels import tree_defects
+    from .chunks import sequence_ranges, thread_map
 
-    bad, roots = tree_defects(np.ascontiguousarray(heads, dtype=np.int64), offsets, True)
+    heads = np.ascontiguousarray(heads, dtype=np.int64)
+    parts = thread_map(lambda r: tree_defects(heads[offsets[r[0]]:offsets[r[1]]], offsets[r[0]:r[1] + 1] - offsets[r[0]],
+                                              True), sequence_ranges(offsets))
+    bad = np.concatenate([b for b, _ in parts]) if parts else np.zeros(0, bool)
+    roots = np.concatenate([r for _, r in parts]) if parts else np.zeros(0, np.int64)
     for i in np.flatnonzero(bad).tolist():
         word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
         policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
@@ -266,11 +271,11 @@ def read_encoded(
     offsets = _offsets(lengths)
     keep = _tree_check(word_lines, heads, offsets, policy, layout)
     policy.finish()
-    coded = Corpus(symbols.astype(np.int32), offsets, None, heads)
     if len(keep) < len(word_lines):
-        coded = coded.subset(keep)
-    ids, vocabulary = Vocabulary.encode_codes(distinct, coded.symbols, vocabulary, tag_mapping(tagset))
-    return Corpus(ids, coded.offsets, vocabulary, coded.heads)
+        kept = Corpus(symbols, offsets, None, heads).subset(keep)
+        symbols, offsets, heads = kept.symbols, kept.offsets, kept.heads
+    ids, vocabulary = Vocabulary.encode_codes(distinct, symbols, vocabulary, tag_mapping(tagset))
+    return Corpus(ids, offsets, vocabulary, heads)
 
 
 def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encoding: str):
@@ -297,26 +302,33 @@ def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encodin
 
 
 class _WordLines:
-    """The line of every word, by sentence, as ``_tree_check`` reads them (a few, on demand)."""
+    """The line of every word, by sentence, as ``_tree_check`` reads them (a few, on demand),
+    from each chunk's lines (counted from the chunk's start) and the chunk's first line."""
 
-    def __init__(self, lines: np.ndarray, lengths: np.ndarray):
-        self.lines, self.offsets = lines, _offsets(lengths)
+    def __init__(self, lines: list[np.ndarray], lengths: list[np.ndarray], first_lines: list[int]):
+        self.lines, self.first_lines = lines, first_lines
+        self.offsets = [_offsets(n) for n in lengths]
+        self.sentences = np.cumsum([0] + [len(n) for n in lengths])
 
     def __len__(self) -> int:
-        return len(self.offsets) - 1
+        return int(self.sentences[-1])
 
     def __getitem__(self, i: int) -> list[int]:
-        return self.lines[self.offsets[i]:self.offsets[i + 1]].tolist()
+        chunk = int(np.searchsorted(self.sentences, i, side="right")) - 1
+        offsets, j = self.offsets[chunk], i - self.sentences[chunk]
+        return (self.lines[chunk][offsets[j]:offsets[j + 1]] + self.first_lines[chunk]).tolist()
 
 
 def _one_pass(path, layout: Layout, field: str, encoding: str):
     """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U or
     CoNLL-X file (``tabular_words``), or None when the file is not one that pass reads: another
     layout, an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
-    encoding cannot decode, or a line that needs the line-by-line reader's judgement."""
-    from ._kernels import tabular_words
+    encoding cannot decode, or a line that needs the line-by-line reader's judgement. A large
+    file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
+    from ._kernels import number_parts, tabular_words
+    from .chunks import chunk_bounds, joined_numbering, thread_map
     from .textfile import check_encoding, mapped_bytes
-    from .tokens import numbered_parts
+    from .tokens import HASH_MASK, distinct_strings
 
     name = check_encoding(encoding)
     if layout.name not in ("conllu", "conllx") or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
@@ -329,9 +341,20 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
             buf.tobytes().decode(name)
         except UnicodeDecodeError:
             return None
-    starts, ends, heads, lines, lengths, unusual = tabular_words(buf, layout.index[field], layout.index["head"],
-                                                                 layout.name == "conllu", name == "utf-8")
-    if unusual:
+    column, head_column, multiword = layout.index[field], layout.index["head"], layout.name == "conllu"
+
+    def read(chunk):
+        piece = buf[chunk[0]:chunk[1]]
+        starts, ends, heads, lines, lengths, unusual, n_lines = tabular_words(piece, column, head_column, multiword,
+                                                                              name == "utf-8")
+        return heads, lines, lengths, unusual, n_lines, None if unusual else number_parts(piece, starts, ends, False,
+                                                                                            HASH_MASK)
+
+    bounds = chunk_bounds(buf, (b"\n\n", b"\n\r\n"))
+    chunks = thread_map(read, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
+    if any(c[3] for c in chunks):
         return None
-    distinct, codes = numbered_parts(buf, starts, ends, encoding=name)
-    return distinct, codes, heads, _WordLines(lines, lengths), lengths
+    codes, arena, distinct_bounds = joined_numbering([c[5] for c in chunks])
+    lines = _WordLines([c[1] for c in chunks], [c[2] for c in chunks], np.cumsum([0] + [c[4] for c in chunks[:-1]]).tolist())
+    return (distinct_strings(arena, distinct_bounds, encoding=name), codes, np.concatenate([c[0] for c in chunks]),
+            lines, np.concatenate([c[2] for c in chunks]))
