@@ -77,6 +77,8 @@ def _strings(buf: np.ndarray, k: int):
     """``integer_lines`` over ``buf``, cut into chunks of whole lines read on threads and
     joined in place: ``(ids, offsets, kinds, first_bad, stop)`` of the whole buffer (the
     lines up to ``stop``: see ``integer_lines``)."""
+    from .chunks import chunk_bounds, thread_map
+
     bounds = chunk_bounds(buf, (b"\n",)).tolist()
     chunks = list(zip(bounds[:-1], bounds[1:]))
     id_room = [(b - a) // 2 + 1 for a, b in chunks]  # each symbol after a blank
@@ -116,41 +118,6 @@ def _strings(buf: np.ndarray, k: int):
     for array, size in ((ids, n_ids), (offsets, n_lines + 1), (kinds, n_lines)):
         array.resize(size, refcheck=False)  # the room not used given back (no copy)
     return ids, offsets, kinds, first_bad, stop
-
-
-# -- until seqspectral.corpus.chunks is on main (TEMPORARY, same API) ----------------------------
-MIN_CHUNK_BYTES = 1 << 20
-
-
-def reading_threads() -> int:
-    import os
-
-    return max(1, len(os.sched_getaffinity(0)))
-
-
-def chunk_bounds(buf, boundaries, threads=None):
-    n = len(buf)
-    k = min(threads or reading_threads(), max(1, n // MIN_CHUNK_BYTES))
-    bounds = [0]
-    for j in range(1, k):
-        at = max(bounds[-1], n * j // k)
-        cut = buf[at:].tobytes().find(boundaries[0])
-        if cut < 0:
-            break
-        cut += at + 1
-        if bounds[-1] < cut < n:
-            bounds.append(cut)
-    bounds.append(n)
-    return np.array(bounds, dtype=np.int64)
-
-
-def thread_map(fn, items, threads=None):
-    from concurrent.futures import ThreadPoolExecutor
-
-    if len(items) <= 1 or threads == 1:
-        return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=min(len(items), threads or reading_threads())) as pool:
-        return list(pool.map(fn, items))
 
 
 class _Strings:

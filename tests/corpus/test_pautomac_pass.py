@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from seqspectral.corpus import CorpusFormatError, SkippedRecordsWarning, read_pautomac
-from seqspectral.corpus import pautomac as reader
+from seqspectral.corpus import chunks
 from seqspectral.corpus._kernels import BLANK, GOOD, LENGTH, MAX_DIGITS, SYMBOL, integer_lines
 
 
@@ -69,8 +69,8 @@ def outcome(path, **options):
 def threads(monkeypatch):
     """Set the reader's threads and cut chunks down to a few bytes."""
     def use(n, chunk_bytes=16):
-        monkeypatch.setattr(reader, "reading_threads", lambda: n)
-        monkeypatch.setattr(reader, "MIN_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(chunks, "reading_threads", lambda: n)
+        monkeypatch.setattr(chunks, "MIN_CHUNK_BYTES", chunk_bytes)
     return use
 
 
@@ -90,8 +90,8 @@ def test_any_number_of_threads_reads_the_same(tmp_path_factory, strings, ending,
     try:
         results = []
         for n in (1, 2, 3, 7):
-            mp.setattr(reader, "reading_threads", lambda n=n: n)
-            mp.setattr(reader, "MIN_CHUNK_BYTES", 8)
+            mp.setattr(chunks, "reading_threads", lambda n=n: n)
+            mp.setattr(chunks, "MIN_CHUNK_BYTES", 8)
             results.append([outcome(path, errors=errors) for errors in ("raise", "skip")])
     finally:
         mp.undo()
