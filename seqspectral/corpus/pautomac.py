@@ -42,6 +42,7 @@ MAX_ALPHABET = 1 << 20
 BLOCK_BYTES = 1 << 22
 #: bytes looked at a time for the end of a line
 _WINDOW = 1 << 12
+_HEADER = "the header must be two integers: number of strings, alphabet size"
 #: the first byte of a header line that ``integer_lines`` would stop at (see its ``stop``)
 _NOT_AN_INTEGER = re.compile(rb"[0-9]{15}|[^0-9 \t\r\n]")
 
@@ -74,34 +75,31 @@ def _line_end(data: np.ndarray, at: int) -> int:
 
 
 def _strings(buf: np.ndarray, k: int):
-    """``integer_lines`` over ``buf``, cut into chunks of whole lines read on threads and
-    joined in place: ``(ids, offsets, kinds, first_bad, stop)`` of the whole buffer (the
-    lines up to ``stop``: see ``integer_lines``)."""
+    """``integer_lines`` over ``buf``, cut into chunks of whole lines read on threads, each
+    into its own stretch of the same arrays, then joined in place: ``(ids, offsets, kinds,
+    first_bad, stop)`` of the whole buffer (its lines up to ``stop``: see ``integer_lines``)."""
     from .chunks import chunk_bounds, thread_map
 
     bounds = chunk_bounds(buf, (b"\n",)).tolist()
     chunks = list(zip(bounds[:-1], bounds[1:]))
-    id_room = [(b - a) // 2 + 1 for a, b in chunks]  # each symbol after a blank
-    line_room = [(b - a + 1) // 2 + 1 for a, b in chunks]  # each line a digit and a line break, but blank lines
-    id_at = np.cumsum([0] + id_room).tolist()
-    line_at = np.cumsum([0] + line_room).tolist()
-    ids = np.empty(id_at[-1], np.int32)
-    offsets = np.empty(line_at[-1] + 1, np.int64)
-    kinds = np.empty(line_at[-1], np.int8)
+    id_at = np.cumsum([0] + [(b - a) // 2 + 1 for a, b in chunks]).tolist()  # a symbol takes a blank and a digit
 
     def read(j):
         (a, b), x, y = chunks[j], id_at[j], line_at[j]
         return integer_lines(buf[a:b], k, ids[x:id_at[j + 1]], offsets[1 + y:1 + line_at[j + 1]], kinds[y:line_at[j + 1]])
 
-    results = thread_map(read, list(range(len(chunks))))
-    if any(stop < b - a and lines == room for (lines, _, stop), (a, b), room in zip(results, chunks, line_room)):
-        ids, offsets, kinds = np.empty(len(buf) // 2 + 1, np.int32), np.empty(len(buf) + 2, np.int64), np.empty(len(buf) + 1, np.int8)
-        chunks, id_at, line_at, results = [(0, len(buf))], [0], [0], [integer_lines(buf, k, ids, offsets[1:], kinds)]
+    # a line takes a digit and a line break; only blank lines take less (then: room for a line a byte)
+    for line_room in (lambda size: (size + 1) // 2 + 1, lambda size: size + 1):
+        line_at = np.cumsum([0] + [line_room(b - a) for a, b in chunks]).tolist()
+        ids, offsets, kinds = np.empty(id_at[-1], np.int32), np.empty(line_at[-1] + 1, np.int64), np.empty(line_at[-1], np.int8)
+        results = thread_map(read, list(range(len(chunks))))
+        if all(lines < line_room(b - a) or stop == b - a for (lines, _, stop), (a, b) in zip(results, chunks)):
+            break
     n_ids = n_lines = 0
     first_bad, stop = -1, len(buf)
     for (lines, bad, chunk_stop), (a, b), x, y in zip(results, chunks, id_at, line_at):
-        n = int(offsets[y + lines]) if lines else 0  # ids of the chunk
-        if x != n_ids or y != n_lines:
+        n = int(offsets[y + lines]) if lines else 0  # the ids of the chunk
+        if x != n_ids or y != n_lines:  # moved down to follow the chunk before
             ids[n_ids:n_ids + n] = ids[x:x + n]
             kinds[n_lines:n_lines + lines] = kinds[y:y + lines]
             offsets[1 + n_lines:1 + n_lines + lines] = offsets[1 + y:1 + y + lines] + n_ids
@@ -116,7 +114,7 @@ def _strings(buf: np.ndarray, k: int):
             break
     offsets[0] = 0
     for array, size in ((ids, n_ids), (offsets, n_lines + 1), (kinds, n_lines)):
-        array.resize(size, refcheck=False)  # the room not used given back (no copy)
+        array.resize(size, refcheck=False)  # the room not used given back, no copy (no view of them is left)
     return ids, offsets, kinds, first_bad, stop
 
 
@@ -137,19 +135,17 @@ class _Strings:
         if the file holds nothing but blank lines."""
         end = _line_end(data, 0)
         line = data[:end].tobytes()
-        if not line.strip(b" \t\r\n"):  # the first non-blank line is not the first line: no header
+        if not line.strip(b" \t\r\n"):  # a blank first line: the first line with a token is no header
             text = np.flatnonzero((data != 32) & (data != 9) & (data != 10) & (data != 13))
             if not len(text):
-                self.lines_read = line_of(data.tobytes(), len(data)) - 1
                 return -1
-            start = max(data[:text[0]].tobytes().rfind(b"\n"), data[:text[0]].tobytes().rfind(b"\r")) + 1
-            self._check_integers(data, start, line_of(data[:start].tobytes(), start))
-            raise CorpusFormatError(self.path, line_of(data[:start].tobytes(), start),
-                                    "the header must be two integers: number of strings, alphabet size")
+            head = data[:text[0]].tobytes()
+            self._check_integers(data, max(head.rfind(b"\n"), head.rfind(b"\r")) + 1, line_of(head, len(head)))
+            raise CorpusFormatError(self.path, line_of(head, len(head)), _HEADER)
         self._check_integers(data, 0, 1)
         fields = line.split()
         if len(fields) != 2:
-            raise CorpusFormatError(self.path, 1, "the header must be two integers: number of strings, alphabet size")
+            raise CorpusFormatError(self.path, 1, _HEADER)
         self.header = int(fields[0]), int(fields[1])
         if self.header[1] > MAX_ALPHABET:
             raise CorpusFormatError(self.path, 1, f"the header declares an alphabet of {self.header[1]} symbols; "
