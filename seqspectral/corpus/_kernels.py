@@ -60,37 +60,41 @@ def _broken_lines(buf, k, ids, ends, kinds, lines, n_ids, first_bad):
         if line == room:
             return np.int64(line), np.int64(written), first_bad, np.int64(i)
         c = buf[i]
-        tokens = 0
-        length = 0
-        kind = GOOD
-        while True:  # the tokens of the line
-            while c == 32 or c == 9:
-                i += one
-                c = buf[i]
-            if np.uint8(c - 48) >= 10:
-                break
+        while c == 32 or c == 9:
+            i += one
+            c = buf[i]
+        kind = BLANK
+        if np.uint8(c - 48) < 10:  # the length field, then the symbols
             start = i
-            value = 0
+            length = 0
             while np.uint8(c - 48) < 10:
-                value = value * 10 + (c - 48)
+                length = length * 10 + (c - 48)
                 i += one
                 c = buf[i]
             if i - start >= longest:
                 return np.int64(line), np.int64(written), first_bad, np.int64(start)
-            if tokens == 0:
-                length = value
-            else:
-                if value >= k:
-                    kind = SYMBOL
+            first = written
+            outside = False
+            while True:
+                while c == 32 or c == 9:
+                    i += one
+                    c = buf[i]
+                if np.uint8(c - 48) >= 10:
+                    break
+                start = i
+                value = 0
+                while np.uint8(c - 48) < 10:
+                    value = value * 10 + (c - 48)
+                    i += one
+                    c = buf[i]
+                if i - start >= longest:
+                    return np.int64(line), np.int64(written), first_bad, np.int64(start)
+                outside |= value >= k
                 ids[written] = value + 2
                 written += one
-            tokens += 1
+            kind = LENGTH if np.int64(written - first) != length else SYMBOL if outside else GOOD
         if c != 10 and c != 13:
             return np.int64(line), np.int64(written), first_bad, np.int64(i)
-        if tokens == 0:
-            kind = BLANK
-        elif tokens - 1 != length:
-            kind = LENGTH
         ends[line] = written
         kinds[line] = kind
         if kind != GOOD and first_bad < 0:
