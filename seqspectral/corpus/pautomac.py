@@ -30,7 +30,6 @@ import numpy as np
 
 from seqspectral.io import atomic_open
 
-from ._kernels import BLANK, LENGTH, integer_lines
 from .errors import CorpusFormatError, ErrorPolicy
 from .sequences import Corpus
 from .textfile import DEFAULT_ENCODING, ascii_bytes, check_encoding, decode, line_of, mapped_bytes, read_text_file
@@ -78,6 +77,7 @@ def _strings(buf: np.ndarray, k: int):
     """``integer_lines`` over ``buf``, cut into chunks of whole lines read on threads, each
     into its own stretch of the same arrays, then joined in place: ``(ids, offsets, kinds,
     first_bad, stop)`` of the whole buffer (its lines up to ``stop``: see ``integer_lines``)."""
+    from ._kernels import integer_lines
     from .chunks import chunk_bounds, thread_map
 
     bounds = chunk_bounds(buf, (b"\n",)).tolist()
@@ -189,6 +189,8 @@ class _Strings:
 
     def _bad_lines(self, buf, first_line: int, ids, offsets, kinds, stop: int) -> Corpus:
         """The good strings of a block with bad lines, each bad one reported, in file order."""
+        from ._kernels import BLANK, LENGTH
+
         k = self.header[1]
         blank = kinds == BLANK
         data_lines = np.flatnonzero(~blank)
