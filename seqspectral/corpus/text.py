@@ -6,7 +6,8 @@ ends the last line does not start another one.
 
 from __future__ import annotations
 
-import re
+import codecs
+
 import numpy as np
 
 from seqspectral.io import atomic_open
@@ -21,16 +22,22 @@ from .vocabulary import Vocabulary
 def read_text(
     path, vocabulary: Vocabulary | None = None, tagset: str | None = None, encoding: str = DEFAULT_ENCODING
 ) -> Corpus:
-    """Each line of ``path`` as one sequence of its white-space separated symbols."""
+    """Each line of ``path`` as one sequence of its white-space separated symbols.
+
+    A UTF-8 file (or an ASCII one in an encoding that writes ASCII as ASCII) is read in one
+    compiled pass over its bytes, which checks them to be UTF-8 (no decoding of the file);
+    another encoding is decoded first. A file with bytes that are not UTF-8 (reported at their
+    line) or white space beyond ASCII (no-break space, ...) is split line by line in Python.
+    """
     data = mapped_bytes(path)
-    if data.max(initial=0) < 128 and _ASCII.encode(check_encoding(encoding)) == _ASCII.encode("ascii"):  # the bytes are the text
-        distinct, codes, lengths, _ = numbered_tokens(data)
+    name = check_encoding(encoding)
+    if name == "utf-8" or (data.max(initial=0) < 128 and _ASCII.encode(name) == _ASCII.encode("ascii")):
+        buf = data[3:] if name == "utf-8" and data[:3].tobytes() == codecs.BOM_UTF8 else data  # the bytes are the text
     else:
-        text = decode(path, data.tobytes(), encoding)
-        if _WIDE_SPACE.search(text):  # white space beyond ASCII: Python splits the lines
-            distinct, codes, lengths = _by_lines(text)
-        else:  # one compiled pass over the bytes (seqspectral.corpus.tokens)
-            distinct, codes, lengths, _ = numbered_tokens(text.encode("utf-8"))
+        buf = decode(path, data.tobytes(), encoding).encode("utf-8")
+    distinct, codes, lengths, unusual = numbered_tokens(buf)
+    if unusual >= 0:
+        distinct, codes, lengths = _by_lines(decode(path, data.tobytes(), encoding))
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     ids, vocabulary = Vocabulary.encode_codes(distinct, codes, vocabulary, tag_mapping(tagset))
@@ -39,8 +46,6 @@ def read_text(
 
 #: the ASCII characters: in an encoding that writes them as ASCII, an ASCII file is its text
 _ASCII = "".join(map(chr, range(128)))
-#: the characters beyond ASCII that ``str.split()`` takes for white space
-_WIDE_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
 
 
 def _by_lines(text: str):

@@ -95,3 +95,25 @@ def test_one_huge_symbol_among_many(tmp_path):
     corpus = read_text(path)
     assert corpus.to_symbols() == [words, ["x" * 2_000_000, "w7"]]
     assert corpus.vocabulary.symbols[2:4] == ["w7", "w0"]  # the most frequent first, then by name
+
+
+def test_compiled_white_space_is_pythons():
+    """The compiled pass stops at exactly the characters beyond ASCII that ``str.split`` splits
+    at: every code point of the Basic Multilingual Plane, and a sample of the others."""
+    from seqspectral.corpus._kernels import _utf8_length, _wide_space
+
+    for code in [*range(0x80, 0xD800), *range(0xE000, 0x10000), *range(0x10000, 0x110000, 997)]:
+        b = np.frombuffer(chr(code).encode("utf-8"), dtype=np.uint8)
+        assert _utf8_length(b, 0) == len(b) and _wide_space(b, 0, len(b)) == chr(code).isspace(), hex(code)
+
+
+def test_utf8_text_in_one_pass_as_python_splits(tmp_path):
+    """Words beyond ASCII, a byte-order mark, CR LF: the compiled pass (no fallback) reads
+    them as Python splits the decoded lines."""
+    from seqspectral.corpus.tokens import numbered_tokens
+
+    text = "\ufeffÇa va\r\nnaïve café\t😀 x\u200by\n\nend"
+    path = tmp_path / "u.txt"
+    path.write_bytes(text.encode("utf-8"))
+    assert numbered_tokens(text.encode("utf-8")[3:])[3] == -1  # no fallback
+    assert read_text(path).to_symbols() == [line.split() for line in text[1:].replace("\r\n", "\n").split("\n")]
