@@ -12,10 +12,11 @@ with its line number, skipped or raised as ``errors`` says. PAutomaC symbol ``i`
 LF, CR LF and a lone CR end a line. A header declaring more than ``MAX_ALPHABET`` symbols is
 refused (the vocabulary would hold them all).
 
-Memory: :func:`read_pautomac` holds the corpus it returns (ids and offsets written in place
-by the pass; room for the most tokens the bytes could hold is reserved and given back once
-they are counted). :func:`iter_pautomac` yields the strings block by block (``block_bytes``
-of whole lines): its memory follows the block, not the file; the mapped file's pages are the
+Memory: :func:`read_pautomac` holds the corpus it returns, written in place by the pass: room
+for the most symbols and lines the bytes could hold is reserved (about 6.5 bytes of address
+space a byte of the file; pages never written cost no memory) and what is not used is given
+back without a copy. :func:`iter_pautomac` yields the strings block by block (``block_bytes``
+of whole lines): its memory follows the block, not the file. The mapped file's pages are the
 page cache's, which the system reclaims as it needs.
 """
 
