@@ -42,6 +42,7 @@ MAX_ALPHABET = 1 << 20
 BLOCK_BYTES = 1 << 22
 #: bytes looked at a time for the end of a line
 _WINDOW = 1 << 12
+#: the error of a first line that is not two integers
 _HEADER = "the header must be two integers: number of strings, alphabet size"
 #: the first byte of a header line that ``integer_lines`` would stop at (see its ``stop``)
 _NOT_AN_INTEGER = re.compile(rb"[0-9]{15}|[^0-9 \t\r\n]")
