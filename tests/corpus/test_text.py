@@ -117,3 +117,49 @@ def test_utf8_text_in_one_pass_as_python_splits(tmp_path):
     path.write_bytes(text.encode("utf-8"))
     assert numbered_tokens(text.encode("utf-8")[3:])[3] == -1  # no fallback
     assert read_text(path).to_symbols() == [line.split() for line in text[1:].replace("\r\n", "\n").split("\n")]
+
+
+def test_token_stops_are_pythons_white_space():
+    """The bytes the token pass stops at: ``str.isspace`` among ASCII, every byte beyond it and,
+    for ``word/tag`` tokens, the slash."""
+    from seqspectral.corpus._kernels import _TOKEN_STOPS, _TOKEN_STOPS_SLASH
+
+    for c in range(256):
+        assert _TOKEN_STOPS[c] == (c >= 128 or chr(c).isspace())
+        assert _TOKEN_STOPS_SLASH[c] == (_TOKEN_STOPS[c] or c == ord("/"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(list("ab/Z /\t\n\r\x0b\x1cé\u00a0")), max_size=60), st.sampled_from([0, 1, 2]))
+def test_compiled_parts_equal_python(text, part):
+    """Words, tags and whole tokens of random text against Python: plain text lines (LF, CR LF,
+    a lone CR; white space beyond ASCII sends the file to Python) and NLTK's tagged sentences
+    (only LF ends one, lines without a token skipped, bytes beyond ASCII refused)."""
+    from seqspectral.corpus.tokens import numbered_tokens
+
+    def piece(token):
+        if part == 0 or "/" not in token:
+            return token if part != 2 else ""
+        word, tag = token.rsplit("/", 1)
+        return word if part == 1 else tag.upper()
+
+    data = text.encode("utf-8")
+    for text_lines in (True, False):
+        distinct, codes, lengths, bad = numbered_tokens(data, part, text_lines)
+        if not text_lines and not text.isascii():
+            assert bad == min(i for i, b in enumerate(data) if b >= 128)
+            continue
+        if text_lines and "\u00a0" in text:
+            assert bad == data.index("\u00a0".encode())
+            continue
+        lines = text.replace("\r\n", "\n").replace("\r", "\n") if text_lines else text
+        lines = lines.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        sentences = [[piece(t) for t in line.split()] for line in lines]
+        if not text_lines:
+            sentences = [s for s in sentences if s]
+        first = {}
+        expected = [first.setdefault(p, len(first)) for s in sentences for p in s]
+        assert bad == -1 and distinct == list(first) and codes.tolist() == expected
+        assert lengths.tolist() == [len(s) for s in sentences]
