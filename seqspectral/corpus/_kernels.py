@@ -511,26 +511,34 @@ def _byte_masks(buf, stops):
 
 
 @njit(cache=True, nogil=True)
-def tabular_words(buf, field, head_column, multiword, utf8):
-    """One pass over a 10-column treebank (CoNLL-U with ``multiword``, else CoNLL-X) read as
-    ``tabular.iter_blocks`` reads it, for the files that need none of its messages.
+def tabular_words(buf, field, head_column, layout, utf8):
+    """One pass over a tab-separated treebank read as ``tabular.iter_blocks`` reads it, for the
+    files that need none of its messages. ``layout``: 0 CoNLL-X and 1 CoNLL-U (10 columns, the
+    first the word's id; comments; CoNLL-U's multiword tokens and empty nodes skipped), 2
+    Malt-TAB (3 or 4 columns, ids the words' positions, no comments).
 
-    Each line is scanned once, with one comparison for most bytes (only a tab, a line feed, a
-    CR or, with ``utf8``, a byte beyond ASCII needs a look; ``utf8``: those are checked to be
-    UTF-8 as Python decodes it). Returns ``(starts, ends, heads, lines, lengths, unusual,
-    n_lines)``: the byte range of column ``field`` and the head of each word, its 1-based
-    line, the words of each sentence, the lines read, and ``unusual``: 0, or the first line that is not a blank line, a
-    comment before a sentence's words, a multiword-token or empty-node line (with
-    ``multiword``), or a word line of 10 tab-separated columns whose id is its position and
-    whose head is an integer below 2^31 (or a line with a lone CR, or bytes that are not
-    UTF-8): the line-by-line reader then reads the file and says what is wrong.
+    Only a tab, a line feed, a CR or, with ``utf8``, a byte beyond ASCII needs a look; those
+    bytes are found from bit masks (``_byte_masks``), and with ``utf8`` the bytes beyond ASCII
+    are checked to be UTF-8 as Python decodes it. Returns ``(starts, ends, heads, lines,
+    lengths, unusual, n_lines)``: the byte range of column ``field`` (counted from 0) and
+    the head (in column ``head_column``) of each word, its 1-based line, the words of each
+    sentence, the lines read, and ``unusual``: 0, or the first line that is not a blank line,
+    a comment before a sentence's words, a multiword-token or empty-node line (CoNLL-U), or a
+    word line of the layout's tab-separated columns (holding column ``field``) whose id is its
+    position and whose head is an integer below 2^31 (or a line with a lone CR, or bytes that
+    are not UTF-8): the line-by-line reader then reads the file and says what is wrong.
     """
     n = len(buf)
-    starts = np.empty(n // 64 + 1, np.int64)  # grown by doubling
-    ends = np.empty(n // 64 + 1, np.int64)
-    heads = np.empty(n // 64 + 1, np.int64)
-    lines = np.empty(n // 64 + 1, np.int32)
-    lengths = np.empty(n // 64 + 1, np.int64)
+    # room for every word a file of n bytes can hold: its shortest word line is 12 bytes in
+    # CoNLL (id, nine tabs, head, line feed), 4 in Malt-TAB (two tabs, head, line feed); the
+    # pages no word is written on are never touched. (Arrays grown in the loop would cost
+    # twice the time: the loop could no longer keep them in registers.)
+    room = n // (4 if layout == 2 else 12) + 2
+    starts = np.empty(room, np.int64)
+    ends = np.empty(room, np.int64)
+    heads = np.empty(room, np.int64)
+    lines = np.empty(room, np.int32)
+    lengths = np.empty(room, np.int64)
     columns = np.empty(10, np.int64)  # the byte after each column
     n_words = 0
     n_sentences = 0
@@ -577,24 +585,26 @@ def tabular_words(buf, field, head_column, multiword, utf8):
         stop = end - 1 if carriage == end - 1 and end > i else end
         if 0 <= carriage < stop:
             return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
-        if buf[i] == 35:  # '#': a comment, before the words of a sentence only
+        if buf[i] == 35 and layout != 2:  # '#': a comment, before the words of a sentence only
             if rows:
                 return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
             i = end + 1
             continue
         word = -1
-        if tabs == 9:
+        if layout == 2:
+            if tabs == 2 or tabs == 3:
+                columns[tabs] = stop
+                word = rows + 1 if field <= tabs else -1
+        elif tabs == 9:
             columns[9] = stop
             word = _digits(buf, i, columns[0])
-            if word < 0 and multiword and _no_word_id(buf, i, columns[0]):
+            if word < 0 and layout == 1 and _no_word_id(buf, i, columns[0]):
                 i = end + 1
                 continue
         if word < 0:  # no word: a blank line, or one for the line-by-line reader
             if not _blank(buf, i, end):
                 return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
             if rows:
-                if n_sentences == len(lengths):
-                    lengths = np.concatenate((lengths, lengths))
                 lengths[n_sentences] = rows
                 n_sentences += 1
                 rows = 0
@@ -603,9 +613,6 @@ def tabular_words(buf, field, head_column, multiword, utf8):
         head = _digits(buf, columns[head_column - 1] + 1, columns[head_column])
         if word != rows + 1 or head < 0 or head >= 1 << 31:
             return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
-        if n_words == len(starts):
-            starts, ends = np.concatenate((starts, starts)), np.concatenate((ends, ends))
-            heads, lines = np.concatenate((heads, heads)), np.concatenate((lines, lines))
         starts[n_words] = columns[field - 1] + 1 if field else i
         ends[n_words] = columns[field]
         heads[n_words] = head
@@ -614,8 +621,6 @@ def tabular_words(buf, field, head_column, multiword, utf8):
         rows += 1
         i = end + 1
     if rows:
-        if n_sentences == len(lengths):
-            lengths = np.concatenate((lengths, lengths))
         lengths[n_sentences] = rows
         n_sentences += 1
     return starts[:n_words], ends[:n_words], heads[:n_words], lines[:n_words], lengths[:n_sentences], 0, line

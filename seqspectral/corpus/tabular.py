@@ -319,10 +319,16 @@ class _WordLines:
         return (self.lines[chunk][offsets[j]:offsets[j + 1]] + self.first_lines[chunk]).tolist()
 
 
+#: the layouts of the compiled pass (``tabular_words``)
+_KERNEL_LAYOUTS = {"conllx": 0, "conllu": 1, "malttab": 2}
+#: the column of each field of a Malt-TAB line (word, tag, head[, relation]; no lemma, no feats)
+_MALTTAB_COLUMNS = {"form": 0, "upos": 1, "xpos": 1, "head": 2, "deprel": 3}
+
+
 def _one_pass(path, layout: Layout, field: str, encoding: str):
-    """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U or
-    CoNLL-X file (``tabular_words``), or None when the file is not one that pass reads: another
-    layout, an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
+    """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U, CoNLL-X or
+    Malt-TAB file (``tabular_words``), or None when the file is not one that pass reads: another
+    field (Malt-TAB's lemma), an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
     encoding cannot decode, or a line that needs the line-by-line reader's judgement. A large
     file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
     from ._kernels import number_parts, tabular_words
@@ -331,7 +337,8 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     from .tokens import HASH_MASK, distinct_strings
 
     name = check_encoding(encoding)
-    if layout.name not in ("conllu", "conllx") or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
+    columns = _MALTTAB_COLUMNS if layout.name == "malttab" else layout.index if layout.name in _KERNEL_LAYOUTS else {}
+    if field not in columns or "\t\n#0123456789\r".encode(name) != b"\t\n#0123456789\r":
         return None
     buf = mapped_bytes(path)
     if name == "utf-8" and buf[:3].tobytes() == codecs.BOM_UTF8:
@@ -341,11 +348,11 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
             buf.tobytes().decode(name)
         except UnicodeDecodeError:
             return None
-    column, head_column, multiword = layout.index[field], layout.index["head"], layout.name == "conllu"
+    column, head_column, kind = columns[field], columns["head"], _KERNEL_LAYOUTS[layout.name]
 
     def read(chunk):
         piece = buf[chunk[0]:chunk[1]]
-        starts, ends, heads, lines, lengths, unusual, n_lines = tabular_words(piece, column, head_column, multiword,
+        starts, ends, heads, lines, lengths, unusual, n_lines = tabular_words(piece, column, head_column, kind,
                                                                               name == "utf-8")
         return heads, lines, lengths, unusual, n_lines, None if unusual else number_parts(piece, starts, ends, False,
                                                                                             HASH_MASK)

@@ -127,3 +127,43 @@ def test_bad_utf8_anywhere_is_reported_at_its_line(tmp_path, where):
     assert tabular._one_pass(path, CONLLU, "form", "utf-8") is None
     with pytest.raises(CorpusFormatError, match=f":{4 if where == 'comment' else 5}: "):
         read_corpus(path, format="conllu")
+
+
+MALTTAB_TRICKY = ("It\tPRP\t2\r\nwas\tVBD\t0\r\n\r\n#\tNN\t0\tROOT\n\tXX\t1\tdep\n \t\n\n"
+                  "a\tDT\t2\nb\tNN\t0\tROOT")
+
+
+@pytest.mark.parametrize("field", ["form", "upos", "xpos", "deprel", "lemma"])
+def test_malttab_as_line_by_line(monkeypatch, tmp_path, field):
+    """Malt-TAB in the compiled pass: CR LF, 3 and 4 columns, a word "#" (no comments), an empty
+    word, a blank line of white space, no final line break. A missing relation column, the
+    lemma (always "_"), and a line split at spaces go to the line-by-line reader."""
+    from seqspectral.corpus.conllx import MALTTAB
+
+    path = tmp_path / "t.malttab"
+    path.write_bytes(MALTTAB_TRICKY.encode())
+    taken = tabular._one_pass(path, MALTTAB, field, "utf-8") is not None
+    assert taken == (field in ("form", "upos", "xpos"))
+    _same(read_corpus(path, format="malttab", field=field), _line_by_line(monkeypatch, path, format="malttab", field=field))
+    assert read_corpus(path, format="malttab", field="form").to_symbols() == [["It", "was"], ["#", ""], ["a", "b"]]
+    path.write_bytes(MALTTAB_TRICKY.replace("a\tDT\t2", "a DT 2").encode())
+    assert tabular._one_pass(path, MALTTAB, "form", "utf-8") is None
+    _same(read_corpus(path, format="malttab", field=field), _line_by_line(monkeypatch, path, format="malttab", field=field))
+
+
+def test_wsj_dependency_sample_as_line_by_line(monkeypatch, tmp_path, nltk_data_dir):
+    """The Penn Treebank WSJ dependency sample (NLTK's dependency_treebank, Malt-TAB): the compiled
+    pass and the line-by-line reader agree on its 3,914 sentences."""
+    import zipfile
+
+    from seqspectral.corpus.conllx import MALTTAB
+
+    with zipfile.ZipFile(nltk_data_dir / "corpora" / "dependency_treebank.zip") as z:
+        files = sorted(n for n in z.namelist() if n.endswith(".dp"))
+        path = tmp_path / "wsj.malttab"
+        path.write_bytes(b"".join(z.read(n).rstrip(b"\n") + b"\n\n" for n in files))
+    for field in ("form", "upos"):
+        assert tabular._one_pass(path, MALTTAB, field, "utf-8") is not None
+        ours = read_corpus(path, format="malttab", field=field)
+        _same(ours, _line_by_line(monkeypatch, path, format="malttab", field=field))
+    assert (len(ours), ours.n_tokens) == (3914, 94084)
