@@ -16,12 +16,14 @@ run belongs under the team's timing lock on a quiet machine; our CPU time is giv
   how fast the disk hands this file over, the speed a reader would have to keep up with
   (for ``brown.zip``: the compressed bytes); and ``Path.read_bytes`` in this process, warm
   (for ``brown.zip``: every member read and decompressed by ``zipfile``, NLTK's way in too);
-- ours: ``read_corpus`` (CoNLL-U and CoNLL-X: the UPOS column into an int32 Corpus, every
+- ours: ``read_corpus`` (CoNLL-U, CoNLL-X and Malt-TAB: the UPOS column into an int32 Corpus, every
   tree checked; PAutomaC; plain text; Brown: universal tags, and the words), from the page
   cache; and *cold*: the file's cached pages dropped first (``posix_fadvise(DONTNEED)``), so
   that ours reads it from the disk as a user's first read does — the reader keeps up with the
   disk when that takes no longer than the disk alone;
 - peers: the ``conllu`` library (``parse_incr``, CoNLL-U and CoNLL-X), NLTK's
+  ``DependencyGraph`` (Malt-TAB: what ``DependencyGraph.load`` and NLTK's
+  ``dependency_treebank`` reader run), NLTK's
   ``CategorizedTaggedCorpusReader`` (``tagged_sents(tagset="universal")`` and ``sents()``, what
   ``nltk.corpus.brown`` runs), a line-by-line Python split (PAutomaC, text), scikit-splearn's
   ``load_data_sample`` (in its numpy<2 venv, a child process timed on its own wall clock).
@@ -53,6 +55,7 @@ from .common import NLTK_DATA, PAUTOMAC, RESULTS, WORK, describe, ewt, log, repl
 EWT_TRAIN = ewt("train")
 PAUTOMAC_36 = PAUTOMAC / "36.pautomac.train"
 BROWN = NLTK_DATA / "corpora" / "brown.zip"
+WSJ_DEPENDENCIES = NLTK_DATA / "corpora" / "dependency_treebank.zip"
 OUT = RESULTS / "readers.md"
 
 
@@ -89,6 +92,15 @@ def ewt_conllx() -> Path:
         tmp.write_text("\n".join(line for line in lines if not line.startswith("#")
                                  and not ("\t" in line and not line.split("\t", 1)[0].isdigit())), encoding="utf-8")
     return written_once(WORK / "ewt-train.conllx", write)
+
+
+def wsj_malttab() -> Path:
+    """NLTK's WSJ dependency sample (its 199 Malt-TAB ``.dp`` files) as one Malt-TAB file."""
+    def write(tmp):
+        with zipfile.ZipFile(WSJ_DEPENDENCIES) as z:
+            files = sorted(n for n in z.namelist() if n.endswith(".dp"))
+            tmp.write_bytes(b"".join(z.read(n).rstrip(b"\n") + b"\n\n" for n in files))
+    return written_once(WORK / "wsj.malttab", write)
 
 
 # -- the sides -----------------------------------------------------------------------------------
@@ -156,6 +168,16 @@ def conllu_incr(path):
         return sum(1 for _ in conllu.parse_incr(f)), None
 
 
+def nltk_dependency_graphs(path: Path):
+    """NLTK's Malt-TAB reading: ``DependencyGraph.load``'s (the file split at blank lines, a
+    ``DependencyGraph`` each), on the text read here (``load`` opens only NLTK's data paths)."""
+    from nltk.parse.dependencygraph import DependencyGraph
+
+    text = path.read_text(encoding="utf-8")
+    graphs = [DependencyGraph(block, top_relation_label="ROOT") for block in text.split("\n\n") if block.strip()]
+    return len(graphs), sum(len(g.nodes) - 1 for g in graphs)
+
+
 def nltk_brown(path: Path, tagged: bool):
     import nltk.data
     from nltk.corpus.reader import CategorizedTaggedCorpusReader
@@ -196,7 +218,7 @@ def splearn_seconds(path, repeats: int):
 
 
 #: the rows of the table, in order (``--formats``)
-FORMATS = ("conllu", "conllx", "brown", "brown-words", "pautomac", "text")
+FORMATS = ("conllu", "conllx", "malttab", "brown", "brown-words", "pautomac", "text")
 
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
@@ -346,16 +368,18 @@ def main() -> int:
                         help="the files to read (default: all)")
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args()
-    require_data(EWT_TRAIN, PAUTOMAC_36, BROWN, script="bench_readers.py")
+    require_data(EWT_TRAIN, PAUTOMAC_36, BROWN, WSJ_DEPENDENCIES, script="bench_readers.py")
     table, profiles = [], {}
     for copies in args.sizes:
-        conllu_path, conllx_path, pautomac_path, brown_path, text_path = (
-            replicated(p, copies) for p in (EWT_TRAIN, ewt_conllx(), PAUTOMAC_36, BROWN, brown_text()))
+        conllu_path, conllx_path, malttab_path, pautomac_path, brown_path, text_path = (
+            replicated(p, copies) for p in (EWT_TRAIN, ewt_conllx(), wsj_malttab(), PAUTOMAC_36, BROWN, brown_text()))
         files = [
             ("CoNLL-U (EWT train), UPOS", conllu_path, "conllu", {"conllu.parse_incr": lambda: conllu_incr(conllu_path)},
              {}),
             ("CoNLL-X (EWT train without comments, multiword tokens, empty nodes), UPOS", conllx_path, "conllx",
              {"conllu.parse_incr": lambda: conllu_incr(conllx_path)}, {}),
+            ("Malt-TAB (NLTK's WSJ dependency sample), tags", malttab_path, "malttab",
+             {"NLTK DependencyGraph": lambda: nltk_dependency_graphs(malttab_path)}, {}),
             ("Brown (brown.zip), universal tags", brown_path, "brown",
              {"NLTK tagged_sents": lambda: nltk_brown(brown_path, True)}, {}),
             ("Brown (brown.zip), words", brown_path, "brown", {"NLTK sents": lambda: nltk_brown(brown_path, False)},

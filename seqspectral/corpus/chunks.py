@@ -91,8 +91,11 @@ def joined_numbering(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]):
     ends = np.concatenate([b[1:] + s for (_, _, b), s in zip(parts, shifts)])
     numbers, arena, bounds = number_parts(arena, starts, ends, False, HASH_MASK)
     firsts = np.cumsum([0] + [len(b) - 1 for _, _, b in parts]).tolist()
-    codes = thread_map(lambda j: np.take(numbers[firsts[j]:firsts[j + 1]], parts[j][0]), list(range(len(parts))))
-    return np.concatenate(codes), arena, bounds
+    at = np.cumsum([0] + [len(c) for c, _, _ in parts]).tolist()
+    codes = np.empty(at[-1], dtype=numbers.dtype)
+    thread_map(lambda j: np.take(numbers[firsts[j]:firsts[j + 1]], parts[j][0], out=codes[at[j]:at[j + 1]]),
+               list(range(len(parts))))
+    return codes, arena, bounds
 
 
 def sequence_ranges(offsets: np.ndarray, threads: int | None = None) -> list[tuple[int, int]]:

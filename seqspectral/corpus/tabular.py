@@ -130,18 +130,20 @@ def iter_blocks(path, layout: Layout, policy: ErrorPolicy, encoding: str = DEFAU
 
 
 def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndarray, policy: ErrorPolicy,
-                layout: Layout, several: list | None = None) -> np.ndarray:
+                layout: Layout, several: list | None = None, defects=None) -> np.ndarray:
     """Indices of the sentences whose heads form a tree (one or several root attachments);
     the others go to ``policy``. Sentences with several root attachments are added to
-    ``several`` (count, first line) when given, else warned of here."""
+    ``several`` (count, first line) when given, else warned of here. ``defects``:
+    ``tree_defects``'s result when it is known (found by the compiled pass's threads)."""
     from ._kernels import tree_defects
     from .chunks import sequence_ranges, thread_map
 
     heads = np.ascontiguousarray(heads, dtype=np.int64)
-    parts = thread_map(lambda r: tree_defects(heads[offsets[r[0]]:offsets[r[1]]], offsets[r[0]:r[1] + 1] - offsets[r[0]],
-                                              True), sequence_ranges(offsets))
-    bad = np.concatenate([b for b, _ in parts]) if parts else np.zeros(0, bool)
-    roots = np.concatenate([r for _, r in parts]) if parts else np.zeros(0, np.int64)
+    if defects is None:
+        defects = _joined(thread_map(lambda r: tree_defects(heads[offsets[r[0]]:offsets[r[1]]],
+                                                            offsets[r[0]:r[1] + 1] - offsets[r[0]], True),
+                                     sequence_ranges(offsets)))
+    bad, roots = defects
     for i in np.flatnonzero(bad).tolist():
         word, reason = head_problem(heads[offsets[i]:offsets[i + 1]], several_roots=True)
         policy.bad(word_lines[i][word - 1], f"not a tree: {reason}")
@@ -154,6 +156,13 @@ def _tree_check(word_lines: list[list[int]], heads: np.ndarray, offsets: np.ndar
         elif len(many):
             warnings.warn(SeveralRootsWarning(policy.path, len(many), word_lines[int(kept[many[0]])][0]), stacklevel=4)
     return kept
+
+
+def _joined(defects: list) -> tuple[np.ndarray, np.ndarray]:
+    """``tree_defects``'s results for consecutive runs of sentences, as one."""
+    if not defects:
+        return np.zeros(0, bool), np.zeros(0, np.int64)
+    return np.concatenate([b for b, _ in defects]), np.concatenate([r for _, r in defects])
 
 
 def _offsets(lengths) -> np.ndarray:
@@ -267,9 +276,9 @@ def read_encoded(
         raise CorpusOptionError(f"unknown field {field!r}; expected one of {', '.join(FIELDS)}")
     policy = ErrorPolicy(path, errors)
     read = _one_pass(path, layout, field, encoding) or _line_by_line(path, layout, field, policy, encoding)
-    distinct, symbols, heads, word_lines, lengths = read
+    distinct, symbols, heads, word_lines, lengths, defects = read
     offsets = _offsets(lengths)
-    keep = _tree_check(word_lines, heads, offsets, policy, layout)
+    keep = _tree_check(word_lines, heads, offsets, policy, layout, defects=defects)
     policy.finish()
     if len(keep) < len(word_lines):
         kept = Corpus(symbols, offsets, None, heads).subset(keep)
@@ -279,7 +288,7 @@ def read_encoded(
 
 
 def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encoding: str):
-    """(distinct symbols, codes, heads, word lines, sentence lengths) by ``iter_blocks``."""
+    """(distinct symbols, codes, heads, word lines, sentence lengths, None) by ``iter_blocks``."""
     codes: dict[str, int] = {}
     symbols: list[int] = []
     heads: list[int] = []
@@ -298,7 +307,7 @@ def _line_by_line(path, layout: Layout, field: str, policy: ErrorPolicy, encodin
         heads.extend(b.heads)
         word_lines.append(b.lines)
         lengths.append(len(b.rows))
-    return list(codes), np.array(symbols, dtype=np.int64), np.array(heads, dtype=np.int64), word_lines, lengths
+    return list(codes), np.array(symbols, dtype=np.int64), np.array(heads, dtype=np.int64), word_lines, lengths, None
 
 
 class _WordLines:
@@ -326,12 +335,12 @@ _MALTTAB_COLUMNS = {"form": 0, "upos": 1, "xpos": 1, "head": 2, "deprel": 3}
 
 
 def _one_pass(path, layout: Layout, field: str, encoding: str):
-    """``_line_by_line``'s result from one compiled pass over the bytes of a CoNLL-U, CoNLL-X or
+    """``_line_by_line``'s result (with the trees' defects) from one compiled pass over the bytes of a CoNLL-U, CoNLL-X or
     Malt-TAB file (``tabular_words``), or None when the file is not one that pass reads: another
     field (Malt-TAB's lemma), an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
     encoding cannot decode, or a line that needs the line-by-line reader's judgement. A large
     file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
-    from ._kernels import number_parts, tabular_words
+    from ._kernels import number_parts, tabular_words, tree_defects
     from .chunks import chunk_bounds, joined_numbering, thread_map
     from .textfile import check_encoding, mapped_bytes
     from .tokens import HASH_MASK, distinct_strings
@@ -354,8 +363,10 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
         piece = buf[chunk[0]:chunk[1]]
         starts, ends, heads, lines, lengths, unusual, n_lines = tabular_words(piece, column, head_column, kind,
                                                                               name == "utf-8")
-        return heads, lines, lengths, unusual, n_lines, None if unusual else number_parts(piece, starts, ends, False,
-                                                                                            HASH_MASK)
+        if unusual:
+            return heads, lines, lengths, unusual, n_lines, None, None
+        return (heads, lines, lengths, unusual, n_lines, number_parts(piece, starts, ends, False, HASH_MASK),
+                tree_defects(heads, _offsets(lengths), True))
 
     bounds = chunk_bounds(buf, (b"\n\n", b"\n\r\n"))
     chunks = thread_map(read, list(zip(bounds[:-1].tolist(), bounds[1:].tolist())))
@@ -364,4 +375,4 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     codes, arena, distinct_bounds = joined_numbering([c[5] for c in chunks])
     lines = _WordLines([c[1] for c in chunks], [c[2] for c in chunks], np.cumsum([0] + [c[4] for c in chunks[:-1]]).tolist())
     return (distinct_strings(arena, distinct_bounds, encoding=name), codes, np.concatenate([c[0] for c in chunks]),
-            lines, np.concatenate([c[2] for c in chunks]))
+            lines, np.concatenate([c[2] for c in chunks]), _joined([c[6] for c in chunks]))
