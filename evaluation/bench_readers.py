@@ -223,7 +223,7 @@ FORMATS = ("conllu", "conllx", "malttab", "brown", "brown-words", "pautomac", "t
 #: phase of our reading -> the library functions whose time it is (file suffix, function name)
 PHASES = {
     "bytes in (read, map, unzip)": [["pathlib.py", "read_bytes"], ["corpus/textfile.py", "mapped_bytes"],
-                                    ["corpus/zipmembers.py", "joined_members"], ["corpus/pautomac.py", "_line_blocks"]],
+                                    ["corpus/zipmembers.py", "joined_members"]],
     "compiled pass": [["corpus/_kernels.py", "tabular_words"], ["corpus/_kernels.py", "split_tokens"],
                       ["corpus/_kernels.py", "integer_lines"]],
     "numbering the symbols": [["corpus/_kernels.py", "number_parts"],

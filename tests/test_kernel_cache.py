@@ -9,7 +9,8 @@ import sys
 
 PROBE = "import json; from seqspectral.kernel_cache import uncompiled; print(json.dumps(uncompiled()))"
 COMPILE = ("import numpy as np; from seqspectral.corpus._kernels import integer_lines; "
-           "integer_lines(np.frombuffer(b'1 2\\n', dtype=np.uint8))")
+           "integer_lines(np.frombuffer(b'1 2\\n', dtype=np.uint8), 3, np.empty(2, np.int32), np.empty(2, np.int64), "
+           "np.empty(2, np.int8))")
 
 
 def _run(code, cache_dir):

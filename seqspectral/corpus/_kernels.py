@@ -12,61 +12,99 @@ LONG = np.uint64(2**64 - 1)
 MAX_DIGITS = 15
 
 
-@njit(cache=True)
-def integer_lines(buf):
-    """The lines of whitespace-separated non-negative integers of ``buf`` (uint8 bytes), in one pass.
+#: what a line of a PAutomaC file is (``integer_lines``): a string, a blank line, a length field
+#: that is not the number of symbols after it, a symbol beyond the alphabet
+GOOD, BLANK, LENGTH, SYMBOL = 0, 1, 2, 3
 
-    Returns ``(rest, counts, firsts, largest, bad)``: the value (int64) of every token but
-    the first of its line, in order; for each line (LF, CR LF and a lone CR end a line; a
-    last line without its line break counts) its number of tokens, the value of its first
-    token and the largest of its other tokens (-1: none); and ``bad`` = -1, or the byte
-    offset of the first byte that is neither whitespace (space, tab, CR, LF) nor a digit,
-    or of the first digit of a token of ``MAX_DIGITS`` digits or more (the lines are then
-    cut at that point).
+
+@njit(cache=True, nogil=True)
+def integer_lines(buf, k, ids, ends, kinds):
+    """The lines of ``buf`` (uint8 bytes) as PAutomaC strings, in one pass: each a length
+    field, then that many symbols below ``k``, non-negative integers separated by spaces or
+    tabs (LF, CR LF and a lone CR end a line; a last line without its line break counts).
+
+    Symbol ``s`` is written as the id ``s + 2`` into ``ids`` (int32; room for
+    ``len(buf) // 2 + 1``), in order, and for line ``j``: ``ends[j]`` = the ids written by its
+    end, ``kinds[j]`` = GOOD, BLANK (no token), LENGTH (takes precedence) or SYMBOL. Returns
+    ``(lines, first_bad, stop)``: the lines read, the first that is not GOOD (-1: none), and
+    ``len(buf)``, or where the pass stopped: at the first byte that is neither white space
+    nor a digit, or the first digit of a token of ``MAX_DIGITS`` digits or more, or at the
+    start of line ``len(kinds)`` (no room left for it).
     """
     n = len(buf)
-    rest = np.empty(n // 2 + 1, np.int64)
-    counts = np.empty(n + 1, np.int64)
-    firsts = np.empty(n + 1, np.int64)
-    largest = np.empty(n + 1, np.int64)
-    n_rest = 0
-    line = 0
-    count, first, large = 0, -1, -1  # of the line being read
-    value = 0
-    digits = 0
-    start = 0
-    for i in range(n + 1):
-        c = buf[i] if i < n else 10  # the end of the buffer ends a token
-        if np.uint8(c - 48) < 10:
-            if digits == 0:
+    m = n  # the bytes up to the last line break; a last line without one is read from a copy
+    while m > 0 and buf[m - 1] != 10 and buf[m - 1] != 13:
+        m -= 1
+    lines, n_ids, first_bad, stop = _broken_lines(buf[:m], k, ids, ends, kinds, 0, 0, -1)
+    if stop < m or m == n:
+        return lines, first_bad, stop
+    tail = np.empty(n - m + 1, np.uint8)
+    tail[:n - m] = buf[m:]
+    tail[n - m] = 10
+    lines, n_ids, first_bad, stop = _broken_lines(tail, k, ids, ends, kinds, lines, n_ids, first_bad)
+    return lines, first_bad, m + min(stop, n - m)
+
+
+@njit(cache=True, nogil=True)
+def _broken_lines(buf, k, ids, ends, kinds, lines, n_ids, first_bad):
+    """``integer_lines`` over ``buf``, which is empty or ends with a line break (so that no
+    byte past its end is read), going on from ``lines`` lines and ``n_ids`` ids written:
+    ``(lines, n_ids, first_bad, stop)``. Indices are unsigned: no check for negative ones."""
+    one = np.uint64(1)
+    n = np.uint64(len(buf))
+    room = np.uint64(len(kinds))
+    longest = np.uint64(MAX_DIGITS)
+    line = np.uint64(lines)
+    written = np.uint64(n_ids)
+    i = np.uint64(0)
+    while i < n:
+        if line == room:
+            return np.int64(line), np.int64(written), first_bad, np.int64(i)
+        c = buf[i]
+        while c == 32 or c == 9:
+            i += one
+            c = buf[i]
+        kind = BLANK
+        if np.uint8(c - 48) < 10:  # the length field, then the symbols
+            start = i
+            length = 0
+            while np.uint8(c - 48) < 10:
+                length = length * 10 + (c - 48)
+                i += one
+                c = buf[i]
+            if i - start >= longest:
+                return np.int64(line), np.int64(written), first_bad, np.int64(start)
+            first = written
+            outside = False
+            while True:
+                while c == 32 or c == 9:
+                    i += one
+                    c = buf[i]
+                if np.uint8(c - 48) >= 10:
+                    break
                 start = i
-            value = value * 10 + (c - 48)
-            digits += 1
-            if digits >= MAX_DIGITS:
-                return rest[:n_rest], counts[:line], firsts[:line], largest[:line], start
-            continue
-        if digits:
-            if count == 0:
-                first = value
-            else:
-                rest[n_rest] = value
-                n_rest += 1
-                large = max(large, value)
-            count += 1
-            value = 0
-            digits = 0
-        if c == 32 or c == 9:
-            continue
-        if c == 10 or c == 13:
-            if c == 13 and i + 1 < n and buf[i + 1] == 10:  # CR LF: the LF ends the line
-                continue
-            if i < n or n == 0 or (buf[n - 1] != 10 and buf[n - 1] != 13):  # a last line without a break counts
-                counts[line], firsts[line], largest[line] = count, first, large
-                line += 1
-            count, first, large = 0, -1, -1
-            continue
-        return rest[:n_rest], counts[:line], firsts[:line], largest[:line], i
-    return rest[:n_rest], counts[:line], firsts[:line], largest[:line], -1
+                value = 0
+                while np.uint8(c - 48) < 10:
+                    value = value * 10 + (c - 48)
+                    i += one
+                    c = buf[i]
+                if i - start >= longest:
+                    return np.int64(line), np.int64(written), first_bad, np.int64(start)
+                outside |= value >= k
+                ids[written] = value + 2
+                written += one
+            kind = LENGTH if np.int64(written - first) != length else SYMBOL if outside else GOOD
+        if c != 10 and c != 13:
+            return np.int64(line), np.int64(written), first_bad, np.int64(i)
+        ends[line] = written
+        kinds[line] = kind
+        if kind != GOOD and first_bad < 0:
+            first_bad = np.int64(line)
+        line += one
+        if c == 13 and i + one < n and buf[i + one] == 10:  # CR LF: one line break
+            i += one
+        i += one
+    return np.int64(line), np.int64(written), first_bad, np.int64(n)
 
 
 @njit(cache=True)

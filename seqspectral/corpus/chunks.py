@@ -20,6 +20,9 @@ import numpy as np
 
 #: the least bytes a thread is given (below it, starting a thread costs more than it saves)
 MIN_CHUNK_BYTES = 1 << 20
+#: the most bytes a chunk holds: a larger file gets more chunks than threads, so that an
+#: interrupt (Ctrl-C) waits for the chunks being read, not for the whole file
+MAX_CHUNK_BYTES = 1 << 26
 #: the least tokens a thread is given in a pass over a corpus's sequences
 MIN_CHUNK_TOKENS = 1 << 16
 #: bytes looked at a time for a record boundary after a cut
@@ -35,12 +38,15 @@ def reading_threads() -> int:
 
 
 def chunk_bounds(buf: np.ndarray, boundaries: tuple[bytes, ...], threads: int | None = None) -> np.ndarray:
-    """Byte offsets ``0 = b[0] < b[1] < ... < b[k] = len(buf)`` cutting ``buf`` into at most
-    ``threads`` chunks of at least :data:`MIN_CHUNK_BYTES`, each cut just after the first of
+    """Byte offsets ``0 = b[0] < b[1] < ... < b[k] = len(buf)`` cutting ``buf`` into ``threads``
+    chunks of at least :data:`MIN_CHUNK_BYTES` (fewer for a small buffer; for a large one, a
+    multiple of ``threads`` chunks of at most about :data:`MAX_CHUNK_BYTES`), each cut just after the first of
     ``boundaries`` (e.g. ``b"\\n"``; ``b"\\n\\n"``, ``b"\\n\\r\\n"``: a blank line) at or after an
     even share of the bytes. Fewer chunks where no boundary follows."""
     n = len(buf)
-    k = min(threads or reading_threads(), max(1, n // MIN_CHUNK_BYTES))
+    threads = threads or reading_threads()
+    k = max(1, min(threads, n // MIN_CHUNK_BYTES))
+    k *= -(-n // (k * MAX_CHUNK_BYTES))  # a multiple of the threads: each gets as many bytes
     bounds = [0]
     for j in range(1, k):
         at = max(bounds[-1], n * j // k)
@@ -71,7 +77,7 @@ def thread_map(fn, items: list, threads: int | None = None) -> list:
     threads = min(len(items), threads or reading_threads())
     if threads <= 1:
         return [fn(x) for x in items]
-    with ThreadPoolExecutor(max_workers=threads) as pool:
+    with ThreadPoolExecutor(max_workers=threads) as pool:  # on an interrupt, the items not yet started are dropped
         return list(pool.map(fn, items))
 
 

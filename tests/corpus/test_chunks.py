@@ -19,9 +19,10 @@ CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 @pytest.fixture
 def threads(monkeypatch):
     """Set the threads and a small chunk size, so that even the bundled files are cut."""
-    def use(n, chunk_bytes=4096, chunk_tokens=100):
+    def use(n, chunk_bytes=4096, chunk_tokens=100, most_bytes=1 << 40):
         monkeypatch.setattr(chunks, "reading_threads", lambda: n)
         monkeypatch.setattr(chunks, "MIN_CHUNK_BYTES", chunk_bytes)
+        monkeypatch.setattr(chunks, "MAX_CHUNK_BYTES", most_bytes)
         monkeypatch.setattr(chunks, "MIN_CHUNK_TOKENS", chunk_tokens)
     return use
 
@@ -141,3 +142,36 @@ def test_sequence_ranges_share_the_tokens(threads):
     threads(4, chunk_tokens=10**9)
     assert chunks.sequence_ranges(offsets) == [(0, len(offsets) - 1)]
     assert chunks.sequence_ranges(np.zeros(1, np.int64)) == []
+
+
+def test_more_chunks_than_threads_for_a_large_file(threads):
+    """Chunks of at most MAX_CHUNK_BYTES: a treebank of 484 KB in chunks of about 16 KB on two
+    threads reads as on one thread in one piece."""
+    path = CORPORA / "ewt-sample.conllu"
+    threads(1)
+    one = read_corpus(path, format="conllu", field="form")
+    threads(2, most_bytes=1 << 14)
+    assert len(chunks.chunk_bounds(np.frombuffer(path.read_bytes(), np.uint8), (b"\n\n",))) - 1 >= 25
+    _same(read_corpus(path, format="conllu", field="form"), one)
+
+
+def test_an_interrupt_drops_the_chunks_not_started():
+    """A failure in one chunk (as Ctrl-C raises KeyboardInterrupt in the waiting thread) is raised
+    at once; the chunks still queued are not read."""
+    import threading
+    import time
+
+    started = []
+    lock = threading.Lock()
+
+    def read(i):
+        with lock:
+            started.append(i)
+        if i == 0:
+            raise KeyboardInterrupt
+        time.sleep(0.01)
+        return i
+
+    with pytest.raises(KeyboardInterrupt):
+        chunks.thread_map(read, list(range(200)), threads=2)
+    assert 0 in started and len(started) < 20
