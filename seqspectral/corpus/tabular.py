@@ -342,7 +342,7 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
     from ._kernels import number_parts, tabular_words, tree_defects
     from .chunks import chunk_bounds, joined_numbering, thread_map
-    from .textfile import check_encoding, mapped_bytes
+    from .textfile import check_encoding, every_byte_decodes, mapped_bytes
     from .tokens import HASH_MASK, distinct_strings
 
     name = check_encoding(encoding)
@@ -352,7 +352,7 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     buf = mapped_bytes(path)
     if name == "utf-8" and buf[:3].tobytes() == codecs.BOM_UTF8:
         buf = buf[3:]
-    if name != "utf-8" and buf.max(initial=0) >= 128:  # UTF-8 is checked by the compiled pass
+    if name != "utf-8" and not every_byte_decodes(name) and buf.max(initial=0) >= 128:  # UTF-8: checked by the pass
         try:
             buf.tobytes().decode(name)
         except UnicodeDecodeError:

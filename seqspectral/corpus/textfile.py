@@ -8,6 +8,7 @@ line, suggesting the ``encoding`` option (``--encoding`` on the command line).
 from __future__ import annotations
 
 import codecs
+import functools
 import mmap
 import os
 from pathlib import Path
@@ -26,6 +27,16 @@ def check_encoding(encoding: str) -> str:
         return codecs.lookup(encoding).name
     except (LookupError, TypeError):
         raise CorpusOptionError(f"unknown encoding {encoding!r} (e.g. utf-8, latin-1, cp1252, utf-16)") from None
+
+
+@functools.lru_cache(maxsize=None)
+def every_byte_decodes(encoding: str) -> bool:
+    """Whether each of the 256 byte values is a character on its own in ``encoding`` (Latin-1,
+    ...): a file in it is text whatever its bytes, and need not be decoded to be checked."""
+    try:
+        return all(len(bytes([b]).decode(encoding)) == 1 for b in range(256))
+    except UnicodeDecodeError:
+        return False
 
 
 def decode(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> str:

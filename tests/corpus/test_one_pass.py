@@ -167,3 +167,21 @@ def test_wsj_dependency_sample_as_line_by_line(monkeypatch, tmp_path, nltk_data_
         ours = read_corpus(path, format="malttab", field=field)
         _same(ours, _line_by_line(monkeypatch, path, format="malttab", field=field))
     assert (len(ours), ours.n_tokens) == (3914, 94084)
+
+
+def test_single_byte_encodings(monkeypatch, tmp_path):
+    """Latin-1 decodes every byte: its file goes through the pass undecoded, every byte value in
+    a word; cp1252 leaves 0x81 undefined: that file is the line-by-line reader's to report."""
+    from seqspectral.corpus.textfile import every_byte_decodes
+
+    assert every_byte_decodes("latin_1") and not every_byte_decodes("cp1252") and not every_byte_decodes("utf-8")
+    word = bytes(b for b in range(128, 256))
+    path = tmp_path / "a.conll"
+    path.write_bytes(b"1\t" + word + b"\tx\tX\tX\t_\t0\troot\t_\t_\n2\tb\tb\tX\tX\t_\t1\tdep\t_\t_\n")
+    assert tabular._one_pass(path, CONLLX, "form", "latin-1") is not None
+    ours = read_corpus(path, format="conllx", field="form", encoding="latin-1")
+    _same(ours, _line_by_line(monkeypatch, path, format="conllx", field="form", encoding="latin-1"))
+    assert ours.to_symbols() == [[word.decode("latin-1"), "b"]]
+    assert tabular._one_pass(path, CONLLX, "form", "cp1252") is None
+    with pytest.raises(CorpusFormatError, match=":1: "):
+        read_corpus(path, format="conllx", encoding="cp1252")
