@@ -247,13 +247,9 @@ def split_tokens(buf, part, text_lines):
     block = 0
     bits = masks[0] if len(masks) else np.uint64(0)  # the stops not yet looked at, of this block
     while True:
-        while bits == 0 and block + 1 < len(masks):
-            block += 1
-            bits = masks[block]
-        if bits == 0:
+        at, block, bits = _next_stop(masks, block, bits)
+        if at < 0:
             break
-        at = block * 64 + trailing_zeros(bits)
-        bits &= bits - np.uint64(1)
         c = buf[at]
         if c == 47:
             slash = at
@@ -263,10 +259,7 @@ def split_tokens(buf, part, text_lines):
             if k == 0 or _wide_space(buf, at, k):
                 return starts[:0], ends[:0], lengths[:0], at
             for _ in range(k - 1):  # its continuation bytes, beyond ASCII too: the next stops
-                while bits == 0:
-                    block += 1
-                    bits = masks[block]
-                bits &= bits - np.uint64(1)
+                _, block, bits = _next_stop(masks, block, bits)
             continue
         if at > after:  # white space ends a token
             _token_part(starts, ends, n_tokens, part, after, at, slash)
@@ -510,6 +503,18 @@ def _byte_masks(buf, stops):
     return masks
 
 
+@njit(cache=True)
+def _next_stop(masks, block, bits):
+    """The next of the stops ``_byte_masks`` found, after those taken: ``(its offset, block,
+    bits)`` with ``bits`` the stops of ``block`` still to take (offset -1: none left)."""
+    while bits == 0 and block + 1 < len(masks):
+        block += 1
+        bits = masks[block]
+    if bits == 0:
+        return -1, block, bits
+    return block * 64 + np.int64(trailing_zeros(bits)), block, bits & (bits - np.uint64(1))
+
+
 @njit(cache=True, nogil=True)
 def tabular_words(buf, field, head_column, layout, utf8):
     """One pass over a tab-separated treebank read as ``tabular.iter_blocks`` reads it, for the
@@ -554,13 +559,9 @@ def tabular_words(buf, field, head_column, layout, utf8):
         carriage = -1
         end = n
         while True:  # the special bytes of this line, up to its line feed
-            while bits == 0 and block + 1 < len(masks):
-                block += 1
-                bits = masks[block]
-            if bits == 0:
+            at, block, bits = _next_stop(masks, block, bits)
+            if at < 0:
                 break
-            at = block * 64 + trailing_zeros(bits)
-            bits &= bits - np.uint64(1)
             c = buf[at]
             if c == 10:
                 end = at
@@ -578,10 +579,7 @@ def tabular_words(buf, field, head_column, layout, utf8):
                 if k == 0:
                     return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
                 for _ in range(k - 1):  # its continuation bytes, beyond ASCII too: the next special bytes
-                    while bits == 0:
-                        block += 1
-                        bits = masks[block]
-                    bits &= bits - np.uint64(1)
+                    _, block, bits = _next_stop(masks, block, bits)
         stop = end - 1 if carriage == end - 1 and end > i else end
         if 0 <= carriage < stop:
             return starts[:0], ends[:0], heads[:0], lines[:0], lengths[:0], line, line
