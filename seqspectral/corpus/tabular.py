@@ -335,11 +335,12 @@ _MALTTAB_COLUMNS = {"form": 0, "upos": 1, "xpos": 1, "head": 2, "deprel": 3}
 
 
 def _one_pass(path, layout: Layout, field: str, encoding: str):
-    """``_line_by_line``'s result (with the trees' defects) from one compiled pass over the bytes of a CoNLL-U, CoNLL-X or
-    Malt-TAB file (``tabular_words``), or None when the file is not one that pass reads: another
-    field (Malt-TAB's lemma), an encoding whose tabs, digits and line breaks are not ASCII bytes, bytes the
-    encoding cannot decode, or a line that needs the line-by-line reader's judgement. A large
-    file is read on several threads, cut at blank lines (:mod:`seqspectral.corpus.chunks`)."""
+    """``_line_by_line``'s result (with the trees' defects) from one compiled pass over the bytes
+    of a CoNLL-U, CoNLL-X or Malt-TAB file (``tabular_words``), or None when the file is not one
+    that pass reads: another field (Malt-TAB's lemma), an encoding whose tabs, digits and line
+    breaks are not ASCII bytes, bytes the encoding cannot decode, or a line that needs the
+    line-by-line reader's judgement. A large file is read on several threads, cut at blank lines
+    (:mod:`seqspectral.corpus.chunks`)."""
     from ._kernels import number_parts, tabular_words, tree_defects
     from .chunks import chunk_bounds, joined_numbering, thread_map
     from .textfile import check_encoding, every_byte_decodes, mapped_bytes
@@ -373,6 +374,7 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     if any(c[3] for c in chunks):
         return None
     codes, arena, distinct_bounds = joined_numbering([c[5] for c in chunks])
-    lines = _WordLines([c[1] for c in chunks], [c[2] for c in chunks], np.cumsum([0] + [c[4] for c in chunks[:-1]]).tolist())
+    first_lines = np.cumsum([0] + [c[4] for c in chunks[:-1]]).tolist()
+    lines = _WordLines([c[1] for c in chunks], [c[2] for c in chunks], first_lines)
     return (distinct_strings(arena, distinct_bounds, encoding=name), codes, np.concatenate([c[0] for c in chunks]),
             lines, np.concatenate([c[2] for c in chunks]), _joined([c[6] for c in chunks]))
