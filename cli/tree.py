@@ -78,7 +78,7 @@ def register(sub) -> None:
 
 def _check_trees(corpus, path: str, fmt: str) -> None:
     """A usage error naming ``path`` unless every sentence of ``corpus`` is a tree."""
-    from seqspectral.trees import TreeError, tree_layout
+    from seqspectral.dependency_trees import TreeError, tree_layout
 
     from .main import UsageError
 
@@ -112,7 +112,7 @@ def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.corpus import Reading
     from seqspectral.io import check_output_path
-    from seqspectral.trees import train_tree_model
+    from seqspectral.dependency_trees import train_tree_model
 
     from .main import UsageError
 
@@ -207,7 +207,7 @@ def _reader(reading: dict):
 
 def _train_sharded(args, shards, where, vocabulary, dev, params):
     """``train_tree_model_sharded`` on the shards, its refusals as usage errors naming the files."""
-    from seqspectral.trees import train_tree_model_sharded
+    from seqspectral.dependency_trees import train_tree_model_sharded
 
     from .main import UsageError
 

@@ -205,7 +205,7 @@ def main(argv=None) -> int:
     from seqspectral.corpus import Reading, corpus_from_sentences
     from seqspectral.parsing import DependencyParser, attachment_scores
     from seqspectral.reranking import tree_model_scorers
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.dependency_trees import SpectralTreeModel
 
     work = Work(args.workdir)
 

@@ -149,7 +149,7 @@ def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
     tags all); ridge, shrinkage and floor chosen by ranking (on ``dev`` when given, else on 20% of
     ``sentences``), or those of the model ``like``."""
     from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.dependency_trees import SpectralTreeModel
 
     chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
               {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
@@ -191,7 +191,7 @@ def _em(sentences, every):
     """The EM tree model over UPOS, in the vocabulary of ``every`` training sentence (so that a
     fold's model gives every tag of train its smoothed mass, not -inf)."""
     from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.trees import EMTreeModel
+    from seqspectral.dependency_trees import EMTreeModel
 
     vocabulary = corpus_from_sentences(every, field="upos").vocabulary
     return EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos", vocabulary=vocabulary))

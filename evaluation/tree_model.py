@@ -46,9 +46,9 @@ from .common import EWT, RESULTS, SEQSPECTRAL, describe, log, markdown_table, re
 
 from seqspectral.corpus import read_conllu, read_corpus, write_nbest
 from seqspectral.corpus.nbest import NBestList
-from seqspectral.trees import (EMTreeModel, SpectralTreeModel, branching_topologies,
+from seqspectral.dependency_trees import (EMTreeModel, SpectralTreeModel, branching_topologies,
                                planted_model, tree_layout)
-from seqspectral.trees.reattach import reattached_copies
+from seqspectral.dependency_trees.reattach import reattached_copies
 
 TRAIN, DEV = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
 OUT = RESULTS / "tree_model.md"

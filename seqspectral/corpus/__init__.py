@@ -13,7 +13,7 @@ from .sequences import Corpus
 from .tagsets import UNIVERSAL12, tag_mapping
 from .text import read_text, write_text
 from .textfile import DEFAULT_ENCODING
-from .trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
+from .dependency_trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
 from .vocabulary import EOS, UNK, Vocabulary
 from .writer import write_conllu, write_treebank
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .sequences import Corpus
-from .trees import nonprojective
+from .dependency_trees import nonprojective
 
 
 def describe(corpus: Corpus) -> dict:
@@ -13,7 +13,7 @@ def describe(corpus: Corpus) -> dict:
     non-projective sentences and of sentences with several root attachments.
 
     Time and memory are linear in the number of tokens (projectivity by one bottom-up
-    pass per sentence, see :func:`~seqspectral.corpus.trees.nonprojective`).
+    pass per sentence, see :func:`~seqspectral.corpus.dependency_trees.nonprojective`).
     """
     lengths = corpus.lengths
     counts = np.bincount(corpus.symbols) if corpus.n_tokens else np.zeros(0, np.int64)

@@ -11,7 +11,7 @@ import numpy as np
 from .errors import CorpusOptionError
 from .sequences import Corpus
 from .tagsets import tag_mapping
-from .trees import DependencyTree
+from .dependency_trees import DependencyTree
 from .vocabulary import Vocabulary
 
 FIELDS = ("form", "lemma", "upos", "xpos", "deprel")

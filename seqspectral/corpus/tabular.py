@@ -27,7 +27,7 @@ from .sentence import FIELDS, NO_HEAD, Sentence, Source
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, iter_lines
-from .trees import head_problem
+from .dependency_trees import head_problem
 from .vocabulary import Vocabulary
 
 

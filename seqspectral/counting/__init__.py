@@ -7,6 +7,6 @@ counts the unigram/bigram/trigram events of dependency trees. All counts add wit
 
 from .basis import HankelBasis
 from .hankel import HankelStatistics, hankel_statistics
-from .trees import TreeStatistics, tree_statistics
+from .dependency_trees import TreeStatistics, tree_statistics
 
 __all__ = ["HankelBasis", "HankelStatistics", "TreeStatistics", "hankel_statistics", "tree_statistics"]

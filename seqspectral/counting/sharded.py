@@ -32,7 +32,7 @@ from seqspectral.corpus import Vocabulary
 from .basis import HankelBasis, most_frequent, ranking_kinds, string_counts
 from .hankel import hankel_statistics
 from .shards import read_shard
-from .trees import tree_statistics
+from .dependency_trees import tree_statistics
 
 
 def count_sharded(shards, count, *, read=read_shard, workers: int | None = None, scheduler=None,

@@ -474,7 +474,7 @@ def fit_tree_model(sentences, field: str):
     """The spectral tree model over ``field`` (identity U over tags, SVD over word forms),
     ridge, shrinkage and floor chosen by ranking on held-out trees."""
     from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.dependency_trees import SpectralTreeModel
 
     corpus = corpus_from_sentences(sentences, field=field)
     representation = "identity" if field in ("upos", "xpos") else "svd"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from seqspectral.corpus.trees import head_errors
+from seqspectral.corpus.dependency_trees import head_errors
 from seqspectral.parsing.atoms import COLUMNS, encode
 from seqspectral.parsing.tree_lists import TreeLists
 

@@ -1,6 +1,6 @@
 """Spectral reranking features finer than one log p̂(words | tree) per candidate: the tree
 model's per-word conditional log-probabilities log p̂(x_i | E_i, descendants of i)
-(:func:`seqspectral.trees.spectral.conditional_log_probs`) summed by the side of its head the
+(:func:`seqspectral.dependency_trees.spectral.conditional_log_probs`) summed by the side of its head the
 word hangs on (left dependent, right dependent, child of the root), so the reranker weighs
 the model's evidence on each kind of attachment on its own; their sum is the global feature.
 """
@@ -30,7 +30,7 @@ class DirectionScorers:
         if self._cache is not None and self._cache[0] == id(trees):
             return self._cache[1]
         from seqspectral.corpus import Corpus, Reading, corpus_from_sentences
-        from seqspectral.trees.spectral import conditional_log_probs
+        from seqspectral.dependency_trees.spectral import conditional_log_probs
 
         model = self.model
         reading = getattr(model, "reading_", None) or Reading()

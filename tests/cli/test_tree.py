@@ -13,7 +13,7 @@ import pytest
 
 from seqspectral.cli.main import main
 from seqspectral.corpus import NBestList, read_conllu, read_corpus, write_conllu, write_nbest
-from seqspectral.trees import SpectralTreeModel
+from seqspectral.dependency_trees import SpectralTreeModel
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 TRAIN, DEV = CORPORA / "ewt-sample.conllu", CORPORA / "ewt-sample-dev.conllu"
@@ -103,7 +103,7 @@ def test_several_files_and_worker_processes_count_what_one_process_counts(spectr
     from seqspectral import serialize
     from seqspectral.counting.sharded import count_sharded, sharded_vocabulary
     from seqspectral.counting.shards import read_shard, shard_files
-    from seqspectral.trees.statistics import spectral_tree_statistics
+    from seqspectral.dependency_trees.statistics import spectral_tree_statistics
 
     shards = shard_files([str(TRAIN)], 20_000, "conllu", "utf-8", workers=2)
     assert len(shards) >= 2

@@ -32,7 +32,7 @@ def test_a_model_maps_a_foreign_vocabulary_itself(corpora_dir):
 
 
 def test_spectral_tree_model_default_is_the_command_line_s(corpora_dir, tmp_path):
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.dependency_trees import SpectralTreeModel
 
     upos = read_corpus(corpora_dir / "ewt-sample.conllu")
     model = SpectralTreeModel().fit(upos)
@@ -58,7 +58,7 @@ def test_load_lm_returns_the_model(tmp_path, corpora_dir):
 
 def test_old_model_files_without_a_reading_still_load(tmp_path, corpora_dir):
     """A header with the reading as the old CLI dict (or none) loads; unknown keys are ignored."""
-    from seqspectral.trees import SpectralTreeModel
+    from seqspectral.dependency_trees import SpectralTreeModel
 
     model = SpectralTreeModel().fit(read_corpus(corpora_dir / "ewt-sample.conllu"))
     header, arrays = serialize.state(model)

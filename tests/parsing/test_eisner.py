@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from seqspectral.corpus.trees import is_projective, nonprojective
+from seqspectral.corpus.dependency_trees import is_projective, nonprojective
 from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
 
 

@@ -6,7 +6,7 @@ import pytest
 from seqspectral import serialize
 from seqspectral.base import NotFittedError
 from seqspectral.corpus import Sentence
-from seqspectral.corpus.trees import head_errors, is_projective
+from seqspectral.corpus.dependency_trees import head_errors, is_projective
 from seqspectral.parsing import DependencyLabeler, DependencyParser, attachment_scores
 from seqspectral.parsing._arc_kernels import direction_distance
 from seqspectral.parsing._eisner_kernels import eisner

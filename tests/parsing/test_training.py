@@ -3,7 +3,7 @@
 import numpy as np
 
 from seqspectral.corpus import Sentence
-from seqspectral.corpus.trees import head_errors, is_projective
+from seqspectral.corpus.dependency_trees import head_errors, is_projective
 from seqspectral.parsing._arc_kernels import XPOS, arc_features, arc_scores, feature_buffer
 from seqspectral.parsing._eisner_kernels import eisner
 from seqspectral.parsing._training_kernels import _squared_norm, lift_nonprojective, training_epoch

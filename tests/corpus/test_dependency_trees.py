@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from seqspectral.corpus.trees import DependencyTree, head_errors, invalid_trees, is_projective
+from seqspectral.corpus.dependency_trees import DependencyTree, head_errors, invalid_trees, is_projective
 
 from tests.references import brute_is_tree
 

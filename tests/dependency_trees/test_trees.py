@@ -14,13 +14,13 @@ import pytest
 from seqspectral import serialize
 from seqspectral.corpus.sequences import Corpus
 from seqspectral.corpus.vocabulary import Vocabulary
-from seqspectral.trees import (EMTreeModel, SpectralTreeModel, TreeError, ValenceModel,
+from seqspectral.dependency_trees import (EMTreeModel, SpectralTreeModel, TreeError, ValenceModel,
                                branching_topologies, planted_model, tree_layout)
-from seqspectral.trees import _kernels
-from seqspectral.trees.reattach import reattached_copies
+from seqspectral.dependency_trees import _kernels
+from seqspectral.dependency_trees.reattach import reattached_copies
 from seqspectral.selection import TREE_FLOOR_GRID, TREE_RIDGE_GRID, TREE_SHRINKAGE_GRID
-from seqspectral.trees.spectral import Operators, conditional_log_probs
-from seqspectral.trees.statistics import spectral_tree_statistics
+from seqspectral.dependency_trees.spectral import Operators, conditional_log_probs
+from seqspectral.dependency_trees.statistics import spectral_tree_statistics
 
 #: small trees (heads, 1-based, 0 = root): dependents on both sides, several per side, two roots
 HEADS = [[0], [2, 0], [0, 1, 2], [2, 0, 2, 2, 4], [3, 3, 0, 3, 6, 4], [0, 1, 0]]
@@ -444,7 +444,7 @@ def test_models_are_item_scorers(planted):
 
 
 def test_ridge_inverse_is_the_pseudo_inverse_at_zero_and_the_tikhonov_solution_otherwise():
-    from seqspectral.trees.spectral import _ridge_inverse
+    from seqspectral.dependency_trees.spectral import _ridge_inverse
 
     rng = np.random.default_rng(0)
     M = rng.normal(size=(5, 3)) @ rng.normal(size=(3, 8))  # rank 3

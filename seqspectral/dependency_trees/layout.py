@@ -16,7 +16,7 @@ class TreeError(ValueError):
 
 
 class TreeLayout(NamedTuple):
-    """See :func:`seqspectral.trees._kernels.tree_layout`."""
+    """See :func:`seqspectral.dependency_trees._kernels.tree_layout`."""
 
     parent: np.ndarray
     is_left: np.ndarray

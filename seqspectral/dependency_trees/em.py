@@ -1,5 +1,5 @@
 """The likelihood twin of the spectral tree model: the same latent dependency model
-(:mod:`seqspectral.trees.planted`) fitted by EM.
+(:mod:`seqspectral.dependency_trees.planted`) fitted by EM.
 
 E-step: upward-downward message passing over every tree (inside β and outside α with
 rescaling; :func:`_kernels.latent_expected_counts`), giving the expected root-state,
@@ -9,7 +9,7 @@ less than ``tol`` or after ``max_iter`` iterations.
 
 Starts: ``"random"`` (Dirichlet(1) π and transitions, emissions the training unigram
 frequencies times Dirichlet(1) noise) or ``"spectral"``: the parameters read off a fitted
-:class:`~seqspectral.trees.spectral.SpectralTreeModel` of the same k with ``shrinkage=0`` (the
+:class:`~seqspectral.dependency_trees.spectral.SpectralTreeModel` of the same k with ``shrinkage=0`` (the
 consistent estimator, whose operators have the structure read off here). Its operators share
 the eigenvectors of G: the K_L[a] = G diag((G T_L)_a) G^{-1} are diagonalised together
 (one eigen-decomposition of a random combination), each column scaled so that
@@ -42,7 +42,7 @@ class EMTreeModel(Estimator):
     trees (``dev`` when given to ``fit``, else a seeded 20% of the training trees, then EM
     run again on all of them from the chosen model: ``selection.select_and_refit``).
 
-    Fitted: ``model_`` (the :class:`~seqspectral.trees.planted.LatentTreeModel`),
+    Fitted: ``model_`` (the :class:`~seqspectral.dependency_trees.planted.LatentTreeModel`),
     ``n_states_``, ``history_`` (the per-word training log-likelihood after each E-step),
     ``n_iter_`` (iterations run), ``converged_``, ``topology_`` (the optional valence term),
     ``selection_``. ``progress``: each EM run's iterations with the log-likelihood, as in

@@ -1,13 +1,13 @@
 r"""Spectral estimation of the latent-variable dependency model (Dhillon, Rodu, Collins,
 Foster & Ungar, EMNLP 2012, "Spectral dependency parsing with latent variables").
 
-The model (their Eq. 2; :mod:`seqspectral.trees.planted`): hidden states h_i ∈ 1..m, π for
+The model (their Eq. 2; :mod:`seqspectral.dependency_trees.planted`): hidden states h_i ∈ 1..m, π for
 words attached to the root, T_L / T_R (m x m, column = the head's state) for every left /
 right dependent — each drawn independently of its siblings, so a word may have any number
 of dependents on each side, or none — and O (n x m) for the words. The number scored is
 **p(words | tree topology)**, a proper distribution over the words of the vocabulary given
 the topology: heads and word order are given, not generated (the optional
-:mod:`topology <seqspectral.trees.topology>` term scores them separately).
+:mod:`topology <seqspectral.dependency_trees.topology>` term scores them separately).
 
 Notation. U (n x k, k = m) projects words (:mod:`.representation`; the paper's Sec. 3.2);
 G = U^T O (k x m), assumed invertible; ⁺ is a ridge (Tikhonov) inverse: each singular

@@ -13,7 +13,7 @@ from seqspectral.corpus import read_corpus
 from seqspectral.counting.sharded import sharded_vocabulary
 from seqspectral.counting.shards import read_shard, split_file
 from seqspectral.embeddings import CCAEmbeddings
-from seqspectral.trees import EMTreeModel, SpectralTreeModel, train_tree_model, train_tree_model_sharded
+from seqspectral.dependency_trees import EMTreeModel, SpectralTreeModel, train_tree_model, train_tree_model_sharded
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 

@@ -10,7 +10,7 @@ with ``x_i`` the symbol of word ``i``:
 - ``right[c, p]``: the same for dependents to the RIGHT of their head.
 
 The spectral tree model's context triples are counted beside these by
-:mod:`seqspectral.trees.statistics`. Projections by a symbol-by-k matrix U (``U^T left U``,
+:mod:`seqspectral.dependency_trees.statistics`. Projections by a symbol-by-k matrix U (``U^T left U``,
 k x k) are computed from the sparse counts, never from a dense table.
 """
 

@@ -1,6 +1,6 @@
 """The counts the spectral tree model is estimated from, mergeable with ``+``.
 
-Every moment of :mod:`seqspectral.trees.spectral` is a sum over arcs of a treebank, so the
+Every moment of :mod:`seqspectral.dependency_trees.spectral` is a sum over arcs of a treebank, so the
 counts of disjoint sets of trees add up to the counts of their union (integer counts, in
 any order): the model can be fitted from shards counted apart
 (:func:`seqspectral.counting.sharded.count_sharded`). Per arc (head word i with symbol h,
@@ -8,17 +8,17 @@ dependent c with symbol c standing on side d of i) the context words of i are
 
 * ``"head"``: the head of i (none when i is attached to the root);
 * ``"sibling"``: every dependent of i on the other side, one triple each (none when i has
-  none): the context block of :mod:`~seqspectral.trees.spectral` is their sum;
+  none): the context block of :mod:`~seqspectral.dependency_trees.spectral` is their sum;
 
 and the counts kept are
 
-* ``trees``: a :class:`~seqspectral.counting.trees.TreeStatistics` (unigram, root
+* ``trees``: a :class:`~seqspectral.counting.dependency_trees.TreeStatistics` (unigram, root
   attachments, left and right arcs ``[dependent, head]``);
 * ``contexts[(side, block)]``: the triples (h, c, context word) of the arcs on ``side``
   (``"left"`` or ``"right"``) whose context ``block`` exists, as sorted codes ``(h * n + c) * n + z``
   and their counts;
 * ``valence``: the counts of the optional topology term
-  (:func:`~seqspectral.trees.topology.valence_counts`).
+  (:func:`~seqspectral.dependency_trees.topology.valence_counts`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.counting._kernels import tree_parents
-from seqspectral.counting.trees import TreeStatistics, tree_statistics
+from seqspectral.counting.dependency_trees import TreeStatistics, tree_statistics
 
 from .topology import valence_counts
 
