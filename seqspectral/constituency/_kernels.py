@@ -1,0 +1,420 @@
+"""Numba kernels of the latent-variable PCFGs: inside–outside on gold trees (EM) and on
+the chart (parsing), both through the same two tensor products.
+
+A rule tensor ``T`` of shape ``(m_a, m_b, m_c)`` lies flat from ``off`` in ``weights``.
+:func:`inside_product` adds ``scale · T(·, α_b, α_c)`` to ``α_a``; :func:`outside_product`
+adds ``scale · T(β_a, ·, α_c)`` to ``β_b`` and ``scale · T(β_a, α_b, ·)`` to ``β_c``.
+
+Chart cells are spans ``[i, j)`` numbered by :func:`cell` (``n(n+1)/2`` of them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True, inline="always")
+def inside_product(weights, off, ma, mb, mc, alpha, pb, pc, pa, scale):
+    for h in range(ma):
+        acc = 0.0
+        base = off + h * mb * mc
+        for h2 in range(mb):
+            x = alpha[pb + h2]
+            if x == 0.0:
+                continue
+            row = base + h2 * mc
+            s = 0.0
+            for h3 in range(mc):
+                s += weights[row + h3] * alpha[pc + h3]
+            acc += x * s
+        alpha[pa + h] += scale * acc
+
+
+@njit(cache=True, nogil=True, inline="always")
+def outside_product(weights, off, ma, mb, mc, alpha, beta, pb, pc, pa, scale):
+    for h in range(ma):
+        y = beta[pa + h] * scale
+        if y == 0.0:
+            continue
+        base = off + h * mb * mc
+        for h2 in range(mb):
+            row = base + h2 * mc
+            xb = alpha[pb + h2]
+            s = 0.0
+            for h3 in range(mc):
+                w = weights[row + h3] * y
+                s += w * alpha[pc + h3]
+                beta[pc + h3] += w * xb
+            beta[pb + h2] += s
+
+
+# -- gold trees: EM's expected counts ------------------------------------------------------------
+@njit(cache=True)
+def tree_expected_counts(label, rule, left, right, offsets, states, state_offset, rule_offset, rule_weights,
+                         lex_offset, lex_weights, root_weights, rule_counts, lex_counts, root_counts):
+    """Add every tree's posterior expected rule counts (latent states included) to the
+    ``*_counts`` arrays (laid out like the weights); returns the total log-likelihood.
+    Inside vectors are rescaled at every node (their log scales kept), so no tree underflows."""
+    n_nodes = len(label)
+    node_offset = np.zeros(n_nodes + 1, np.int64)
+    for t in range(n_nodes):
+        node_offset[t + 1] = node_offset[t] + states[label[t]]
+    alpha = np.zeros(node_offset[n_nodes])
+    beta = np.zeros(node_offset[n_nodes])
+    node_scale = np.ones(n_nodes)
+    total = 0.0
+    for tree in range(len(offsets) - 1):
+        first, last = offsets[tree], offsets[tree + 1]
+        log_scale = 0.0
+        for t in range(last - 1, first - 1, -1):  # children come after their parent in preorder
+            a = label[t]
+            ma = states[a]
+            p = node_offset[t]
+            if left[t] < 0:
+                for h in range(ma):
+                    alpha[p + h] = lex_weights[lex_offset[rule[t]] + h]
+            else:
+                b, c = left[t], right[t]
+                inside_product(rule_weights, rule_offset[rule[t]], ma, states[label[b]], states[label[c]], alpha,
+                               node_offset[b], node_offset[c], p, 1.0)
+            s = 0.0
+            for h in range(ma):
+                s = max(s, abs(alpha[p + h]))
+            if s == 0.0:
+                s = 1.0
+            for h in range(ma):
+                alpha[p + h] /= s
+            node_scale[t] = s
+            log_scale += np.log(s)
+        root = label[first]
+        z = 0.0
+        for h in range(states[root]):
+            z += root_weights[state_offset[root] + h] * alpha[node_offset[first] + h]
+        if z <= 0.0:
+            return -np.inf
+        total += np.log(z) + log_scale
+        for h in range(states[root]):
+            beta[node_offset[first] + h] = root_weights[state_offset[root] + h] / z
+        for t in range(first, last):
+            a = label[t]
+            ma = states[a]
+            p = node_offset[t]
+            if left[t] < 0:
+                for h in range(ma):
+                    lex_counts[lex_offset[rule[t]] + h] += alpha[p + h] * beta[p + h]
+                continue
+            b, c = left[t], right[t]
+            mb, mc = states[label[b]], states[label[c]]
+            pb, pc = node_offset[b], node_offset[c]
+            for h in range(mb):
+                beta[pb + h] = 0.0
+            for h in range(mc):
+                beta[pc + h] = 0.0
+            outside_product(rule_weights, rule_offset[rule[t]], ma, mb, mc, alpha, beta, pb, pc, p, 1.0 / node_scale[t])
+            off = rule_offset[rule[t]]
+            for h in range(ma):
+                y = beta[p + h] / node_scale[t]
+                for h2 in range(mb):
+                    for h3 in range(mc):
+                        k = off + (h * mb + h2) * mc + h3
+                        rule_counts[k] += y * rule_weights[k] * alpha[pb + h2] * alpha[pc + h3]
+        for h in range(states[root]):
+            root_counts[state_offset[root] + h] += alpha[node_offset[first] + h] * beta[node_offset[first] + h]
+    return total
+
+
+# -- the chart ---------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def cell(i, j, n):
+    """The number of span ``[i, j)`` (0 <= i < j <= n)."""
+    return i * n - i * (i - 1) // 2 + (j - i - 1)
+
+
+@njit(cache=True, nogil=True)
+def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, rules_by_left, lex_label,
+                   lex_by_word_start, lex_by_word, label_tag, rule_prob, lex_prob, root_prob, states, state_offset,
+                   rule_offset, rule_weights, lex_offset, lex_weights, root_weights, binary_scale, threshold, latent):
+    """Parse one sentence: the plain PCFG's inside–outside, its posteriors pruning the
+    chart (``threshold``), the latent grammar's inside–outside on what is left (``latent``),
+    then the tree of largest expected number of correct labelled spans (Goodman 1996; the
+    minimum-Bayes-risk decoding of Cohen et al. 2013 over the latent marginals).
+
+    Returns ``(status, starts, stops, labels)``, the chosen nodes in preorder; status 0:
+    parsed with the latent grammar, 1: with the plain PCFG's posteriors (the latent weight
+    of the sentence was zero or not finite), 2: no parse (nothing returned)."""
+    n = len(words)
+    n_labels = len(root_prob)
+    n_cells = n * (n + 1) // 2
+    inside = np.zeros((n_cells, n_labels))
+    # cells' nonzero labels, as lists in a growing pool
+    pool = np.empty(max(64, n_cells * 8), np.int32)
+    used = 0
+    nz_start = np.zeros(n_cells, np.int64)
+    nz_len = np.zeros(n_cells, np.int64)
+    for i in range(n):
+        q = cell(i, i + 1, n)
+        w = words[i]
+        found = False
+        for k in range(lex_by_word_start[w], lex_by_word_start[w + 1]):
+            r = lex_by_word[k]
+            if tags[i] < 0 or label_tag[lex_label[r]] == tags[i]:
+                inside[q, lex_label[r]] += lex_prob[r]
+                found = True
+        if not found:  # a given tag the grammar never saw on this word: the grammar's own tags
+            for k in range(lex_by_word_start[w], lex_by_word_start[w + 1]):
+                r = lex_by_word[k]
+                inside[q, lex_label[r]] += lex_prob[r]
+        s = 0.0
+        for a in range(n_labels):
+            s = max(s, inside[q, a])
+        if s == 0.0:
+            return 2, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+        for a in range(n_labels):
+            inside[q, a] /= s
+        used = _list_nonzero(inside, q, pool, used, nz_start, nz_len)
+        pool = _room(pool, used, n_labels)
+    for length in range(2, n + 1):
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            for k in range(i + 1, j):
+                lq, rq = cell(i, k, n), cell(k, j, n)
+                for e in range(nz_start[lq], nz_start[lq] + nz_len[lq]):
+                    b = pool[e]
+                    ib = inside[lq, b] * binary_scale
+                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                        r = rules_by_left[g]
+                        ic = inside[rq, rule_right[r]]
+                        if ic != 0.0:
+                            inside[q, rule_parent[r]] += rule_prob[r] * ib * ic
+            used = _list_nonzero(inside, q, pool, used, nz_start, nz_len)
+            pool = _room(pool, used, n_labels)
+    top = cell(0, n, n)
+    z = 0.0
+    for a in range(n_labels):
+        z += root_prob[a] * inside[top, a]
+    if not z > 0.0 or not np.isfinite(z):
+        return 2, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+    outside = np.zeros((n_cells, n_labels))
+    for a in range(n_labels):
+        outside[top, a] = root_prob[a]
+    for length in range(n, 1, -1):
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            for k in range(i + 1, j):
+                lq, rq = cell(i, k, n), cell(k, j, n)
+                for e in range(nz_start[lq], nz_start[lq] + nz_len[lq]):
+                    b = pool[e]
+                    ib = inside[lq, b] * binary_scale
+                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                        r = rules_by_left[g]
+                        c = rule_right[r]
+                        ic = inside[rq, c]
+                        oa = outside[q, rule_parent[r]]
+                        if ic != 0.0 and oa != 0.0:
+                            w = rule_prob[r] * oa
+                            outside[lq, b] += w * ic * binary_scale
+                            outside[rq, c] += w * ib
+    marginal = inside * outside / z  # the plain PCFG's posteriors
+    status = 1
+    if latent:
+        fine = _latent_marginals(n, marginal, threshold, words, tags, rule_parent, rule_right, rules_by_left_start,
+                                 rules_by_left, lex_label, lex_by_word_start, lex_by_word, label_tag, states,
+                                 state_offset, rule_offset, rule_weights, lex_offset, lex_weights, root_weights,
+                                 binary_scale)
+        if fine.shape[0] == n_cells:
+            marginal = fine
+            status = 0
+    starts, stops, labels = _best_tree(n, marginal, root_prob)
+    return status, starts, stops, labels
+
+
+@njit(cache=True, nogil=True)
+def _list_nonzero(inside, q, pool, used, nz_start, nz_len):
+    nz_start[q] = used
+    for a in range(inside.shape[1]):
+        if inside[q, a] != 0.0:
+            pool[used] = a
+            used += 1
+    nz_len[q] = used - nz_start[q]
+    return used
+
+
+@njit(cache=True, nogil=True)
+def _room(pool, used, need):
+    if used + need <= len(pool):
+        return pool
+    grown = np.empty(2 * len(pool) + need, np.int32)
+    grown[:used] = pool[:used]
+    return grown
+
+
+@njit(cache=True, nogil=True)
+def _latent_marginals(n, coarse, threshold, words, tags, rule_parent, rule_right, rules_by_left_start, rules_by_left,
+                      lex_label, lex_by_word_start, lex_by_word, label_tag, states, state_offset, rule_offset,
+                      rule_weights, lex_offset, lex_weights, root_weights, binary_scale):
+    """The latent grammar's span marginals μ(a, i, j) = α·β / Z on the cells and labels whose
+    plain-PCFG posterior exceeds ``threshold``; |μ| (the spectral estimates may be negative).
+    An empty array when the latent grammar gives the sentence weight 0 or not finite."""
+    n_cells, n_labels = coarse.shape
+    slot = np.full((n_cells, n_labels), -1, np.int64)
+    allowed_start = np.zeros(n_cells + 1, np.int64)
+    count = 0
+    size = 0
+    for q in range(n_cells):
+        for a in range(n_labels):
+            if coarse[q, a] > threshold:
+                slot[q, a] = size
+                size += states[a]
+                count += 1
+        allowed_start[q + 1] = count
+    allowed = np.empty(count, np.int32)
+    e = 0
+    for q in range(n_cells):
+        for a in range(n_labels):
+            if slot[q, a] >= 0:
+                allowed[e] = a
+                e += 1
+    alpha = np.zeros(size)
+    beta = np.zeros(size)
+    scales = np.ones(n)
+    for i in range(n):
+        q = cell(i, i + 1, n)
+        w = words[i]
+        s = 0.0
+        for k in range(lex_by_word_start[w], lex_by_word_start[w + 1]):
+            r = lex_by_word[k]
+            a = lex_label[r]
+            p = slot[q, a]
+            if p >= 0:
+                for h in range(states[a]):
+                    alpha[p + h] = lex_weights[lex_offset[r] + h]
+                    s = max(s, abs(alpha[p + h]))
+        if s > 0.0:
+            scales[i] = s
+            for e in range(allowed_start[q], allowed_start[q + 1]):
+                a = allowed[e]
+                for h in range(states[a]):
+                    alpha[slot[q, a] + h] /= s
+    for length in range(2, n + 1):
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            if allowed_start[q] == allowed_start[q + 1]:
+                continue
+            for k in range(i + 1, j):
+                lq, rq = cell(i, k, n), cell(k, j, n)
+                for e in range(allowed_start[lq], allowed_start[lq + 1]):
+                    b = allowed[e]
+                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                        r = rules_by_left[g]
+                        c = rule_right[r]
+                        pc = slot[rq, c]
+                        if pc < 0:
+                            continue
+                        a = rule_parent[r]
+                        pa = slot[q, a]
+                        if pa < 0:
+                            continue
+                        inside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha,
+                                       slot[lq, b], pc, pa, binary_scale)
+    top = cell(0, n, n)
+    z = 0.0
+    for e in range(allowed_start[top], allowed_start[top + 1]):
+        a = allowed[e]
+        for h in range(states[a]):
+            beta[slot[top, a] + h] = root_weights[state_offset[a] + h]
+            z += root_weights[state_offset[a] + h] * alpha[slot[top, a] + h]
+    if z == 0.0 or not np.isfinite(z):  # a negative total is the spectral estimates' noise: |μ| below
+        return np.zeros((0, 0))
+    for length in range(n, 1, -1):
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            if allowed_start[q] == allowed_start[q + 1]:
+                continue
+            for k in range(i + 1, j):
+                lq, rq = cell(i, k, n), cell(k, j, n)
+                for e in range(allowed_start[lq], allowed_start[lq + 1]):
+                    b = allowed[e]
+                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                        r = rules_by_left[g]
+                        c = rule_right[r]
+                        pc = slot[rq, c]
+                        if pc < 0:
+                            continue
+                        a = rule_parent[r]
+                        pa = slot[q, a]
+                        if pa < 0:
+                            continue
+                        outside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha, beta,
+                                        slot[lq, b], pc, pa, binary_scale)
+    marginal = np.zeros((n_cells, n_labels))
+    for q in range(n_cells):
+        for e in range(allowed_start[q], allowed_start[q + 1]):
+            a = allowed[e]
+            p = slot[q, a]
+            s = 0.0
+            for h in range(states[a]):
+                s += alpha[p + h] * beta[p + h]
+            marginal[q, a] = abs(s / z)
+    return marginal
+
+
+@njit(cache=True, nogil=True)
+def _best_tree(n, marginal, root_prob):
+    """Goodman's (1996) labelled-recall tree: every span scores its best label's marginal;
+    the binary bracketing of largest total, each span with that label (the whole sentence
+    with a label that may stand at the root)."""
+    n_cells, n_labels = marginal.shape
+    best = np.full(n_cells, -np.inf)
+    best_label = np.full(n_cells, -1, np.int64)
+    split = np.zeros(n_cells, np.int64)
+    top = cell(0, n, n)
+    for length in range(1, n + 1):
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            m = 0.0
+            for a in range(n_labels):
+                if marginal[q, a] > m and (q != top or root_prob[a] > 0.0):
+                    m = marginal[q, a]
+                    best_label[q] = a
+            if best_label[q] < 0:
+                continue
+            if length == 1:
+                best[q] = m
+                continue
+            for k in range(i + 1, j):
+                s = best[cell(i, k, n)] + best[cell(k, j, n)]
+                if s > best[q]:
+                    best[q] = s
+                    split[q] = k
+            best[q] += m
+    starts = np.zeros(2 * n - 1, np.int32)
+    stops = np.zeros(2 * n - 1, np.int32)
+    labels = np.zeros(2 * n - 1, np.int32)
+    if not np.isfinite(best[top]):
+        return starts[:0], stops[:0], labels[:0]
+    stack = np.zeros(2 * n + 4, np.int64)
+    stack[0] = 0
+    stack[1] = n
+    depth = 2
+    e = 0
+    while depth > 0:
+        j = stack[depth - 1]
+        i = stack[depth - 2]
+        depth -= 2
+        q = cell(i, j, n)
+        starts[e], stops[e], labels[e] = i, j, best_label[q]
+        e += 1
+        if j - i > 1:
+            k = split[q]
+            stack[depth] = k
+            stack[depth + 1] = j
+            stack[depth + 2] = i
+            stack[depth + 3] = k
+            depth += 4
+    return starts, stops, labels
