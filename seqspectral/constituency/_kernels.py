@@ -418,3 +418,38 @@ def _best_tree(n, marginal, root_prob):
             stack[depth + 3] = k
             depth += 4
     return starts, stops, labels
+
+
+@njit(cache=True)
+def normalise_by_parent(rule_parent, rule_left, rule_right, lex_label, states, state_offset, rule_offset, lex_offset,
+                        rule_counts, lex_counts, floor):
+    """EM's M-step: every (label, state)'s expected rule and word counts (+ ``floor`` each)
+    divided by their total, in place."""
+    totals = np.zeros(state_offset[-1])
+    for r in range(len(rule_parent)):
+        a = rule_parent[r]
+        ma, mb, mc = states[a], states[rule_left[r]], states[rule_right[r]]
+        for h in range(ma):
+            for k in range(mb * mc):
+                e = rule_offset[r] + h * mb * mc + k
+                rule_counts[e] += floor
+                totals[state_offset[a] + h] += rule_counts[e]
+    for r in range(len(lex_label)):
+        a = lex_label[r]
+        for h in range(states[a]):
+            lex_counts[lex_offset[r] + h] += floor
+            totals[state_offset[a] + h] += lex_counts[lex_offset[r] + h]
+    for e in range(len(totals)):
+        if totals[e] == 0.0:  # a label no tree has (nothing to divide)
+            totals[e] = 1.0
+    for r in range(len(rule_parent)):
+        a = rule_parent[r]
+        ma, mb, mc = states[a], states[rule_left[r]], states[rule_right[r]]
+        for h in range(ma):
+            t = totals[state_offset[a] + h]
+            for k in range(mb * mc):
+                rule_counts[rule_offset[r] + h * mb * mc + k] /= t
+    for r in range(len(lex_label)):
+        a = lex_label[r]
+        for h in range(states[a]):
+            lex_counts[lex_offset[r] + h] /= totals[state_offset[a] + h]

@@ -19,7 +19,7 @@ from nltk import Tree
 from .transform import signature, tag_of
 
 #: the word class of an unknown word whose signature was never seen in training
-UNKNOWN = "UNK"
+UNKNOWN = "<unknown>"
 
 
 @dataclass
