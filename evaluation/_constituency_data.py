@@ -4,6 +4,7 @@ reader and a minimal clean-up (development only, until ``constituency/treebank.p
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -29,6 +30,7 @@ def _clean(tree):
     return Tree(label, kids)
 
 
+@functools.cache
 def wsj_sample_split():
     """(train, dev, test): lists of cleaned trees, the first 80% of the files, the next 10%, the rest."""
     import nltk
