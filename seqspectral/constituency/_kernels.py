@@ -134,13 +134,13 @@ def cell(i, j, n):
 @njit(cache=True, nogil=True)
 def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, rules_by_left, lex_label,
                    lex_by_word_start, lex_by_word, label_tag, rule_prob, lex_prob, root_prob, states, state_offset,
-                   rule_offset, rule_weights, lex_offset, lex_weights, root_weights, binary_scale, threshold, latent):
+                   rule_offset, rule_weights, lex_offset, lex_weights, root_weights, binary_scale, threshold, latent, n_best):
     """Parse one sentence: the plain PCFG's inside–outside, its posteriors pruning the
     chart (``threshold``), the latent grammar's inside–outside on what is left (``latent``),
-    then the tree of largest expected number of correct labelled spans (Goodman 1996; the
-    minimum-Bayes-risk decoding of Cohen et al. 2013 over the latent marginals).
+    then the ``n_best`` trees of largest expected number of correct labelled spans (Goodman 1996;
+    the minimum-Bayes-risk decoding of Cohen et al. 2013 over the latent marginals).
 
-    Returns ``(status, starts, stops, labels)``, the chosen nodes in preorder; status 0:
+    Returns ``(status, scores, starts, stops, labels)`` (:func:`_kbest_trees`); status 0:
     parsed with the latent grammar, 1: with the plain PCFG's posteriors (the latent weight
     of the sentence was zero or not finite), 2: no parse (nothing returned)."""
     n = len(words)
@@ -169,7 +169,7 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
         for a in range(n_labels):
             s = max(s, inside[q, a])
         if s == 0.0:
-            return 2, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+            return 2, np.zeros(0), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32)
         for a in range(n_labels):
             inside[q, a] /= s
         used = _list_nonzero(inside, q, pool, used, nz_start, nz_len)
@@ -195,7 +195,7 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
     for a in range(n_labels):
         z += root_prob[a] * inside[top, a]
     if not z > 0.0 or not np.isfinite(z):
-        return 2, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32)
+        return 2, np.zeros(0), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32)
     outside = np.zeros((n_cells, n_labels))
     for a in range(n_labels):
         outside[top, a] = root_prob[a]
@@ -227,8 +227,10 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
         if fine.shape[0] == n_cells:
             marginal = fine
             status = 0
-    starts, stops, labels = _best_tree(n, marginal, root_prob)
-    return status, starts, stops, labels
+    scores, starts, stops, labels = _kbest_trees(n, marginal, root_prob, n_best)
+    if len(scores) == 0:
+        return 2, scores, starts, stops, labels
+    return status, scores, starts, stops, labels
 
 
 @njit(cache=True, nogil=True)
@@ -364,60 +366,101 @@ def _latent_marginals(n, coarse, threshold, words, tags, rule_parent, rule_right
 
 
 @njit(cache=True, nogil=True)
-def _best_tree(n, marginal, root_prob):
-    """Goodman's (1996) labelled-recall tree: every span scores its best label's marginal;
-    the binary bracketing of largest total, each span with that label (the whole sentence
-    with a label that may stand at the root)."""
+def _kbest_trees(n, marginal, root_prob, k):
+    """The ``k`` best trees by Goodman's (1996) labelled-recall score: a tree scores the sum
+    of its spans' marginals (the whole sentence with a label that may stand at the root).
+    Each cell keeps its ``k`` best (label, split, left rank, right rank) — its labels' ``k``
+    best marginals combined with the children's lists, ties to the earlier candidate.
+
+    Returns ``(scores, starts, stops, labels)``: row ``t`` the nodes of the t-th tree in
+    preorder (as many rows as trees exist, at most ``k``)."""
     n_cells, n_labels = marginal.shape
-    best = np.full(n_cells, -np.inf)
-    best_label = np.full(n_cells, -1, np.int64)
-    split = np.zeros(n_cells, np.int64)
+    score = np.full((n_cells, k), -np.inf)
+    label = np.full((n_cells, k), -1, np.int64)
+    split = np.zeros((n_cells, k), np.int64)
+    rank_l = np.zeros((n_cells, k), np.int64)
+    rank_r = np.zeros((n_cells, k), np.int64)
     top = cell(0, n, n)
+    best_labels = np.full(k, -1, np.int64)
+    best_mu = np.zeros(k)
     for length in range(1, n + 1):
         for i in range(n - length + 1):
             j = i + length
             q = cell(i, j, n)
-            m = 0.0
+            found = 0  # this cell's k best labels by marginal
             for a in range(n_labels):
-                if marginal[q, a] > m and (q != top or root_prob[a] > 0.0):
-                    m = marginal[q, a]
-                    best_label[q] = a
-            if best_label[q] < 0:
-                continue
-            if length == 1:
-                best[q] = m
-                continue
-            for k in range(i + 1, j):
-                s = best[cell(i, k, n)] + best[cell(k, j, n)]
-                if s > best[q]:
-                    best[q] = s
-                    split[q] = k
-            best[q] += m
-    starts = np.zeros(2 * n - 1, np.int32)
-    stops = np.zeros(2 * n - 1, np.int32)
-    labels = np.zeros(2 * n - 1, np.int32)
-    if not np.isfinite(best[top]):
-        return starts[:0], stops[:0], labels[:0]
-    stack = np.zeros(2 * n + 4, np.int64)
-    stack[0] = 0
-    stack[1] = n
-    depth = 2
-    e = 0
-    while depth > 0:
-        j = stack[depth - 1]
-        i = stack[depth - 2]
-        depth -= 2
-        q = cell(i, j, n)
-        starts[e], stops[e], labels[e] = i, j, best_label[q]
-        e += 1
-        if j - i > 1:
-            k = split[q]
-            stack[depth] = k
-            stack[depth + 1] = j
-            stack[depth + 2] = i
-            stack[depth + 3] = k
-            depth += 4
-    return starts, stops, labels
+                mu = marginal[q, a]
+                if mu > 0.0 and (q != top or root_prob[a] > 0.0):
+                    found = _insert(best_mu, best_labels, found, k, mu, a)
+            for x in range(found):
+                if length == 1:
+                    _insert_tree(score[q], label[q], split[q], rank_l[q], rank_r[q], k, best_mu[x], best_labels[x], 0,
+                                 0, 0)
+                    continue
+                for m in range(i + 1, j):
+                    lq, rq = cell(i, m, n), cell(m, j, n)
+                    for r1 in range(k):
+                        if score[lq, r1] == -np.inf:
+                            break
+                        for r2 in range(k):
+                            if score[rq, r2] == -np.inf:
+                                break
+                            s = best_mu[x] + score[lq, r1] + score[rq, r2]
+                            if s <= score[q, k - 1]:
+                                break
+                            _insert_tree(score[q], label[q], split[q], rank_l[q], rank_r[q], k, s, best_labels[x], m,
+                                         r1, r2)
+    n_trees = 0
+    while n_trees < k and score[top, n_trees] > -np.inf:
+        n_trees += 1
+    starts = np.zeros((n_trees, 2 * n - 1), np.int32)
+    stops = np.zeros((n_trees, 2 * n - 1), np.int32)
+    labels = np.zeros((n_trees, 2 * n - 1), np.int32)
+    stack = np.zeros(3 * (2 * n + 2), np.int64)
+    for t in range(n_trees):
+        stack[0], stack[1], stack[2] = 0, n, t
+        depth = 3
+        e = 0
+        while depth > 0:
+            depth -= 3
+            i, j, r = stack[depth], stack[depth + 1], stack[depth + 2]
+            q = cell(i, j, n)
+            starts[t, e], stops[t, e], labels[t, e] = i, j, label[q, r]
+            e += 1
+            if j - i > 1:
+                m = split[q, r]
+                stack[depth], stack[depth + 1], stack[depth + 2] = m, j, rank_r[q, r]
+                stack[depth + 3], stack[depth + 4], stack[depth + 5] = i, m, rank_l[q, r]
+                depth += 6
+    return score[top, :n_trees].copy(), starts, stops, labels
+
+
+@njit(cache=True, nogil=True)
+def _insert(values, items, used, k, value, item):
+    """Insert ``(value, item)`` into the descending top-``k`` list of ``used`` entries."""
+    if used == k and value <= values[k - 1]:
+        return used
+    p = min(used, k - 1)
+    while p > 0 and values[p - 1] < value:
+        values[p] = values[p - 1]
+        items[p] = items[p - 1]
+        p -= 1
+    values[p] = value
+    items[p] = item
+    return min(used + 1, k)
+
+
+@njit(cache=True, nogil=True)
+def _insert_tree(score, label, split, rank_l, rank_r, k, value, a, m, r1, r2):
+    """Insert a cell's candidate into its descending top-``k`` list (-inf: empty)."""
+    if value <= score[k - 1]:
+        return
+    p = k - 1
+    while p > 0 and score[p - 1] < value:
+        score[p], label[p], split[p], rank_l[p], rank_r[p] = score[p - 1], label[p - 1], split[p - 1], \
+            rank_l[p - 1], rank_r[p - 1]
+        p -= 1
+    score[p], label[p], split[p], rank_l[p], rank_r[p] = value, a, m, r1, r2
 
 
 @njit(cache=True)

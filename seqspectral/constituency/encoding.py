@@ -4,8 +4,8 @@
 rules, preterminal–word pairs, words); they add, so shards of a treebank are counted apart
 and summed (:mod:`seqspectral.counting.sharded`). :class:`SymbolTables` numbers everything
 in sorted order, so the numbering depends on the counts only, never on how the treebank was
-cut. :func:`encode` turns binarised trees into a :class:`BinaryTreebank`: flat int32 arrays
-of nodes in preorder, what the Numba kernels read.
+cut. :func:`flatten` lists a binarised tree's nodes, :func:`encode` turns them into a
+:class:`BinaryTreebank`: flat int32 arrays of nodes in preorder, what the Numba kernels read.
 """
 
 from __future__ import annotations
@@ -38,20 +38,42 @@ class TreebankCounts:
                               self.words + other.words, self.n_trees + other.n_trees)
 
 
-def count_trees(trees) -> TreebankCounts:
-    """The :class:`TreebankCounts` of binarised ``trees``."""
+def flatten(tree: Tree) -> list:
+    """A binarised tree as its nodes in preorder: ``(label, word, right)``, ``word`` None and
+    ``right`` the index of the right child at an inner node (the left child is next),
+    ``right`` -1 at a word."""
+    out = []
+
+    def walk(node):
+        me = len(out)
+        children = list(node)
+        if isinstance(children[0], str):
+            out.append((node.label(), children[0], -1))
+            return
+        out.append(None)
+        walk(children[0])
+        right = len(out)
+        walk(children[1])
+        out[me] = (node.label(), None, right)
+
+    walk(tree)
+    return out
+
+
+def count_trees(flat_trees) -> TreebankCounts:
+    """The :class:`TreebankCounts` of binarised trees (as :func:`flatten` gives them)."""
     roots, binary, lexical, words = Counter(), Counter(), Counter(), Counter()
-    for tree in trees:
-        roots[tree.label()] += 1
+    for nodes in flat_trees:
+        roots[nodes[0][0]] += 1
         position = 0
-        for node in tree.subtrees():
-            if isinstance(node[0], Tree):
-                binary[node.label(), node[0].label(), node[1].label()] += 1
+        for k, (label, word, right) in enumerate(nodes):
+            if word is None:
+                binary[label, nodes[k + 1][0], nodes[right][0]] += 1
             else:
-                lexical[node.label(), node[0], position == 0] += 1
-                words[node[0]] += 1
+                lexical[label, word, position == 0] += 1
+                words[word] += 1
                 position += 1
-    return TreebankCounts(roots, binary, lexical, words, len(trees))
+    return TreebankCounts(roots, binary, lexical, words, len(flat_trees))
 
 
 class SymbolTables:
@@ -136,36 +158,34 @@ class BinaryTreebank:
         return len(self.offsets) - 1
 
 
-def encode(trees, tables: SymbolTables) -> BinaryTreebank:
-    """Binarised ``trees`` as a :class:`BinaryTreebank` (every rule must be in ``tables``)."""
-    columns = [[] for _ in range(8)]
-    offsets = [0]
-    for tree in trees:
-        base = offsets[-1]
-        _encode_node(tree, tables, columns, base, -1, [0])
-        offsets.append(len(columns[0]))
-    arrays = [np.asarray(c, dtype=np.int32) for c in columns]
-    return BinaryTreebank(*arrays, offsets=np.asarray(offsets, dtype=np.int64))
-
-
-def _encode_node(node: Tree, tables: SymbolTables, columns, base: int, parent: int, position: list) -> int:
-    label, rule, left, right, parents, start, stop, word = columns
-    me = len(label)
-    a = tables.label_index[node.label()]
-    label.append(a)
-    parents.append(parent)
-    start.append(position[0])
-    for column in (rule, left, right, stop, word):
-        column.append(-1)
-    if isinstance(node[0], Tree):
-        lt = _encode_node(node[0], tables, columns, base, me, position)
-        rt = _encode_node(node[1], tables, columns, base, me, position)
-        left[me], right[me] = lt, rt
-        rule[me] = tables.binary_index[a, label[lt], label[rt]]
-    else:
-        w = tables.word_id(node[0], position[0] == 0)
-        word[me] = w
-        rule[me] = tables.lexical_index[a, w]
-        position[0] += 1
-    stop[me] = position[0]
-    return me
+def encode(flat_trees, tables: SymbolTables) -> BinaryTreebank:
+    """Binarised trees (as :func:`flatten` gives them) as a :class:`BinaryTreebank` (every
+    rule must be in ``tables``)."""
+    n = sum(len(t) for t in flat_trees)
+    label, rule, left, right, parent, start, stop, word = (np.full(n, -1, np.int32) for _ in range(8))
+    offsets = np.zeros(len(flat_trees) + 1, np.int64)
+    li, bi, xi = tables.label_index, tables.binary_index, tables.lexical_index
+    base = 0
+    for t, nodes in enumerate(flat_trees):
+        position = 0
+        for k, (name, w, r) in enumerate(nodes):
+            label[base + k] = li[name]
+        for k, (name, w, r) in enumerate(nodes):
+            g = base + k
+            start[g] = position
+            if w is None:
+                left[g], right[g] = g + 1, base + r
+                parent[g + 1] = parent[base + r] = g
+                rule[g] = bi[label[g], label[g + 1], label[base + r]]
+            else:
+                word[g] = tables.word_id(w, position == 0)
+                rule[g] = xi[label[g], word[g]]
+                position += 1
+                stop[g] = position
+        for k in range(len(nodes) - 1, -1, -1):  # an inner node stops where its right child does
+            g = base + k
+            if right[g] >= 0:
+                stop[g] = stop[right[g]]
+        base += len(nodes)
+        offsets[t + 1] = base
+    return BinaryTreebank(label, rule, left, right, parent, start, stop, word, offsets)

@@ -70,6 +70,18 @@ class GrammarEstimator(Estimator):
                                          progress=progress)
         return trees
 
+    def kbest(self, sentences, k: int, tags=None, *, max_length: int | None = None, n_jobs: int = 2,
+              pruning: bool = True, progress=None):
+        """Up to ``k`` ``(tree, score)`` per sentence, best first (:func:`.parser.kbest`)."""
+        from .parser import kbest
+
+        self._check_fitted()
+        lists, self.last_report_ = kbest(self.grammar_, sentences, k, tags,
+                                         threshold=self.threshold if pruning else 0.0,
+                                         latent=self._has_latent_states(), max_length=max_length, n_jobs=n_jobs,
+                                         progress=progress)
+        return lists
+
     def _has_latent_states(self) -> bool:
         return True
 

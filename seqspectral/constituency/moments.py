@@ -200,7 +200,8 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
                 label_counts, max_states: int, kappa: float):
     """The SVD of every label's scaled Ω: (inside projection, outside projection, states):
     row f of a projection is feature f's contribution to Y (or Z), ``states[a]`` the
-    numbers of singular values of Ω̃^a kept (at most ``max_states``, all of them nonzero)."""
+    numbers of singular values of Ω̃^a kept (at most ``max_states``, each above 10^-6 of
+    the largest; a label with none keeps one state of zero projections)."""
     import scipy.sparse as sp
 
     n_in, n_out = len(inside.keys), len(outside.keys)
@@ -219,8 +220,9 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
         if i1 == i0 or o1 == o0:
             continue
         u, s, vt = _top_singular(omega[i0:i1, o0:o1], max_states)
-        keep = int(np.sum(s > 1e-9 * s[0])) if len(s) and s[0] > 0 else 0
-        keep = max(keep, 1)
+        keep = len(s)
+        if keep == 0:
+            continue
         states[a] = keep
         in_proj[i0:i1, :keep] = u[:, :keep] * scale_in[i0:i1, None]
         out_proj[o0:o1, :keep] = (vt[:keep].T / s[:keep]) * label_counts[a] * scale_out[o0:o1, None]
@@ -228,22 +230,36 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
 
 
 def _top_singular(block, k: int):
-    """The top ``k`` singular triplets of a sparse block (dense LAPACK when it is small,
-    ARPACK from a fixed start otherwise), largest first, with a sign fixed per vector."""
-    from scipy.sparse.linalg import svds
-
-    small = min(block.shape)
-    if small <= max(2 * k, 64):
-        u, s, vt = np.linalg.svd(block.toarray(), full_matrices=False)
-        u, s, vt = u[:, :k], s[:k], vt[:k]
+    """The top ``k`` singular triplets of a sparse block, largest first, each with a fixed
+    sign: from the eigenvectors of the small Gram matrix when one side has at most
+    :data:`_GRAM` features, else by a seeded randomised range finder (Halko, Martinsson &
+    Tropp 2011, Algorithm 4.4, four power iterations). Both are deterministic."""
+    if block.shape[0] > block.shape[1]:
+        v, s, ut = _top_singular(block.T.tocsr(), k)
+        return ut.T, s, v.T
+    if block.shape[0] <= _GRAM:
+        gram = (block @ block.T).toarray()
+        values, vectors = np.linalg.eigh(gram)
+        order = np.argsort(-values, kind="stable")[:k]
+        s = np.sqrt(np.maximum(values[order], 0.0))
+        u = vectors[:, order]
     else:
-        u, s, vt = svds(block.astype(np.float64), k=k, v0=np.ones(min(block.shape)) / np.sqrt(min(block.shape)),
-                        solver="arpack")
-        order = np.argsort(-s, kind="stable")
-        u, s, vt = u[:, order], s[order], vt[order]
+        sketch = block @ np.random.default_rng(0).standard_normal((block.shape[1], k + 10))
+        for _ in range(4):
+            q, _ = np.linalg.qr(sketch)
+            sketch = block @ (block.T @ q)
+        q, _ = np.linalg.qr(sketch)
+        small_u, s, _ = np.linalg.svd(np.asarray((block.T @ q).T), full_matrices=False)
+        u, s = q @ small_u[:, :k], s[:k]
+    keep = s > 1e-6 * s[0] if len(s) and s[0] > 0 else np.zeros(len(s), bool)
+    u, s = u[:, keep], s[keep]
+    vt = np.asarray((block.T @ u).T) / s[:, None]
     signs = np.sign(u[np.argmax(np.abs(u), axis=0), np.arange(u.shape[1])])
     signs[signs == 0] = 1.0
     return u * signs, s, vt * signs[:, None]
+
+
+_GRAM = 400
 
 
 def layout(tables, states: np.ndarray):

@@ -42,47 +42,57 @@ def parse(grammar: LatentGrammar, sentences, tags=None, *, threshold: float = 1e
     per word of each sentence (or None: the grammar chooses); ``threshold``: the plain PCFG
     posterior below which a labelled span is pruned (0: nothing pruned); ``latent``: False
     to decode with the plain PCFG."""
+    lists, report = kbest(grammar, sentences, 1, tags, threshold=threshold, latent=latent, max_length=max_length,
+                          n_jobs=n_jobs, progress=progress)
+    return [trees[0][0] for trees in lists], report
+
+
+def kbest(grammar: LatentGrammar, sentences, k: int, tags=None, *, threshold: float = 1e-4, latent: bool = True,
+          max_length: int | None = None, n_jobs: int = 2, progress=None) -> tuple[list[list], ParseReport]:
+    """Up to ``k`` ``(tree, score)`` per sentence, best first (score: the expected number of
+    correct labelled spans of the binarised tree; a flat fallback alone, with score None)."""
     from ..progress import stage
 
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
     sentences = [list(s) for s in sentences]
     tags = [None] * len(sentences) if tags is None else [None if t is None else list(t) for t in tags]
     if len(tags) != len(sentences):
         raise ValueError(f"{len(tags)} tag sequences for {len(sentences)} sentences")
+    for number, (words, given) in enumerate(zip(sentences, tags), 1):
+        if not words:
+            raise ValueError(f"sentence {number} has no words")
+        if given is not None and len(given) != len(words):
+            raise ValueError(f"sentence {number}: {len(given)} tags for {len(words)} words")
     arguments = grammar.kernel_arguments()
     tag_index = {t: i for i, t in enumerate(grammar.tables.tags)}
     report = ParseReport()
 
-    def one(k):
-        words = sentences[k]
-        if not words:
-            raise ValueError(f"sentence {k + 1} has no words")
+    def one(number):
+        words = sentences[number]
         if max_length is not None and len(words) > max_length:
-            return "long", None
-        word_ids = grammar.tables.word_ids(words)
-        tag_ids = np.full(len(words), -1, np.int32) if tags[k] is None else \
-            np.array([tag_index.get(t, -1) for t in tags[k]], dtype=np.int32)
-        if tags[k] is not None and len(tags[k]) != len(words):
-            raise ValueError(f"sentence {k + 1}: {len(tags[k])} tags for {len(words)} words")
-        return "parsed", _kernels.parse_sentence(word_ids, tag_ids, *arguments, float(threshold), bool(latent))
+            return None
+        tag_ids = np.full(len(words), -1, np.int32) if tags[number] is None else \
+            np.array([tag_index.get(t, -1) for t in tags[number]], dtype=np.int32)
+        return _kernels.parse_sentence(grammar.tables.word_ids(words), tag_ids, *arguments, float(threshold),
+                                       bool(latent), int(k))
 
-    trees = []
+    out = []
     with stage("parsing", len(sentences), "sentence", progress) as bar, \
             ThreadPoolExecutor(max(1, int(n_jobs))) as pool:
-        for k, (what, result) in enumerate(pool.map(one, range(len(sentences)))):
+        for number, result in enumerate(pool.map(one, range(len(sentences)))):
             bar.update()
-            if what == "long":
-                report.too_long.append(k)
-                trees.append(flat_tree(grammar, sentences[k], tags[k]))
+            words = sentences[number]
+            if result is None or result[0] == 2:
+                (report.too_long if result is None else report.no_parse).append(number)
+                out.append([(flat_tree(grammar, words, tags[number]), None)])
                 continue
-            status, starts, stops, labels = result
-            if status == 2:
-                report.no_parse.append(k)
-                trees.append(flat_tree(grammar, sentences[k], tags[k]))
-                continue
+            status, scores, starts, stops, labels = result
             report.latent += status == 0
             report.coarse += status == 1
-            trees.append(debinarise(build_tree(grammar.tables.labels, sentences[k], starts, stops, labels)))
-    return trees, report
+            out.append([(debinarise(build_tree(grammar.tables.labels, words, starts[t], stops[t], labels[t])),
+                         float(scores[t])) for t in range(len(scores))])
+    return out, report
 
 
 def build_tree(names, words, starts, stops, labels) -> Tree:

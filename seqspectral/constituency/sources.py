@@ -8,26 +8,27 @@ from __future__ import annotations
 from functools import partial
 
 from ..counting.sharded import count_sharded
-from .encoding import SymbolTables, encode
+from .encoding import SymbolTables, encode, flatten
 from .transform import binarise
 
 
 class InMemoryTrees:
-    """Binarised trees held here; encoded once per symbol tables."""
+    """Binarised trees held here, flattened once and encoded once per symbol tables."""
 
     def __init__(self, binarised):
         self.binarised = list(binarised)
+        self.flat = [flatten(t) for t in self.binarised]
         self._encoded = None
 
     def __len__(self) -> int:
         return len(self.binarised)
 
     def count(self, statistic):
-        return statistic(self.binarised)
+        return statistic(self.flat)
 
     def encoded(self, tables: SymbolTables) -> "_Encoded":
         if self._encoded is None or self._encoded[0] is not tables:
-            self._encoded = (tables, encode(self.binarised, tables))
+            self._encoded = (tables, encode(self.flat, tables))
         return _Encoded(self._encoded[1])
 
     def subset(self, indices) -> "InMemoryTrees":
@@ -44,7 +45,7 @@ class _Encoded:
 
 class ShardedTrees:
     """Shards read by ``read(shard) -> trees`` (cleaned, not binarised; picklable for workers
-    and Dask), binarised where they are read."""
+    and Dask), binarised and flattened where they are read."""
 
     def __init__(self, shards, read, vertical: int, horizontal, **where):
         self.shards = list(shards)
@@ -62,7 +63,7 @@ class ShardedTrees:
 
 
 def _binarised(shard, read, vertical, horizontal):
-    return [binarise(t, vertical, horizontal) for t in read(shard)]
+    return [flatten(binarise(t, vertical, horizontal)) for t in read(shard)]
 
 
 def _encoded(shard, read, tables):

@@ -107,7 +107,7 @@ def test_span_marginals_equal_brute_force(words, states):
         assert marginal[_kernels.cell(i, j, n), a] == pytest.approx(mu, rel=1e-9, abs=1e-12)
 
 
-def test_decoded_tree_maximises_the_expected_correct_spans():
+def test_k_best_trees_are_the_k_largest_expected_correct_spans():
     g = _grammar((2, 1, 1), seed=3)
     words = [0, 1, 1, 0]
     _, mu = _brute_force(g, words)
@@ -115,10 +115,17 @@ def test_decoded_tree_maximises_the_expected_correct_spans():
     best = max(sum(max(mu[i, j, a] for a in range(3) if (i, j) != (0, n) or a != 0) for i, j, _, _ in _nodes(t))
                for t in _trees(0, n))
     args = g.kernel_arguments()
-    status, starts, stops, labels = _kernels.parse_sentence(np.asarray(words, np.int32), np.full(n, -1, np.int32),
-                                                            *args, 0.0, True)
-    assert status == 0 and len(starts) == 2 * n - 1
-    assert sum(mu[s, e, a] for s, e, a in zip(starts, stops, labels)) == pytest.approx(best, rel=1e-9)
+    status, scores, starts, stops, labels = _kernels.parse_sentence(
+        np.asarray(words, np.int32), np.full(n, -1, np.int32), *args, 0.0, True, 6)
+    # every labelled binary tree, scored by brute force: the k best are the kernel's, in order
+    every = sorted((sum(mu.get((i, j, a), 0.0) for (i, j, _, _), a in zip(_nodes(t), labels_))
+                    for t in _trees(0, n) for labels_ in itertools.product(range(3), repeat=2 * n - 1)
+                    if labels_[0] != 0), reverse=True)
+    assert status == 0 and starts.shape == (6, 2 * n - 1)
+    assert scores[0] == pytest.approx(best, rel=1e-9) and every[0] == pytest.approx(best, rel=1e-9)
+    np.testing.assert_allclose(scores, every[:6], rtol=1e-9)
+    for t in range(6):  # each returned tree scores what the kernel says
+        assert sum(mu[s, e, a] for s, e, a in zip(starts[t], stops[t], labels[t])) == pytest.approx(scores[t])
 
 
 def test_em_expected_counts_log_likelihood_is_the_tree_weight():

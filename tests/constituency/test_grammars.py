@@ -117,7 +117,7 @@ def test_spectral_grammar_is_the_same_bytes_for_any_workers(planted, tmp_path):
     save(tmp_path / "memory.npz", SpectralLPCFG(**options).fit(trees))
     for name, where in (("one", {}), ("two", {"workers": 2})):
         save(tmp_path / f"{name}.npz", train_grammar_sharded("spectral", shards, list, **where, **options))
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         save(tmp_path / "dask.npz", train_grammar_sharded("spectral", shards, list, scheduler=client, **options))
     for name in ("memory", "one", "two", "dask"):
