@@ -94,12 +94,12 @@ def leaf_parser(sub, name: str, **kwargs):
 def add_reading_options(parser, inherit: bool = False, field: str = "upos") -> None:
     """``--format --field --tagset --encoding --errors``; with ``inherit`` the first four
     default to what the model's training file was read with; else ``--field`` to ``field``."""
-    from seqspectral.corpus import FIELDS, FORMATS
+    from seqspectral.corpus import FIELDS, format_names
     from seqspectral.corpus.tagsets import TAGSETS
 
     given = " (default: as the training file was read)" if inherit else ""
     d = (lambda name: None) if inherit else {**DEFAULTS, "field": field}.get
-    parser.add_argument("--format", default=d("format"), choices=("auto", *FORMATS),
+    parser.add_argument("--format", default=d("format"), choices=("auto", *format_names()),
                         help="file format; auto: by the file's name, else by its first lines (what was "
                              f"detected is printed){given or ' (default: auto)'}")
     parser.add_argument("--field", default=d("field"), choices=FIELDS,
@@ -287,17 +287,15 @@ def require_content(path: str, reading: dict) -> None:
     raise UsageError(f"{path}: no {'symbols' if fmt == 'pautomac' else 'words'} to read")
 
 
-#: the formats ``parse`` and ``tag`` read (text: raw text, tokenised, where no heads are needed)
-TREEBANK_FORMATS = ("auto", "conllu", "conllx", "malttab", "text")
-
-
 def add_treebank_options(parser, inherit: bool = False, output: bool = False) -> None:
     """``--format``, ``--encoding``, ``--errors``, ``--quiet`` (and with ``output``
     ``--output-encoding``): how ``parse``, ``tag``, ``evaluate`` and ``rerank`` read
     treebanks; with ``inherit`` the encoding defaults to the model's training file's."""
+    from seqspectral.corpus import format_names
     from seqspectral.corpus.rawtext import SPLITS
 
-    parser.add_argument("--format", default="auto", choices=TREEBANK_FORMATS,
+    # the formats read as sentences (text: raw text, tokenised, where no heads are needed)
+    parser.add_argument("--format", default="auto", choices=("auto", *format_names(sentences=True)),
                         help="treebank format; auto: by the file's name, else by its first lines; text: raw text, "
                              "tokenised (NLTK Punkt + Treebank tokeniser) where no heads are needed (default auto)")
     parser.add_argument("--text-split", default="paragraphs", choices=SPLITS,
@@ -347,8 +345,8 @@ def read_treebank(path: str, args, heads_required: bool = True, reading=None, na
                 note(f"{name or path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
             reading = reading.updated(format=detection.format)
         try:
-            sentences = reading.read_sentences(local, args.errors, heads_required, getattr(args, "text_split", None)
-                                               or "paragraphs")
+            sentences = reading.updated(errors=args.errors, text_split=getattr(args, "text_split", None)).read_sentences(
+                local, heads_required)
         except CorpusFormatError as e:
             if local == shown:
                 raise

@@ -191,7 +191,9 @@ def _shards(args, reading: dict):
 
     shards, where = shards_of(args.train, args, reading)
     fmt = shards[0].format
-    if fmt not in ("conllu", "conllx", "malttab"):
+    from seqspectral.corpus import get_format
+
+    if not get_format(fmt).treebank:
         raise UsageError(f"{shards[0].path}: no trees (read as {fmt}); the tree model needs treebanks")
     return shards, where, sharded_vocabulary(shards, read=_reader(reading), **where), fmt
 
