@@ -312,50 +312,34 @@ def add_treebank_options(parser, inherit: bool = False, output: bool = False) ->
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
 
 
-def treebank_reading(args, model=None):
-    """The :class:`~seqspectral.corpus.Reading` of ``args`` (the encoding, if not given, the
-    one ``model``'s training file was read with)."""
+def treebank_reading(args, inherited=None):
+    """The :class:`~seqspectral.corpus.Reading` of ``args`` (the encoding, if not given, that
+    of ``inherited``: the Reading a model or build recorded)."""
     from seqspectral.corpus import Reading
 
-    inherited = getattr(model, "reading_", None)
     encoding = args.encoding or (inherited.encoding if inherited is not None else None)
-    return Reading(format=args.format).updated(encoding=encoding)
+    return Reading(format=args.format, errors=args.errors).updated(encoding=encoding,
+                                                                   text_split=getattr(args, "text_split", None))
 
 
 def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None) -> list:
     """The sentences of a treebank file (``-``: standard input) read as ``reading`` (default:
-    :func:`treebank_reading` of ``args``); without ``heads_required`` HEAD may be ``_`` and a
-    text file is raw text, tokenised. Reader warnings are printed; messages call the file
-    ``name`` (default: ``path``)."""
-    import warnings
-
-    from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
+    :func:`treebank_reading` of ``args``) by :func:`seqspectral.workflows.read_sentences`;
+    without ``heads_required`` HEAD may be ``_`` and a text file is raw text, tokenised. Its
+    notes and warnings are printed; messages call the file ``name`` (default: ``path``)."""
+    from seqspectral.workflows import read_sentences
 
     from .main import UsageError
 
     reading = reading or treebank_reading(args)
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: a directory; give a treebank file")
     shown = "<stdin>" if (name or path) == STDIN else (name or path)
-    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CorpusWarning)
-        if reading.format == "auto":
-            detection = detect(local, reading.encoding)
-            if detection.by_content and not args.quiet:
-                note(f"{name or path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
-            reading = reading.updated(format=detection.format)
-        try:
-            sentences = reading.updated(errors=args.errors, text_split=getattr(args, "text_split", None)).read_sentences(
-                local, heads_required)
-        except CorpusFormatError as e:
-            if local == shown:
-                raise
-            raise CorpusFormatError(shown, e.line, e.reason) from None
-    for w in caught:
-        if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message).replace(local, shown))
-    if not sentences:
-        raise UsageError(f"{shown}: no sentences")
+    with _local_file(path) as local:
+        read = read_sentences(local, reading, heads_required, name=shown)
+    for message in read.notes if not args.quiet else ():
+        note(message)
+    for message in read.warnings if not args.quiet else ():
+        warn(message)
+    sentences = read.sentences
     limit = getattr(args, "max_words", None)
     longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
     if limit is not None and len(sentences[longest]) > limit:

@@ -103,7 +103,7 @@ def run_parse(args) -> int:
 
     parser = serialize.load(args.parser, kind="dependency_parser")
     taggers = [serialize.load(path, kind="tagger") for path in args.tagger]
-    reading = treebank_reading(args, parser)
+    reading = treebank_reading(args, getattr(parser, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     for tagger in taggers:
         sentences = tagger.tag(sentences)

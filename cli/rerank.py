@@ -257,7 +257,7 @@ def run_apply(args) -> int:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)
     else:
         scorers = _recorded_scorers(reranker, kind.name)
-    reading = treebank_reading(args, reranker)
+    reading = treebank_reading(args, getattr(reranker, "reading_", None))
     count = [0]
     with nbest_file(args.nbest) as local:
         require_content(local, {"format": "conllu", "encoding": "utf-8"})
@@ -325,16 +325,13 @@ def register_build(rsub) -> None:
     r.set_defaults(handler=run_run)
 
 
-def _reading(args) -> dict:
-    return {"format": args.format, "encoding": args.encoding, "errors": args.errors}
-
-
 def run_build(args) -> int:
     import json
 
     from seqspectral.io import check_output_path
-    from seqspectral.reranking.build import BuildOptions, build
+    from seqspectral.workflows import BuildOptions, build
 
+    from ._common import note, warn
     from .main import UsageError
 
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -347,41 +344,31 @@ def run_build(args) -> int:
                            clusters_from=tuple(args.clusters_from), templates=args.templates,
                            field="" if args.field == "none" else args.field, spectral=args.spectral,
                            parser_hash_bits=args.hash_bits, **epochs)
-    try:
-        options.check()
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    report = build(args.output, args.train, args.dev, options, reading=_reading(args), workers=args.workers,
-                   progress=not args.quiet)
+    report = build(args.output, args.train, args.dev, options, reading=treebank_reading(args), workers=args.workers,
+                   progress=not args.quiet, on_note=None if args.quiet else note)
+    for message in report["warnings"] if not args.quiet else ():
+        warn(message)
     if args.json:
         print(json.dumps(report, indent=1))
-    if not args.quiet and "reranked_dev" in report:
-        print(f"seqspectral: dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked "
-              f"{report['reranked_dev']['uas']:.2f} (oracle {report['dev_oracle_uas']:.2f}); {report['total_cpu_s']:.0f} "
-              f"CPU s; wrote {args.output}", file=sys.stderr)
+    if not args.quiet:
+        dev = (f"dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked {report['reranked_dev']['uas']:.2f} "
+               f"(oracle {report['dev_oracle_uas']:.2f}); " if "reranked_dev" in report else "")
+        print(f"seqspectral: rerank build: {dev}{report['total_cpu_s']:.0f} CPU s; wrote {args.output}",
+              file=sys.stderr)
     return 0
 
 
 def run_run(args) -> int:
     from seqspectral.corpus import write_nbest, write_treebank
-    from seqspectral.reranking.build import Built, run
+    from seqspectral.workflows import Pipeline
 
-    from .main import UsageError
-
-    try:
-        built = Built(args.build)
-    except FileNotFoundError as e:
-        raise UsageError(str(e)) from None
-    reading = treebank_reading(args, built)  # the build's encoding unless told otherwise
+    pipeline = Pipeline.load(args.build)
+    reading = treebank_reading(args, pipeline.reading)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
-    out, columns = run(built, sentences, args.k)
+    out, columns = pipeline.run_with_columns(sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))
     if not args.quiet:
         said = "; ".join(f"{how}: {', '.join(c.upper() for c in cols)}" for how, cols in columns.items() if cols)
         print(f"seqspectral: tag columns read by the parser — {said}; wrote {len(sentences)} sentences to "
               f"{args.output}", file=sys.stderr)
-        if columns["missing"]:
-            print(f"seqspectral: warning: the parser was trained with {', '.join(columns['missing']).upper()} "
-                  "features, which the input lacks and nothing predicts (build with --tags predicted for untagged "
-                  "input)", file=sys.stderr)
     return 0

@@ -71,6 +71,6 @@ def run_tag(args) -> int:
     from seqspectral.tagging.jackknife import jackknife
 
     tagger = serialize.load(args.tagger, kind="tagger")
-    reading = treebank_reading(args, tagger)
+    reading = treebank_reading(args, getattr(tagger, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged", reading)
