@@ -8,7 +8,7 @@ import sys
 from contextlib import contextmanager
 
 from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
-                      read_treebank, require_content, treebank_reading)
+                      read_treebank, treebank_reading)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -248,8 +248,9 @@ def run_apply(args) -> int:
     import json
 
     from seqspectral import serialize
-    from seqspectral.corpus import write_treebank
+    from seqspectral.corpus import Reading, write_treebank
     from seqspectral.reranking.files import KINDS, rerank_file
+    from seqspectral.workflows.training import require_content
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = KINDS[reranker.ranks_]
@@ -260,7 +261,7 @@ def run_apply(args) -> int:
     reading = treebank_reading(args, getattr(reranker, "reading_", None))
     count = [0]
     with nbest_file(args.nbest) as local:
-        require_content(local, {"format": "conllu", "encoding": "utf-8"})
+        require_content(local, Reading(format="conllu"))
         best, problems = rerank_file(reranker, kind, local, scorers, progress=_progress(args),
                                      encoding=reading.encoding)
 

@@ -27,11 +27,13 @@ class Read:
     warnings: list = field(default_factory=list)
 
 
-def read_sentences(path, reading, heads_required: bool = True, name: str | None = None) -> Read:
+def read_sentences(path, reading, heads_required: bool = True, name: str | None = None,
+                   max_words: int | None = None) -> Read:
     """The sentences of ``path`` read as ``reading`` (a :class:`~seqspectral.corpus.Reading`);
     ``name``: what messages call the file (default ``path``). Refused (:class:`InputError`):
     a directory, a file with no sentences, an n-best file (``parse run -k``: candidates,
-    not sentences), raw text where ``heads_required``."""
+    not sentences), raw text where ``heads_required``, a sentence of more than
+    ``max_words`` words."""
     from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
 
     shown = str(name or path)
@@ -63,4 +65,8 @@ def read_sentences(path, reading, heads_required: bool = True, name: str | None 
         raise InputError(f"{shown}: no sentences")
     if "nbest_rank" in sentences[0].metadata:
         raise InputError(f"{shown}: an n-best file (candidates of parse run -k / tag run -k), not sentences")
+    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
+    if max_words is not None and len(sentences[longest]) > max_words:
+        raise InputError(f"{shown}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
+                         f"at most {max_words} (its time grows with the cube of the length)")
     return Read(sentences, reading.format, notes, said)

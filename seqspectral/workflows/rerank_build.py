@@ -23,8 +23,6 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
-import numpy as np
-
 from seqspectral.io import atomic_open
 
 from .folds import fold_blocks, load_trees, parallel_map, parse_fold, save_trees, tag_fold
@@ -104,10 +102,10 @@ class TaggerStage(Stage):
         return (state.inputs, self.field, state.options.tagger_epochs)
 
     def compute(self, state, runner):
-        from seqspectral.tagging import PerceptronTagger
+        from .training import fit_tagger
 
-        return PerceptronTagger(self.field, epochs=state.options.tagger_epochs,
-                                clusters=state.results.get("clusters")).fit(state.train, dev=state.dev)
+        return fit_tagger(state.train, state.dev, state.reading, field=self.field, epochs=state.options.tagger_epochs,
+                          clusters=state.results.get("clusters"))
 
     def save(self, result, directory):
         _model_stage_io(self.name, "tagger")[0](result, directory)
@@ -182,13 +180,13 @@ class ParserStage(Stage):
                 *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []))
 
     def compute(self, state, runner):
-        from seqspectral.parsing import DependencyParser
+        from .training import fit_parser
 
         o = state.options
-        return DependencyParser(o.order, epochs=o.parser_epochs, use_xpos="xpos" in self.columns,
-                                use_feats="feats" in self.columns, use_lemma="lemma" in self.columns,
-                                clusters=state.results.get("clusters"),
-                                hash_bits=o.parser_hash_bits).fit(state.train, dev=state.dev)
+        return fit_parser(state.train, state.dev, state.reading, order=o.order, epochs=o.parser_epochs,
+                          use_xpos="xpos" in self.columns, use_feats="feats" in self.columns,
+                          use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
+                          hash_bits=o.parser_hash_bits)
 
     def save(self, result, directory):
         _model_stage_io("parser", "dependency_parser")[0](result, directory)
@@ -388,7 +386,7 @@ def run_plan(runner: Runner, train_path: Path, dev_path: Path | None, train: lis
     columns = {"form", "head", *(c for c in ("upos", "xpos", "feats", "lemma") if has_column(train, c))}
     inputs = {"train": file_digest(train_path), "dev": file_digest(dev_path) if dev_path else None,
               "reading": {"format": reading.format, "encoding": reading.encoding, "errors": reading.errors}}
-    state = BuildState(options, train, dev, inputs, columns, workers)
+    state = BuildState(options, train, dev, inputs, reading, columns, workers)
     state.report = {"options": asdict(options), "train": str(train_path), "dev": str(dev_path) if dev_path else None,
                     "n_train": len(train), "n_dev": len(dev) if dev else 0}
     stages = [s for s in plan(options, columns, dev is not None) if s.applies(state)]

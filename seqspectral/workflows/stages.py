@@ -51,7 +51,8 @@ def key_of(*parts) -> str:
 @dataclass
 class BuildState:
     """What the stages share: ``options``, the ``train`` and ``dev`` sentences, the
-    ``inputs`` (digests of the files and the reading), the ``columns`` the training
+    ``inputs`` (digests of the files and the reading), the ``reading`` (a
+    :class:`~seqspectral.corpus.Reading`, what the models record), the ``columns`` the training
     sentences carry, each stage's ``keys`` and ``results`` by provided name, the ``report``
     and the ``notes`` (messages for the user, returned as data)."""
 
@@ -59,6 +60,7 @@ class BuildState:
     train: list
     dev: list | None
     inputs: dict
+    reading: object = None
     columns: set = field(default_factory=set)
     workers: int = 1
     keys: dict = field(default_factory=dict)
