@@ -184,6 +184,7 @@ def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.reranking import Reranker
     from seqspectral.reranking.files import KINDS, read_training_lists
+    from seqspectral.workflows.training import fit_reranker
 
     from .main import UsageError
 
@@ -211,17 +212,16 @@ def run_train(args) -> int:
     from seqspectral.progress import stage
     from seqspectral.reranking.reranker import ANCHOR_GRID
 
-    reranker = Reranker(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
-                        random_state=args.random_state)
-    steps = len(reranker.feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
+    params = dict(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
+                  random_state=args.random_state)
+    steps = len(Reranker(**params).feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
     # the progress rule: a bar on a terminal, a line per epoch of every anchor otherwise, nothing with --quiet
     with stage("rerank train", steps, "step", show=not args.quiet) as bar:
-        reranker.fit(
-            train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
+        reranker = fit_reranker(  # apply reads its n-best lists in the same encoding (its reading_)
+            train, dev, reading, **params,
             on_epoch=lambda r: bar.step(f"{r['feature_set']} features, anchor {r['anchor']:g}, epoch {r['epoch']}: "
                                         f"held-out loss {r['held_out_loss']:g}, gain bound "
                                         f"{r['held_out_gain_bound']:.1f}"))
-    reranker.reading_ = reading  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     held = reranker.held_out_
     measure = "UAS" if kind.name == "parses" else f"{args.field} accuracy"

@@ -208,10 +208,7 @@ def _models(source: str, lists, workdir: Path, part: str):
     if source == "upos":
         if part == "full":
             return lists.built.tree_model
-        models = [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
-        for m in models:
-            m.reading_ = Reading(field="upos")
-        return models
+        return [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
     spec = FITTED[source]
     extra = brown_parsed(workdir) if spec.brown else []
     if lists.name == "wsj":  # the WSJ sample has the PTB tag in both tag columns: so has Brown for it
@@ -260,7 +257,7 @@ ROWS = {"none": (), "default": ("upos",), "leaky": ("leaky",), "direction": ("up
 
 
 def _trees(lists) -> dict:
-    from seqspectral.reranking.build import concatenated
+    from seqspectral.workflows.nbest_features import concatenated
 
     return {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}
 
@@ -325,11 +322,12 @@ def brown_parsed(workdir: Path) -> list:
     import zipfile
 
     from seqspectral.corpus import Sentence, read_conllu, write_conllu
-    from seqspectral.reranking.build import Built, tag
+    from seqspectral.workflows import Pipeline
+    from seqspectral.workflows.rerank_build import tag
 
     path = workdir / "brown-parsed.conllu"
     if not path.is_file():
-        built = Built(workdir / "untagged")
+        built = Pipeline.load(workdir / "untagged")
         sentences = []
         with zipfile.ZipFile(NLTK_DATA / "corpora" / "brown.zip") as z:
             for name in sorted(n for n in z.namelist() if re.fullmatch(r"brown/c[a-r]\d\d", n)):
@@ -397,7 +395,7 @@ class Hashed:
 
     def __init__(self, lists):
         from seqspectral.reranking import head_losses
-        from seqspectral.reranking.build import concatenated
+        from seqspectral.workflows.nbest_features import concatenated
 
         self.templates = lists.built.options.templates
         self.trees = {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}

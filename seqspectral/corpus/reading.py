@@ -8,6 +8,7 @@ told otherwise.
 
 from __future__ import annotations
 
+import codecs
 from dataclasses import dataclass, replace
 
 from .errors import CorpusOptionError
@@ -48,7 +49,10 @@ class Reading:
             raise CorpusOptionError(f"unknown field {self.field!r}; expected one of {', '.join(FIELDS)}")
         if self.tagset is not None and self.tagset not in TAGSETS:
             raise CorpusOptionError(f"unknown tagset {self.tagset!r}; expected one of {', '.join(sorted(TAGSETS))}")
-        object.__setattr__(self, "encoding", check_encoding(self.encoding))
+        name = check_encoding(self.encoding)
+        if not getattr(codecs.lookup(name), "_is_text_encoding", True):  # rot13, base64: codecs of bytes
+            raise CorpusOptionError(f"{self.encoding!r} is not a text encoding (e.g. utf-8, latin-1, cp1252)")
+        object.__setattr__(self, "encoding", name)
 
     def to_json(self) -> dict:
         """What a model file records (:data:`RECORDED`)."""

@@ -132,7 +132,7 @@ def options_from_json(data, path):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ManifestError(path, f"options.{name}", f"expected a list of strings, not {_shown(value)}")
             value = tuple(value)
-        elif isinstance(default, bool) or type(value) is not type(default):
+        elif type(value) is not type(default):
             raise ManifestError(path, f"options.{name}", f"expected {type(default).__name__}, not {_shown(value)}")
         values[name] = value
     options = BuildOptions(**values)

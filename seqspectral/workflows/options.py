@@ -3,7 +3,7 @@ line, for Python and for a build directory's manifest."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
 #: tree-model features: "global" log p(words | tree) and the topology term; "direction" adds
@@ -48,7 +48,9 @@ class BuildOptions:
     (none: no clusters), hashed ``templates`` of the reranker,
     ``field`` the column the tree model reads ("" for no tree model), ``spectral``: the
     tree-model features (see :data:`SPECTRAL`), epochs of the parser, tagger and reranker,
-    ``parser_hash_bits``: 2**parser_hash_bits feature weights of every parser."""
+    ``parser_hash_bits``: 2**parser_hash_bits feature weights of every parser,
+    ``parser_params``: further :class:`~seqspectral.parsing.DependencyParser` parameters
+    passed through (e.g. a decoder), those the build sets apart."""
 
     order: int = 1
     k: int = 50
@@ -63,6 +65,7 @@ class BuildOptions:
     tagger_epochs: int = 10
     reranker_epochs: int = 20
     parser_hash_bits: int = 23
+    parser_params: dict = dataclass_field(default_factory=dict)
 
     def check(self, clusters_exist: bool = True) -> None:
         """Raise :class:`OptionError` at the first option out of its bounds or choices
@@ -76,6 +79,13 @@ class BuildOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise OptionError(name, f"expected {what} from {low} to {high}, not {value!r}")
+        if not isinstance(self.parser_params, dict):
+            raise OptionError("parser_params", f"expected an object of parser parameters, not {self.parser_params!r}")
+        free = set(_parser_parameters()) - BUILD_SETS
+        for name in self.parser_params:
+            if name not in free:
+                raise OptionError("parser_params", f"{name!r} is not a parser parameter the build passes through "
+                                                   f"(expected one of {', '.join(sorted(free))})")
         for source in self.clusters_from if clusters_exist else ():
             if not Path(source).exists() and source != "brown":
                 raise OptionError("clusters_from", f"{source}: no such corpus for the word clusters")
@@ -85,3 +95,13 @@ class BuildOptions:
         for name in ("folds", "tag_folds") if self.tags == "predicted" else ("folds",):
             if getattr(self, name) > n_train:
                 raise OptionError(name, f"{getattr(self, name)} folds for the {n_train} sentences of {path}")
+
+
+#: the parser parameters the build sets itself (the rest pass through ``parser_params``)
+BUILD_SETS = {"order", "epochs", "use_xpos", "use_feats", "use_lemma", "clusters", "hash_bits"}
+
+
+def _parser_parameters() -> list[str]:
+    from seqspectral.parsing import DependencyParser
+
+    return list(DependencyParser().get_params(deep=False))

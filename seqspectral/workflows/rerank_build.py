@@ -104,8 +104,8 @@ class TaggerStage(Stage):
     def compute(self, state, runner):
         from .training import fit_tagger
 
-        return fit_tagger(state.train, state.dev, state.reading, field=self.field, epochs=state.options.tagger_epochs,
-                          clusters=state.results.get("clusters"))
+        return fit_tagger(state.train, state.dev, state.reading, runner.epoch_note(state.options.tagger_epochs),
+                          field=self.field, epochs=state.options.tagger_epochs, clusters=state.results.get("clusters"))
 
     def save(self, result, directory):
         _model_stage_io(self.name, "tagger")[0](result, directory)
@@ -177,16 +177,18 @@ class ParserStage(Stage):
     def key_parts(self, state):
         o = state.options
         return (state.inputs, o.tags, self.columns if o.tags == "predicted" else None, o.order, o.parser_epochs,
-                *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []))
+                *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []),
+                *([o.parser_params] if o.parser_params else []))
 
     def compute(self, state, runner):
         from .training import fit_parser
 
         o = state.options
-        return fit_parser(state.train, state.dev, state.reading, order=o.order, epochs=o.parser_epochs,
+        return fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs), order=o.order,
+                          epochs=o.parser_epochs,
                           use_xpos="xpos" in self.columns, use_feats="feats" in self.columns,
                           use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
-                          hash_bits=o.parser_hash_bits)
+                          hash_bits=o.parser_hash_bits, **o.parser_params)
 
     def save(self, result, directory):
         _model_stage_io("parser", "dependency_parser")[0](result, directory)
@@ -321,7 +323,7 @@ class RerankerStage(Stage):
                     head_losses(dev_trees, state.dev), dev_trees.lengths)
         return Reranker(o.reranker_epochs).fit(jackknifed_features(fold_trees, fold_models, o),
                                                head_losses(train_trees, state.train), dev=held,
-                                               sizes=train_trees.lengths)
+                                               sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
 
     def save(self, result, directory):
         _model_stage_io("reranker", "reranker")[0](result, directory)

@@ -25,13 +25,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from seqspectral.progress import stage as progress_stage
 
 from .manifest import stage_files
+
+#: seconds between the heartbeat lines of a running stage off a terminal
+HEARTBEAT_S = 20.0
 
 
 def file_digest(path) -> str:
@@ -113,6 +118,7 @@ class Stage:
             result = self.load(state, runner.directory)
         else:
             with runner.stage(self.name) as shown:
+                runner.current = shown  # compute may note its progress there (an epoch, a fold)
                 start, cpu, runner.extra_cpu = time.perf_counter(), time.process_time(), 0.0
                 result = self.compute(state, runner)
                 self.save(result, runner.directory)
@@ -149,6 +155,16 @@ class Runner:
         self.progress, self.stream = progress, stream
         self.on_note = on_note or (lambda message: None)
         self.extra_cpu = 0.0  # CPU seconds of worker processes during the current stage
+        self.current = None  # the progress stage of the stage being computed
+
+    def epoch_note(self, total: int):
+        """An ``on_epoch`` callback noting ``epoch i/total`` (and its figures) on the current stage."""
+        def on_epoch(record: dict) -> None:
+            figures = ", ".join(f"{k} {v:.2f}" for k, v in record.items() if k != "epoch" and isinstance(v, float))
+            if self.current is not None:
+                self.current.set_postfix_str(f"epoch {record['epoch']}/{total}" + (f": {figures}" if figures else ""))
+
+        return on_epoch
 
     def path(self, name: str) -> Path:
         return self.directory / name
@@ -174,12 +190,35 @@ class Runner:
     def note(self, message: str) -> None:
         self.on_note(message)
 
+    @contextmanager
     def stage(self, desc: str, total: int | None = None, unit: str = "step"):
-        """A :func:`seqspectral.progress.stage` of this build."""
-        return progress_stage(f"rerank build: {desc}", total, unit, show=self.progress, stream=self.stream)
+        """A :func:`seqspectral.progress.stage` of this build; off a terminal a line when it
+        starts, a heartbeat line every :data:`HEARTBEAT_S` seconds while it runs (with the
+        stage's note: the epoch, the fold), its closing line only when it has finished (an
+        interrupted or failed stage says so instead)."""
+        shown = progress_stage(f"rerank build: {desc}", total, unit, show=self.progress, stream=self.stream)
+        lines = shown.mode == "line"
+        say = (lambda text: print(f"seqspectral: rerank build: {desc}: {text}", file=shown.stream, flush=True)) \
+            if lines else (lambda text: None)
+        say("started")
+        beat = _Heartbeat(shown, say) if lines else None
+        try:
+            yield shown
+        except BaseException as e:
+            if beat is not None:
+                beat.stop()
+            if lines:  # never a closing line for a stage that did not finish
+                say(f"{'interrupted' if isinstance(e, KeyboardInterrupt) else 'stopped'} after "
+                    f"{time.perf_counter() - beat.start:.1f} s; not finished")
+            else:
+                shown.close()
+            raise
+        if beat is not None:
+            beat.stop()
+        shown.close()
 
     def kept(self, name: str) -> None:
-        with self.stage(name) as s:
+        with progress_stage(f"rerank build: {name}", show=self.progress, stream=self.stream) as s:
             s.set_postfix_str("kept: finished earlier")
 
     def record(self, name: str, key: str, files: list[str], wall: float, cpu: float) -> None:
@@ -188,3 +227,24 @@ class Runner:
         self.manifest["stages"][name] = {"key": key, "files": {f: file_digest(self.path(f)) for f in files},
                                          "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
         write_manifest(self.directory, self.manifest)
+
+
+class _Heartbeat:
+    """A line every :data:`HEARTBEAT_S` seconds from a thread while a stage runs: its
+    seconds so far and its note (``Stage.postfix``: the epoch, the fold)."""
+
+    def __init__(self, shown, say):
+        self.shown, self.say, self.start = shown, say, time.perf_counter()
+        self._stopped = threading.Event()
+        self._thread = threading.Thread(target=self._beat, daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        while not self._stopped.wait(HEARTBEAT_S):
+            done = f"{self.shown.n}/{self.shown.total} {self.shown.unit}s, " if self.shown.total else ""
+            note = f" ({self.shown.postfix})" if self.shown.postfix else ""
+            self.say(f"running, {done}{time.perf_counter() - self.start:.0f} s{note}")
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join()

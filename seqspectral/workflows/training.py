@@ -307,3 +307,15 @@ def train_tagger(train, *, dev=None, reading=None, names=None, on_epoch=None, fi
     tagger = fit_tagger(read.sentences, held.sentences if held else None, reading, on_epoch, field=field, **params)
     return Trained(tagger, read.format, **_said(read, held), fit_seconds=time.perf_counter() - start,
                    n_sentences=len(read.sentences))
+
+
+def fit_reranker(train, dev=None, reading=None, on_epoch=None, **params):
+    """A :class:`~seqspectral.reranking.Reranker` (``params``) fitted on the training lists
+    ``train`` (:func:`seqspectral.reranking.files.read_training_lists`; choices on ``dev``,
+    the same kind of lists), its ``reading_`` the encoding its n-best files were read in."""
+    from seqspectral.reranking import Reranker
+
+    reranker = Reranker(**params).fit(train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None,
+                                      sizes=train.sizes, on_epoch=on_epoch)
+    reranker.reading_ = _reading(reading).recorded()
+    return reranker
