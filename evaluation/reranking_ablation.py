@@ -108,13 +108,11 @@ def _cached_model(workdir: Path, name: str, fit, field: str):
     from seqspectral.corpus import Reading
 
     path = workdir / "ablation-models" / f"{name}.npz"
-    if path.is_file():
-        model = serialize.load(path)
-    else:
+    model = serialize.load(path) if path.is_file() else None
+    if model is None or getattr(model, "reading_", None) != Reading(field=field):  # caches that recorded no reading
         model = fit()
         path.parent.mkdir(exist_ok=True)
         serialize.save(path, model)
-    model.reading_ = Reading(field=field)
     return model
 
 
@@ -148,8 +146,8 @@ def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
     """A spectral tree model of ``spec`` on ``sentences`` (forms seen :data:`FORM_MIN_COUNT` times;
     tags all); ridge, shrinkage and floor chosen by ranking (on ``dev`` when given, else on 20% of
     ``sentences``), or those of the model ``like``."""
-    from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.dependency_trees import SpectralTreeModel
+    from seqspectral.corpus import Reading, corpus_from_sentences
+    from seqspectral.dependency_trees import train_tree_model
 
     chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
               {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
@@ -157,8 +155,8 @@ def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
                                    FORM_MIN_COUNT)
     representation = cca_words(workdir) if spec.representation == "cca" else spec.representation
     held = None if like or dev is None else corpus_from_sentences(dev, field=spec.field, vocabulary=corpus.vocabulary)
-    return SpectralTreeModel(spec.n_states, representation=representation, selection="ranking",
-                             **chosen).fit(corpus, held)
+    return train_tree_model(corpus, "spectral", held, spec.n_states, Reading(field=spec.field),
+                            representation=representation, selection="ranking", **chosen)
 
 
 def cca_words(workdir: Path) -> tuple:
@@ -190,11 +188,12 @@ def read_treebank_ewt(split: str) -> list:
 def _em(sentences, every):
     """The EM tree model over UPOS, in the vocabulary of ``every`` training sentence (so that a
     fold's model gives every tag of train its smoothed mass, not -inf)."""
-    from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.dependency_trees import EMTreeModel
+    from seqspectral.corpus import Reading, corpus_from_sentences
+    from seqspectral.dependency_trees import train_tree_model
 
     vocabulary = corpus_from_sentences(every, field="upos").vocabulary
-    return EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos", vocabulary=vocabulary))
+    return train_tree_model(corpus_from_sentences(sentences, field="upos", vocabulary=vocabulary), "em", n_states=17,
+                            reading=Reading(field="upos"), max_iter=40)
 
 
 def _models(source: str, lists, workdir: Path, part: str):

@@ -100,6 +100,18 @@ def _reader(reading, vocabulary=None):
                    encoding=reading.encoding, **options)
 
 
+def _as_paths(train) -> list:
+    """A path, or several, as a list."""
+    return [train] if isinstance(train, (str, bytes)) or not hasattr(train, "__iter__") else list(train)
+
+
+def _sharded(paths, reading, sharding):
+    """``(sharding, shards, format)`` of the files ``paths``."""
+    sharding = sharding or Sharding()
+    shards = sharding.shards(paths, reading)
+    return sharding, shards, shards[0].format
+
+
 def _said(*sources) -> dict:
     return {"notes": [m for s in sources if s is not None for m in s.notes],
             "warnings": [m for s in sources if s is not None for m in s.warnings]}
@@ -116,12 +128,10 @@ def train_lm(train, method: str, *, dev=None, reading=None, sharding: Sharding |
     from seqspectral.lm import train_lm_sharded
 
     reading = _reading(reading)
-    paths = [train] if isinstance(train, (str, bytes)) or not hasattr(train, "__iter__") else list(train)
+    paths = _as_paths(train)
     start = time.perf_counter()
     if len(paths) > 1 or sharding is not None:
-        sharding = sharding or Sharding()
-        shards = sharding.shards(paths, reading)
-        fmt = shards[0].format
+        sharding, shards, fmt = _sharded(paths, reading, sharding)
         read, vocabulary = _reader(reading), None
         if fmt != "pautomac":  # PAutomaC: the ids are fixed by the alphabet size of the header
             from seqspectral.counting.sharded import sharded_vocabulary
@@ -171,15 +181,13 @@ def train_tree(train, method: str = "spectral", *, dev=None, reading=None, shard
     from seqspectral.dependency_trees import train_tree_model, train_tree_model_sharded
 
     reading = _reading(reading)
-    paths = [train] if isinstance(train, (str, bytes)) or not hasattr(train, "__iter__") else list(train)
+    paths = _as_paths(train)
     start = time.perf_counter()
     if len(paths) > 1 or sharding is not None:
         from seqspectral.corpus import get_format
         from seqspectral.counting.sharded import sharded_vocabulary
 
-        sharding = sharding or Sharding()
-        shards = sharding.shards(paths, reading)
-        fmt = shards[0].format
+        sharding, shards, fmt = _sharded(paths, reading, sharding)
         if not get_format(fmt).treebank:
             raise InputError(f"{shards[0].path}: no trees (read as {fmt}); the tree model needs treebanks")
         vocabulary = sharded_vocabulary(shards, read=_reader(reading), **sharding.where)

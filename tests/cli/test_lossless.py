@@ -150,7 +150,7 @@ def test_a_model_remembers_its_training_encoding(models, tmp_path, corpora_dir):
     tagger = tmp_path / "t.npz"
     assert main(["tag", "train", str(latin), "-o", str(tagger), "--epochs", "1", "--hash-bits", "10",
                  "--encoding", "latin-1", "--quiet"]) == 0
-    assert serialize.load(tagger).reading_ == Reading(field="upos", encoding="latin-1")
+    assert serialize.load(tagger).reading_ == Reading(format="conllu", field="upos", encoding="latin-1")
     tagged = tmp_path / "tagged.conllu"
     assert main(["tag", "run", str(tagger), str(latin), "-o", str(tagged), "--quiet"]) == 0  # no --encoding
     assert tagged.read_bytes().decode("latin-1").count("\n") == latin.read_bytes().decode("latin-1").count("\n")
