@@ -105,6 +105,12 @@ def run_parse(args) -> int:
     filled = ", ".join(t.field.upper() for t in taggers)
     hint = ("tag the input (--tagger)" if not taggers else
             f"add a tagger of that column (the --tagger given {'fills' if len(taggers) == 1 else 'fill'} {filled})")
+    missing = [] if args.folds else profile.missing(sentences)  # --folds trains on the input itself
+    if missing:
+        from .main import UsageError
+
+        raise UsageError(f"{name}: no {', '.join(c.upper() for c in missing)} values, which the parser reads (parse "
+                         f"train --tags): {hint}")
     for problem in profile.problems(sentences) if not args.quiet else ():
         warn(f"{name}: {problem}; the parser reads it (parse train --tags): expect poor trees, or {hint}")
     return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)

@@ -28,6 +28,13 @@ def _values(sentences, column: str) -> Counter:
     return counts
 
 
+class MissingColumnError(ValueError):
+    """Sentences lack a column the model was trained to read (every value ``_``) and nothing
+    predicts it: never a silent guess."""
+
+    user_facing = True
+
+
 @dataclass
 class ColumnProfile:
     """The value counts of each column a model reads, as in its training sentences."""
@@ -49,6 +56,24 @@ class ColumnProfile:
         if not isinstance(data, dict) or not isinstance(data.get("counts"), dict):
             raise ValueError("an input profile is a JSON object with counts")
         return cls({str(c): {str(v): int(n) for v, n in dict(counts).items()} for c, counts in data["counts"].items()})
+
+    def missing(self, sentences) -> list[str]:
+        """The columns that had values in training and have none at all in ``sentences``."""
+        sentences = list(sentences)
+        out = []
+        for column, trained in self.counts.items():
+            if any(v != "_" for v in trained) and set(_values(sentences, column)) <= {"_"}:
+                out.append(column)
+        return out
+
+    def require(self, sentences, model: str = "the model") -> None:
+        """Raise :class:`MissingColumnError` naming the :meth:`missing` columns, if any."""
+        missing = self.missing(sentences)
+        if missing:
+            names = ", ".join(c.upper() for c in missing)
+            raise MissingColumnError(f"the input has no {names} values, which {model} was trained to read; tag the "
+                                     "input first (or use a pipeline that carries its taggers: rerank build --tags "
+                                     "predicted)")
 
     def problems(self, sentences) -> list[str]:
         """One sentence per column of ``sentences`` that is mostly empty or mostly unseen."""

@@ -20,13 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from seqspectral.corpus.columns import MissingColumnError
+
 from .manifest import MANIFEST
-
-
-class MissingColumnError(ValueError):
-    """Input sentences lack a column the model was trained to read and nothing predicts."""
-
-    user_facing = True
 
 
 def input_columns(parser) -> list[str]:

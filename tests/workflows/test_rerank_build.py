@@ -11,7 +11,8 @@ import pytest
 
 from seqspectral import serialize
 from seqspectral.cli.main import main
-from seqspectral.corpus import Corpus, Reading, corpus_from_sentences, read_conllu, read_nbest, write_conllu
+from seqspectral.corpus import (Corpus, Reading, corpus_from_sentences, read_conllu, read_nbest, write_conllu,
+                                write_treebank)
 from seqspectral.reranking import CorpusScorer
 from seqspectral.workflows import BuildOptions, MissingColumnError, Pipeline, build
 from seqspectral.workflows import folds, manifest
@@ -187,6 +188,23 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     lemmas = [replace(w, lemmas=s.lemmas) for w, s in zip(words, dev)]
     plain, with_lemmas = built.run(words), built.run(lemmas)
     assert [(list(p.heads), p.deprels) for p in plain] == [(list(q.heads), q.deprels) for q in with_lemmas]
+    # the pipeline object and rerank run give the same file, from raw text and from CoNLL-U
+    text = tmp_path / "dev.txt"
+    text.write_text("\n\n".join(s.metadata.get("text", " ".join(s.forms)) for s in dev) + "\n")
+    for given in (root / "dev.conllu", text):
+        assert main(["rerank", "run", str(tmp_path / "d"), str(given), "-o", str(tmp_path / "cli.conllu"),
+                     "--quiet"]) == 0
+        write_treebank(tmp_path / "python.conllu", built.run_file(given))
+        assert (tmp_path / "python.conllu").read_bytes() == (tmp_path / "cli.conllu").read_bytes()
+    write_treebank(tmp_path / "python.conllu", built.run_text(text.read_text()))  # the text itself, not its file
+    assert (tmp_path / "python.conllu").read_bytes() == (tmp_path / "cli.conllu").read_bytes()
+    # one model file: a parser given untagged words names the columns it lacks; a tagger tags them
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
+        Pipeline.load(tmp_path / "d" / "parser.npz").run(words)
+    tagged = Pipeline.load(tmp_path / "d" / "tagger-upos.npz").run(words)
+    assert all(t != "_" for s in tagged for t in s.upos)
+    parsed = Pipeline.load(tmp_path / "d" / "parser.npz").run(built.tag(words)[0])
+    assert [list(s.heads) for s in parsed] == [list(s.heads) for s in built.parser.parse(built.tag(words)[0])]
     status = main(["rerank", "run", str(tmp_path / "d"), str(root / "dev.conllu"), "-o", str(tmp_path / "o.conllu"),
                    "-k", "2"])
     assert status == 0 and "tag columns read by the parser — given: UPOS, XPOS" in capsys.readouterr().err
@@ -196,3 +214,18 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert main(["rerank", "run", str(tmp_path / "d"), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
     assert "bad.conllu" in capsys.readouterr().err
     assert main(["rerank", "run", str(tmp_path), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
+
+
+def test_a_builds_parser_file_remembers_its_reading_and_refuses_untagged_sentences(files, built):
+    """A build's parser.npz loaded alone (serialize.load) reads as the treebank was read and
+    never parses untagged sentences silently (it gave UAS 31 before)."""
+    _, _, dev = files
+    directory, _ = built
+    parser = serialize.load(directory / "parser.npz")
+    assert parser.reading_ == Reading(format="conllu") and parser.input_profile_ is not None
+    untagged = [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s)) for s in dev]
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values, which the parser was trained to read"):
+        parser.parse(untagged)
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
+        parser.kbest_trees(untagged, 2)
+    assert len(parser.parse(dev)) == len(dev)
