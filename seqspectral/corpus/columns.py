@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 #: a share above this is a problem
 THRESHOLD = 0.5
+#: an input column entirely empty with less than this probability under training's share of ``_``
+CHANCE = 1e-3
 
 
 def _values(sentences, column: str) -> Counter:
@@ -58,11 +60,18 @@ class ColumnProfile:
         return cls({str(c): {str(v): int(n) for v, n in dict(counts).items()} for c, counts in data["counts"].items()})
 
     def missing(self, sentences) -> list[str]:
-        """The columns that had values in training and have none at all in ``sentences``."""
+        """The columns that had values in training and have none at all in ``sentences``, where
+        that is not chance: a column empty for a share p of the training words is missing from
+        n words all ``_`` when p**n < :data:`CHANCE` (UPOS, LEMMA: p about 0, one word is enough;
+        FEATS, empty for many words: a short sentence without features is not refused)."""
         sentences = list(sentences)
         out = []
         for column, trained in self.counts.items():
-            if any(v != "_" for v in trained) and set(_values(sentences, column)) <= {"_"}:
+            counts = _values(sentences, column)
+            if not counts or set(counts) != {"_"} or not any(v != "_" for v in trained):
+                continue
+            p = trained.get("_", 0) / sum(trained.values())
+            if p ** counts["_"] < CHANCE:
                 out.append(column)
         return out
 
