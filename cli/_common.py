@@ -251,17 +251,20 @@ def treebank_reading(args, inherited=None):
                                                                    text_split=getattr(args, "text_split", None))
 
 
-def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None) -> list:
+def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None,
+                  nbest: bool = False) -> list:
     """The sentences of a treebank file (``-``: standard input) read as ``reading`` (default:
     :func:`treebank_reading` of ``args``) by :func:`seqspectral.workflows.read_sentences`;
     without ``heads_required`` HEAD may be ``_`` and a text file is raw text, tokenised. Its
-    notes and warnings are printed; messages call the file ``name`` (default: ``path``)."""
+    notes and warnings are printed; messages call the file ``name`` (default: ``path``); an
+    n-best file is refused unless ``nbest``."""
     from seqspectral.workflows import read_sentences
 
     reading = reading or treebank_reading(args)
     shown = "<stdin>" if (name or path) == STDIN else (name or path)
     with _local_file(path) as local:
-        read = read_sentences(local, reading, heads_required, name=shown, max_words=getattr(args, "max_words", None))
+        read = read_sentences(local, reading, heads_required, name=shown, max_words=getattr(args, "max_words", None),
+                              nbest=nbest)
     say(read, args.quiet)
     return read.sentences
 

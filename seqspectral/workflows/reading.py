@@ -28,12 +28,12 @@ class Read:
 
 
 def read_sentences(path, reading, heads_required: bool = True, name: str | None = None,
-                   max_words: int | None = None) -> Read:
+                   max_words: int | None = None, nbest: bool = False) -> Read:
     """The sentences of ``path`` read as ``reading`` (a :class:`~seqspectral.corpus.Reading`);
     ``name``: what messages call the file (default ``path``). Refused (:class:`InputError`):
     a directory, a file with no sentences, an n-best file (``parse run -k``: candidates,
-    not sentences), raw text where ``heads_required``, a sentence of more than
-    ``max_words`` words."""
+    not sentences; unless ``nbest``: its candidates are the sentences), raw text where
+    ``heads_required``, a sentence of more than ``max_words`` words."""
     from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
 
     shown = str(name or path)
@@ -63,7 +63,7 @@ def read_sentences(path, reading, heads_required: bool = True, name: str | None 
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if not sentences:
         raise InputError(f"{shown}: no sentences")
-    if "nbest_rank" in sentences[0].metadata:
+    if not nbest and "nbest_rank" in sentences[0].metadata:
         raise InputError(f"{shown}: an n-best file (candidates of parse run -k / tag run -k), not sentences")
     longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
     if max_words is not None and len(sentences[longest]) > max_words:
