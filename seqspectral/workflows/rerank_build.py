@@ -29,7 +29,7 @@ from .folds import fold_blocks, load_trees, parallel_map, parse_fold, save_trees
 from .manifest import write_manifest
 from .nbest_features import candidate_features, concatenated, jackknifed_features, oracle_uas
 from .options import BuildOptions
-from .stages import BuildState, Runner, Stage, check_plan, file_digest, key_of
+from .stages import BuildState, ModelStage, Runner, Stage, check_plan, file_digest, key_of
 
 REPORT = "report.json"
 
@@ -52,22 +52,9 @@ def has_column(sentences, column: str) -> bool:
     return False
 
 
-def _model_stage_io(stage_name: str, kind: str):
-    """``save``/``load`` of a stage whose result is one model file."""
-    from seqspectral import serialize
-
-    def save(model, directory):
-        serialize.save(directory / f"{stage_name}.npz", model)
-
-    def load(state, directory):
-        return serialize.load(directory / f"{stage_name}.npz", kind)
-
-    return save, load
-
-
 # -- the stages ---------------------------------------------------------------------------------
-class ClustersStage(Stage):
-    name, requires, provides = "clusters", ("train:form",), ("clusters",)
+class ClustersStage(ModelStage):
+    name, requires, provides, kind = "clusters", ("train:form",), ("clusters",), "word_clusters"
 
     def applies(self, state):
         return bool(state.options.clusters_from)
@@ -79,18 +66,15 @@ class ClustersStage(Stage):
     def compute(self, state, runner):
         return fit_clusters(state.train, state.options.clusters_from)
 
-    def save(self, result, directory):
-        _model_stage_io("clusters", "word_clusters")[0](result, directory)
-
-    def load(self, state, directory):
-        return _model_stage_io("clusters", "word_clusters")[1](state, directory)
 
     def after(self, result, state):
         state.report["clusters"] = {"from": list(state.options.clusters_from), **CLUSTERS, "words": len(result.words_)}
 
 
-class TaggerStage(Stage):
+class TaggerStage(ModelStage):
     """A tagger of one column (the build's taggers: UPOS always, XPOS when the treebank has it)."""
+
+    kind = "tagger"
 
     def __init__(self, field: str, with_clusters: bool):
         self.field = field
@@ -107,11 +91,6 @@ class TaggerStage(Stage):
         return fit_tagger(state.train, state.dev, state.reading, runner.epoch_note(state.options.tagger_epochs),
                           field=self.field, epochs=state.options.tagger_epochs, clusters=state.results.get("clusters"))
 
-    def save(self, result, directory):
-        _model_stage_io(self.name, "tagger")[0](result, directory)
-
-    def load(self, state, directory):
-        return _model_stage_io(self.name, "tagger")[1](state, directory)
 
     def after(self, result, state):
         if state.dev:
@@ -163,11 +142,11 @@ class TrainTagsStage(Stage):
             state.dev = tag({f: state.results[f"tagger:{f}"] for f in self.fields}, state.dev)
 
 
-class ParserStage(Stage):
+class ParserStage(ModelStage):
     """The parser, its epochs chosen on dev; the tag columns it reads are those the training
     sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`)."""
 
-    name, provides = "parser", ("parser",)
+    name, provides, kind = "parser", ("parser",), "dependency_parser"
 
     def __init__(self, columns: list[str], predicted: bool, with_clusters: bool):
         self.columns = columns
@@ -190,11 +169,6 @@ class ParserStage(Stage):
                           use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
                           hash_bits=o.parser_hash_bits, **o.parser_params)
 
-    def save(self, result, directory):
-        _model_stage_io("parser", "dependency_parser")[0](result, directory)
-
-    def load(self, state, directory):
-        return _model_stage_io("parser", "dependency_parser")[1](state, directory)
 
     def after(self, result, state):
         state.report["parser_tag_columns"] = self.columns
@@ -267,9 +241,11 @@ class DevListsStage(Stage):
         state.report["dev_oracle_uas"] = oracle_uas(result, state.dev)
 
 
-class TreeModelStage(Stage):
+class TreeModelStage(ModelStage):
     """A spectral tree model over ``field``: fold ``fold`` (1..folds) trained without that
     fold's trees, or (``fold`` None) on all of train."""
+
+    kind = "spectral_tree_model"
 
     def __init__(self, fold: int | None, predicted: bool):
         self.fold = fold
@@ -289,15 +265,10 @@ class TreeModelStage(Stage):
         a, b = fold_blocks(len(train), state.options.folds)[self.fold - 1] if self.fold else (0, 0)
         return fit_tree_model(train[:a] + train[b:], state.options.field)
 
-    def save(self, result, directory):
-        _model_stage_io(self.name, "spectral_tree_model")[0](result, directory)
-
-    def load(self, state, directory):
-        return _model_stage_io(self.name, "spectral_tree_model")[1](state, directory)
 
 
-class RerankerStage(Stage):
-    name, provides = "reranker", ("reranker",)
+class RerankerStage(ModelStage):
+    name, provides, kind = "reranker", ("reranker",), "reranker"
 
     def __init__(self, options: BuildOptions, with_dev: bool):
         trees = [f"tree:fold{i + 1}" for i in range(options.folds)] + ["tree"] if options.field else []
@@ -325,11 +296,6 @@ class RerankerStage(Stage):
                                                head_losses(train_trees, state.train), dev=held,
                                                sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
 
-    def save(self, result, directory):
-        _model_stage_io("reranker", "reranker")[0](result, directory)
-
-    def load(self, state, directory):
-        return _model_stage_io("reranker", "reranker")[1](state, directory)
 
     def after(self, reranker, state):
         from seqspectral.parsing import attachment_scores

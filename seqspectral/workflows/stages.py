@@ -132,6 +132,23 @@ class Stage:
         self.after(result, state)
 
 
+class ModelStage(Stage):
+    """A stage whose result is one model file, ``NAME.npz``, of the :mod:`seqspectral.serialize`
+    kind ``kind``."""
+
+    kind: str = ""
+
+    def save(self, result, directory: Path) -> None:
+        from seqspectral import serialize
+
+        serialize.save(directory / f"{self.name}.npz", result)
+
+    def load(self, state: BuildState, directory: Path):
+        from seqspectral import serialize
+
+        return serialize.load(directory / f"{self.name}.npz", self.kind)
+
+
 def check_plan(stages, given) -> None:
     """Refuse a plan in which a stage requires a name no earlier stage (or ``given``, the
     names the input provides) provides."""

@@ -19,6 +19,7 @@ from seqspectral.workflows import folds, manifest
 from seqspectral.workflows import rerank_build as b
 from seqspectral.workflows.nbest_features import jackknifed_features
 from seqspectral.reranking.spectral_features import DirectionScorers
+from tests.workflows.lines import Lines
 
 SMALL = dict(k=5, folds=2, parser_epochs=2, tagger_epochs=2, reranker_epochs=2, parser_hash_bits=16)
 
@@ -54,10 +55,10 @@ def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_
     root, _, _ = files
     directory, _ = built
     before = json.loads((directory / manifest.MANIFEST).read_text())["stages"]
-    shown = _Lines()
+    shown = Lines()
     build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**SMALL), progress=True, stream=shown)
     assert all("kept" in line for line in shown.lines) and len(shown.lines) == len(before)
-    shown = _Lines()
+    shown = Lines()
     build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**{**SMALL, "reranker_epochs": 3}),
             progress=True, stream=shown)
     redone = [line for line in shown.lines if "kept" not in line]
@@ -65,20 +66,6 @@ def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_
     assert redone[0] == "seqspectral: rerank build: reranker: started"
     assert len(redone) == 2 and redone[1].startswith("seqspectral: rerank build: reranker:") and " s, " in redone[1]
     build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**SMALL))  # back as it was
-
-
-class _Lines:
-    def __init__(self):
-        self.lines = []
-
-    def write(self, text):
-        self.lines += [t for t in text.split("\n") if t]
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
 
 
 def test_each_fold_is_scored_by_a_tree_model_trained_without_it(files, built):

@@ -11,24 +11,24 @@ import pytest
 
 from seqspectral.workflows import stages
 from seqspectral.workflows.manifest import read_manifest
+from tests.workflows.lines import Lines
 
 
-class _Lines:
-    def __init__(self):
-        self.lines = []
+class NpyStage(stages.Stage):
+    """A stage of the test whose result is one array, in NAME.npy."""
 
-    def write(self, text):
-        self.lines += [t for t in text.split("\n") if t]
+    def files(self, state):
+        return [f"{self.name}.npy"]
 
-    def flush(self):
-        pass
+    def save(self, result, directory):
+        np.save(directory / f"{self.name}.npy", result)
 
-    def isatty(self):
-        return False
+    def load(self, state, directory):
+        return np.load(directory / f"{self.name}.npy")
 
 
-class Squares(stages.Stage):
-    """A stage of the test: the squares of 0..n-1, in squares.npz."""
+class Squares(NpyStage):
+    """The squares of 0..n-1."""
 
     name, requires, provides = "squares", ("train:form",), ("squares",)
 
@@ -45,36 +45,18 @@ class Squares(stages.Stage):
             raise self.fail
         return np.arange(self.n) ** 2
 
-    def save(self, result, directory):
-        np.save(directory / "squares.npy", result)
 
-    def files(self, state):
-        return ["squares.npy"]
-
-    def load(self, state, directory):
-        return np.load(directory / "squares.npy")
-
-
-class Total(stages.Stage):
+class Total(NpyStage):
     name, requires, provides = "total", ("squares",), ("total",)
 
     def compute(self, state, runner):
         return np.array([state.results["squares"].sum()])
 
-    def save(self, result, directory):
-        np.save(directory / "total.npy", result)
-
-    def files(self, state):
-        return ["total.npy"]
-
-    def load(self, state, directory):
-        return np.load(directory / "total.npy")
-
 
 def _run(directory, plan, stream=None, notes=None):
     state = stages.BuildState(None, [], None, {"train": "digest"}, columns={"form"})
     stages.check_plan(plan, {"train:form"})
-    runner = stages.Runner(directory, read_manifest(directory), progress=True, stream=stream or _Lines(),
+    runner = stages.Runner(directory, read_manifest(directory), progress=True, stream=stream or Lines(),
                            on_note=(notes.append if notes is not None else None))
     for s in plan:
         s.run(state, runner)
@@ -114,7 +96,7 @@ def test_finished_stages_are_kept_and_a_damaged_file_is_named_and_rebuilt(tmp_pa
 
 def test_off_a_terminal_a_stage_says_when_it_starts_beats_and_ends(tmp_path, monkeypatch):
     monkeypatch.setattr(stages, "HEARTBEAT_S", 0.05)
-    shown = _Lines()
+    shown = Lines()
     _run(tmp_path, [Squares(pause=0.3)], stream=shown)
     lines = shown.lines
     assert lines[0] == "seqspectral: rerank build: squares: started"
@@ -124,7 +106,7 @@ def test_off_a_terminal_a_stage_says_when_it_starts_beats_and_ends(tmp_path, mon
 
 @pytest.mark.parametrize("error, said", [(KeyboardInterrupt(), "interrupted"), (RuntimeError("x"), "stopped")])
 def test_an_interrupted_stage_is_never_reported_as_finished(tmp_path, error, said):
-    shown = _Lines()
+    shown = Lines()
     with pytest.raises(type(error)):
         _run(tmp_path, [Squares(fail=error)], stream=shown)
     assert shown.lines[0].endswith("squares: started")
