@@ -73,8 +73,8 @@ def part_build(workdir, name, train, dev, test, options, reading=None, given=Non
     from seqspectral.corpus import Reading
     from seqspectral.workflows import build, read_sentences
 
-    build(workdir / name, train, dev, options, reading=Reading(**(reading or {})), workers=workers, progress=True)
-    test_sentences = read_sentences(test, Reading(**(reading or {}))).sentences
+    build(workdir / name, train, dev, options, reading=reading or Reading(), workers=workers, progress=True)
+    test_sentences = read_sentences(test, reading or Reading()).sentences
     return measured(workdir / name, test_sentences, given(test_sentences) if given else None)
 
 
@@ -136,7 +136,7 @@ class Lists:
         from seqspectral.workflows.folds import fold_blocks, load_trees
 
         files = files or {split: ewt(split) for split in ("train", "dev", "test")}
-        reading = Reading(**(reading or {}))
+        reading = reading or Reading()
         self.directory = directory
         self.built = Pipeline.load(directory)
         o = self.built.options
@@ -209,6 +209,7 @@ def part_memory(workdir: Path) -> dict:
 
 
 def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
+    from seqspectral.corpus import Reading
     from seqspectral.workflows import BuildOptions
 
     if part == "ewt":
@@ -222,7 +223,7 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
                           workers=workers)
     if part in ("wsj", "latin1"):
         files = wsj_files(workdir, part == "latin1")
-        reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
+        reading = Reading(format="conllx", encoding="latin-1" if part == "latin1" else "utf-8")
         return part_build(workdir, part, files["train"], files["dev"], files["test"], BuildOptions(), reading)
     if part == "sample":
         return part_build(workdir, "sample", REPO / "corpora" / "ewt-sample.conllu",
@@ -230,7 +231,7 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
     if part == "devonly":
         return part_devonly(workdir)
     if part == "latin1devonly":
-        return part_devonly(workdir, "latin1", wsj_files(workdir, True), {"format": "conllx", "encoding": "latin-1"})
+        return part_devonly(workdir, "latin1", wsj_files(workdir, True), Reading(format="conllx", encoding="latin-1"))
     if part == "memory":
         return part_memory(workdir)
     raise ValueError(part)

@@ -444,12 +444,14 @@ def row(key: str, lists, hashed: Hashed, workdir: Path) -> dict:
 
 
 def lists_of(name: str, workdir: Path):
+    from seqspectral.corpus import Reading
+
     from .reranking import Lists, wsj_files
 
     if name == "ewt":
         lists = Lists(workdir / "ewt")
     else:
-        lists = Lists(workdir / "wsj", wsj_files(workdir, False), {"format": "conllx"})
+        lists = Lists(workdir / "wsj", wsj_files(workdir, False), Reading(format="conllx"))
     lists.name = name
     return lists
 
