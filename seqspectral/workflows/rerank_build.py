@@ -85,6 +85,9 @@ class TaggerStage(ModelStage):
     def key_parts(self, state):
         return (state.inputs, self.field, state.options.tagger_epochs)
 
+    def units(self, state):
+        return state.options.tagger_epochs, "epoch"
+
     def compute(self, state, runner):
         from .training import fit_tagger
 
@@ -152,6 +155,9 @@ class ParserStage(ModelStage):
         self.columns = columns
         self.requires = ("train:head",) + (("train:tagged",) if predicted else ()) + (
             ("clusters",) if with_clusters else ())
+
+    def units(self, state):
+        return state.options.parser_epochs, "epoch"
 
     def key_parts(self, state):
         o = state.options

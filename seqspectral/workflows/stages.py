@@ -107,6 +107,10 @@ class Stage:
     def load(self, state: BuildState, directory: Path):
         raise NotImplementedError
 
+    def units(self, state: BuildState) -> tuple:
+        """``(total, unit)`` of the stage's progress (an epoch cap, say); ``(None, "step")``: unknown."""
+        return None, "step"
+
     def after(self, result, state: BuildState) -> None:
         """What the stage adds to the state beside its results (report figures, columns)."""
 
@@ -117,7 +121,7 @@ class Stage:
             runner.kept(self.name)
             result = self.load(state, runner.directory)
         else:
-            with runner.stage(self.name) as shown:
+            with runner.stage(self.name, *self.units(state)) as shown:
                 runner.current = shown  # compute may note its progress there (an epoch, a fold)
                 start, cpu, runner.extra_cpu = time.perf_counter(), time.process_time(), 0.0
                 result = self.compute(state, runner)
@@ -179,6 +183,8 @@ class Runner:
         def on_epoch(record: dict) -> None:
             figures = ", ".join(f"{k} {v:.2f}" for k, v in record.items() if k != "epoch" and isinstance(v, float))
             if self.current is not None:
+                if record["epoch"] > 0:  # epoch 0: the held-out figure before training
+                    self.current.update()
                 self.current.set_postfix_str(f"epoch {record['epoch']}/{total}" + (f": {figures}" if figures else ""))
 
         return on_epoch
