@@ -25,6 +25,10 @@ from seqspectral.corpus.columns import MissingColumnError
 from .manifest import MANIFEST
 
 
+#: the model kinds a build's ``tagger-<column>.npz`` may be (each has ``tag(sentences)``)
+TAGGER_KINDS = ("tagger",)
+
+
 def input_columns(parser) -> list[str]:
     """The tag columns ``parser`` reads (LEMMA among them)."""
     return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats + ["lemma"] * parser.use_lemma
@@ -89,7 +93,7 @@ class Pipeline:
                                  "again to rebuild it")
             return serialize.load(file, kind)
 
-        taggers = {f: model(f"tagger-{f}.npz", "tagger") for f in manifest["tag_fields"]}
+        taggers = {f: model(f"tagger-{f}.npz", TAGGER_KINDS) for f in manifest["tag_fields"]}
         parser = model("parser.npz", "dependency_parser")
         tree_model = model("tree.npz", "spectral_tree_model") if options.field else None
         reranker = model("reranker.npz", "reranker")
