@@ -463,6 +463,7 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
     from seqspectral.corpus import Reading
 
     reading = reading or Reading()
+    created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     collected = list(notes)
 
@@ -475,8 +476,13 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
         if on_note is not None:
             on_note(message)
     runner = Runner(directory, manifest, progress, stream, note)
-    report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
-                      reading.updated(format=_format_of(train_path, reading)), workers)
+    try:
+        report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
+                          reading.updated(format=_format_of(train_path, reading)), workers)
+    except BaseException:
+        if created and not any(directory.iterdir()):  # stopped before a stage finished: no empty directory left
+            directory.rmdir()
+        raise
     report["notes"], report["warnings"] = collected, said
     with atomic_open(runner.path(REPORT), "w") as f:
         json.dump(report, f, indent=1)
