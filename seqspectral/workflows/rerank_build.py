@@ -60,8 +60,8 @@ class ClustersStage(ModelStage):
         return bool(state.options.clusters_from)
 
     def key_parts(self, state):
-        return (state.inputs["train"], state.inputs["reading"], [_source_digest(p) for p in state.options.clusters_from],
-                CLUSTERS, CLUSTER_EMBEDDINGS)
+        sources = [_source_digest(p) for p in state.options.clusters_from]
+        return (state.inputs["train"], state.inputs["reading"], sources, CLUSTERS, CLUSTER_EMBEDDINGS)
 
     def compute(self, state, runner):
         return fit_clusters(state.train, state.options.clusters_from)
