@@ -421,7 +421,7 @@ def fit_tree_model(sentences, field: str):
 
 
 def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
-    """``(train, dev, notes, warnings)``: the treebanks of a build, refused (one line naming
+    """``(train, dev, format, notes, warnings)``: the treebanks of a build, refused (one line naming
     the file) before anything is written when they are the wrong kind: a directory, no such
     file, raw text, an n-best file, no sentences, no UPOS tags, more folds than sentences."""
     from seqspectral.corpus import Reading
@@ -441,7 +441,7 @@ def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
     options.check_folds(len(train), train_path)
     notes = read_train.notes + (read_dev.notes if read_dev else [])
     said = read_train.warnings + (read_dev.warnings if read_dev else [])
-    return train, read_dev.sentences if read_dev else None, notes, said
+    return train, read_dev.sentences if read_dev else None, read_train.format, notes, said
 
 
 def build(directory, train_path, dev_path=None, options: BuildOptions | None = None, *, reading=None,
@@ -459,10 +459,10 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
     options.check()
     directory = Path(directory)
     manifest = read_manifest(directory)  # a damaged manifest is refused before anything is done
-    train, dev, notes, said = read_build_inputs(train_path, dev_path, options, reading)
+    train, dev, fmt, notes, said = read_build_inputs(train_path, dev_path, options, reading)
     from seqspectral.corpus import Reading
 
-    reading = reading or Reading()
+    reading = (reading or Reading()).updated(format=fmt)
     created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     collected = list(notes)
@@ -478,7 +478,7 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
     runner = Runner(directory, manifest, progress, stream, note)
     try:
         report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
-                          reading.updated(format=_format_of(train_path, reading)), workers)
+                          reading, workers)
     except BaseException:
         if created and not any(directory.iterdir()):  # stopped before a stage finished: no empty directory left
             directory.rmdir()
@@ -488,8 +488,3 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
         json.dump(report, f, indent=1)
     return report
 
-
-def _format_of(path, reading) -> str:
-    from seqspectral.corpus import detect
-
-    return reading.format if reading.format != "auto" else detect(path, reading.encoding).format
