@@ -33,6 +33,15 @@ def _clean(tree):
 @functools.cache
 def wsj_sample_split():
     """(train, dev, test): lists of cleaned trees, the first 80% of the files, the next 10%, the rest."""
+    try:
+        from seqspectral.constituency.treebank import read_bracketed, split_by_file
+    except ImportError:
+        return _nltk_split()
+    split = split_by_file(TREEBANK_ZIP)
+    return tuple(list(read_bracketed(TREEBANK_ZIP, files=split[part])) for part in ("train", "dev", "test"))
+
+
+def _nltk_split():
     import nltk
 
     if str(NLTK_DATA) not in nltk.data.path:

@@ -23,12 +23,38 @@ from seqspectral.constituency.estimator import bracket_f1
 
 
 def _scorer():
-    """EVALB-compatible F1 when the toolkit's scorer is there, else plain labelled brackets."""
+    """The toolkit's EVALB (COLLINS.prm, root ignored) when it is there, else plain labelled brackets."""
     try:
-        from seqspectral.constituency import evalb  # noqa: F401  (lpcfg-data's module, when merged)
+        from seqspectral.constituency.evalb import evalb
     except ImportError:
-        return bracket_f1, "labelled brackets (all labels, all words; not yet EVALB's conventions)"
-    return bracket_f1, "labelled brackets (evalb.py present but not yet wired here)"
+        return bracket_f1, "plain labelled brackets (all labels, all words; seqspectral.constituency.evalb absent)"
+    return (lambda gold, test: evalb(gold, test).all.figures()["f1"]), "EVALB's (COLLINS.prm, root ignored)"
+
+
+def _peers(train, test, args, score, log):
+    """Rows for NLTK's ViterbiParser and the Berkeley parser, when evaluation/_constituency_peers.py is there."""
+    try:
+        from . import _constituency_peers as peers
+        from seqspectral.constituency.treebank import write_bracketed
+    except ImportError as e:
+        return [], [f"peers not run: {e}"]
+    rows, notes = [], []
+    runs = [peers.nltk_viterbi(train, test, total_seconds=args.nltk_seconds)]
+    if args.berkeley_jar.is_file():
+        args.berkeley_workdir.mkdir(parents=True, exist_ok=True)
+        train_file = args.berkeley_workdir / "train.mrg"
+        write_bracketed(train_file, train)
+        runs.append(peers.berkeley(train_file, test, jar=args.berkeley_jar, workdir=args.berkeley_workdir))
+    else:
+        notes.append(f"Berkeley parser not run: no jar at {args.berkeley_jar}")
+    for run in runs:
+        f1 = peers.scored(test, run).all.figures()["f1"] if run.parsed else float("nan")
+        rows.append([run.name, f"{len(run.parsed)} of {len(test)} sentences parsed", f"{f1:.2f}",
+                     f"{run.train[1]:.1f}", f"{len(run.parsed) / max(run.parse[0], 1e-9):.1f}", f"{run.parse[1]:.1f}",
+                     f"{len(test) - len(run.parsed)} not parsed"])
+        notes += run.notes
+        log(f"{run.name}: F1 {f1:.2f} on {len(run.parsed)} sentences")
+    return rows, notes
 
 
 def _parse(est, trees, jobs, **kw):
@@ -41,14 +67,20 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation constituency", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2, help="parsing threads (default 2)")
     ap.add_argument("--max-states", type=int, default=16, help="largest number of latent states tried (default 16)")
-    ap.add_argument("--em-iter", type=int, default=100, help="EM iterations at most (default 100)")
+    ap.add_argument("--em-iter", type=int, default=200, help="EM iterations at most (default 200)")
+    ap.add_argument("--nltk-seconds", type=float, default=600.0,
+                    help="CPU seconds NLTK's ViterbiParser gets for the test sentences in all (default 600)")
+    ap.add_argument("--berkeley-jar", type=Path, default=Path("/work/data/lpcfg-data/berkeley/BerkeleyParser-1.7.jar"),
+                    help="the Berkeley parser's jar (not run when absent)")
+    ap.add_argument("--berkeley-workdir", type=Path, default=Path("/work/data/lpcfg-grammar/berkeley"),
+                    help="where the Berkeley parser trains (a grammar trained there before is reused)")
     ap.add_argument("--unpruned-max-length", type=int, default=20,
                     help="dev sentences up to this length parsed without pruning (default 20)")
     ap.add_argument("--out", type=Path, default=RESULTS / "constituency.md", help="results file")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     from ._constituency_data import wsj_sample_split
 
-    train, dev, test = wsj_sample_split()
+    train, dev, test = (list(part) for part in wsj_sample_split())
     score, scorer_name = _scorer()
     log(f"train {len(train)}, dev {len(dev)}, test {len(test)} trees")
     rows, notes = [], []
@@ -109,19 +141,22 @@ def main(argv=None) -> int:
     _, half_t = _parse(spectral_fixed, half, args.jobs)
     _, full_t = _parse(spectral_fixed, test, args.jobs)
 
+    peer_rows, peer_notes = _peers(train, test, args, score, log)
+    rows += peer_rows
+    notes += peer_notes
     spec_f1, em_f1, pcfg_f1 = results["spectral L-PCFG"][0], results["EM L-PCFG"][0], results["Markovised PCFG"][0]
     lines = ["# Constituency parsing: the spectral L-PCFG, its EM twin and the Markovised PCFG", "",
              describe(__file__, sys.argv[1:] if argv is None else argv), "",
              f"NLTK's WSJ sample split by file (80/10/10): {len(train)} train, {len(dev)} dev, {len(test)} test "
              f"trees, every length. F1: {scorer_name}. Parsing on {args.jobs} threads, coarse-to-fine (plain-PCFG "
-             "posterior threshold 1e-4), minimum-Bayes-risk trees. Peers (NLTK ViterbiParser, Berkeley parser): "
-             "not in this run (evaluation/_constituency_peers.py is lpcfg-data's and not on this branch).", "",
+             "posterior threshold 1e-4), minimum-Bayes-risk trees. Peers: evaluation/_constituency_peers.py (NLTK's "
+             "ViterbiParser on gold tags within a time box; the Berkeley parser with its defaults).", "",
              *markdown_table(["grammar", "setting", "test F1", "train CPU s", "test sentences/s", "parse CPU s",
                               "flat fallbacks"], rows), "",
              f"Spectral − PCFG: {spec_f1 - pcfg_f1:+.2f} F1 (target ≥ +4.0); spectral − EM: {spec_f1 - em_f1:+.2f} "
              f"(target ≥ −0.5); EM / spectral training CPU: "
              f"{results['EM L-PCFG'][1].cpu / results['spectral L-PCFG'][1].cpu:.1f}x (target ≥ 10x).", "",
-             "Choices on dev: " + "; ".join(notes) + ".", "",
+             "Choices on dev and notes: " + "; ".join(notes) + ".", "",
              "## Pruning's cost (dev sentences of at most "
              f"{args.unpruned_max_length} words, spectral grammar)", "",
              *markdown_table(["sentences", "F1 pruned", "F1 unpruned", "sentences/s pruned", "sentences/s unpruned"],
