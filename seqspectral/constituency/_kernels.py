@@ -300,28 +300,8 @@ def _latent_marginals(n, coarse, threshold, words, tags, rule_parent, rule_right
                 a = allowed[e]
                 for h in range(states[a]):
                     alpha[slot[q, a] + h] /= s
-    for length in range(2, n + 1):
-        for i in range(n - length + 1):
-            j = i + length
-            q = cell(i, j, n)
-            if allowed_start[q] == allowed_start[q + 1]:
-                continue
-            for k in range(i + 1, j):
-                lq, rq = cell(i, k, n), cell(k, j, n)
-                for e in range(allowed_start[lq], allowed_start[lq + 1]):
-                    b = allowed[e]
-                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
-                        r = rules_by_left[g]
-                        c = rule_right[r]
-                        pc = slot[rq, c]
-                        if pc < 0:
-                            continue
-                        a = rule_parent[r]
-                        pa = slot[q, a]
-                        if pa < 0:
-                            continue
-                        inside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha,
-                                       slot[lq, b], pc, pa, binary_scale)
+    _latent_sweep(n, False, allowed_start, allowed, slot, rule_parent, rule_right, rules_by_left_start, rules_by_left,
+                  states, rule_offset, rule_weights, alpha, beta, binary_scale)
     top = cell(0, n, n)
     z = 0.0
     for e in range(allowed_start[top], allowed_start[top + 1]):
@@ -331,28 +311,8 @@ def _latent_marginals(n, coarse, threshold, words, tags, rule_parent, rule_right
             z += root_weights[state_offset[a] + h] * alpha[slot[top, a] + h]
     if z == 0.0 or not np.isfinite(z):  # a negative total is the spectral estimates' noise: |μ| below
         return np.zeros((0, 0))
-    for length in range(n, 1, -1):
-        for i in range(n - length + 1):
-            j = i + length
-            q = cell(i, j, n)
-            if allowed_start[q] == allowed_start[q + 1]:
-                continue
-            for k in range(i + 1, j):
-                lq, rq = cell(i, k, n), cell(k, j, n)
-                for e in range(allowed_start[lq], allowed_start[lq + 1]):
-                    b = allowed[e]
-                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
-                        r = rules_by_left[g]
-                        c = rule_right[r]
-                        pc = slot[rq, c]
-                        if pc < 0:
-                            continue
-                        a = rule_parent[r]
-                        pa = slot[q, a]
-                        if pa < 0:
-                            continue
-                        outside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha, beta,
-                                        slot[lq, b], pc, pa, binary_scale)
+    _latent_sweep(n, True, allowed_start, allowed, slot, rule_parent, rule_right, rules_by_left_start, rules_by_left,
+                  states, rule_offset, rule_weights, alpha, beta, binary_scale)
     marginal = np.zeros((n_cells, n_labels))
     for q in range(n_cells):
         for e in range(allowed_start[q], allowed_start[q + 1]):
@@ -363,6 +323,40 @@ def _latent_marginals(n, coarse, threshold, words, tags, rule_parent, rule_right
                 s += alpha[p + h] * beta[p + h]
             marginal[q, a] = abs(s / z)
     return marginal
+
+
+@njit(cache=True, nogil=True)
+def _latent_sweep(n, outward, allowed_start, allowed, slot, rule_parent, rule_right, rules_by_left_start, rules_by_left,
+                  states, rule_offset, rule_weights, alpha, beta, binary_scale):
+    """Every binary rule over the pruned chart's labelled spans: inside vectors from the
+    shortest spans up (``outward`` False), or outside vectors from the longest down."""
+    for step in range(2, n + 1):
+        length = n + 2 - step if outward else step
+        for i in range(n - length + 1):
+            j = i + length
+            q = cell(i, j, n)
+            if allowed_start[q] == allowed_start[q + 1]:
+                continue
+            for k in range(i + 1, j):
+                lq, rq = cell(i, k, n), cell(k, j, n)
+                for e in range(allowed_start[lq], allowed_start[lq + 1]):
+                    b = allowed[e]
+                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                        r = rules_by_left[g]
+                        c = rule_right[r]
+                        pc = slot[rq, c]
+                        if pc < 0:
+                            continue
+                        a = rule_parent[r]
+                        pa = slot[q, a]
+                        if pa < 0:
+                            continue
+                        if outward:
+                            outside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha,
+                                            beta, slot[lq, b], pc, pa, binary_scale)
+                        else:
+                            inside_product(rule_weights, rule_offset[r], states[a], states[b], states[c], alpha,
+                                           slot[lq, b], pc, pa, binary_scale)
 
 
 @njit(cache=True, nogil=True)
