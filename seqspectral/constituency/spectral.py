@@ -107,7 +107,7 @@ class SpectralLPCFG(GrammarEstimator):
                          "smoothing": real(0.0), "kappa": real(0.0), "random_state": seed}
 
     def __init__(self, n_states="auto", *, max_states: int = 32, vertical: int = 1, horizontal: int | None = 0,
-                 rare: int = 1, smoothing: float = 4.0, kappa: float = 5.0, threshold: float = 1e-4,
+                 rare: int = 1, smoothing: float = 16.0, kappa: float = 5.0, threshold: float = 1e-4,
                  random_state=0):
         self.n_states = n_states
         self.max_states = max_states
