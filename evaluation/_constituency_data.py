@@ -5,10 +5,9 @@ reader and a minimal clean-up (development only, until ``constituency/treebank.p
 from __future__ import annotations
 
 import functools
-import os
-from pathlib import Path
 
-NLTK_DATA = Path(os.environ.get("NLTK_DATA", Path(__file__).resolve().parents[2] / "shared/corpora/nltk_data"))
+from .common import NLTK_DATA
+
 TREEBANK_ZIP = NLTK_DATA / "corpora" / "treebank.zip"
 
 
