@@ -260,6 +260,18 @@ def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cin
 
 
 @njit(cache=True)
+def _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, KL, KR,
+                     emit, work, v, s, tmp, states, src_lo, src_child_start, src_child_list, src_work):
+    """The three passes of ``spectral_states`` over the sentence ``[lo, hi)`` (with a source
+    sentence: ``_inside``); returns the number of vectors reset."""
+    _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, work[0])
+    n_reset = _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work, v, tmp,
+                      src_lo, src_child_start, src_child_list, src_work)
+    return n_reset + _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work,
+                                 s, tmp, states)
+
+
+@njit(cache=True)
 def spectral_states(symbols, offsets, parent, is_left, order, child_start, child_list,
                     c1, cinf, EL, ER, KL, KR, emit, states):
     """The predictive state of every word of a corpus under the observable tree model.
@@ -283,12 +295,9 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     none = np.zeros(1, np.int64)
     n_reset = 0
     for j in range(len(offsets) - 1):
-        lo, hi = offsets[j], offsets[j + 1]
-        _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, work[0])
-        n_reset += _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work,
-                           v, tmp, -1, none, none, work)
-        n_reset += _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work, s,
-                               tmp, states)
+        n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, offsets[j],
+                                    offsets[j + 1], c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states,
+                                    -1, none, none, work)
     return n_reset
 
 
@@ -310,19 +319,14 @@ def spectral_states_with_copies(symbols, offsets, parent, is_left, order, child_
     n_reset = n_copy_reset = 0
     r = 0
     for j in range(len(offsets) - 1):
-        lo, hi = offsets[j], offsets[j + 1]
-        _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, work[0])
-        n_reset += _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work,
-                           v, tmp, -1, none, none, work)
-        n_reset += _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work, s,
-                               tmp, states)
+        lo = offsets[j]
+        n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, offsets[j + 1],
+                                    c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states, -1, none, none, work)
         while r < len(source) and source[r] == j:
-            clo, chi = copy_offsets[r], copy_offsets[r + 1]
-            _marginals(copy_parent, copy_is_left, copy_order, clo, chi, cinf, EL, ER, copy_work[0])
-            n_copy_reset += _inside(copy_symbols, copy_is_left, copy_order, copy_child_start, copy_child_list,
-                                    clo, chi, c1, KL, KR, emit, copy_work, v, tmp, lo, child_start, child_list, work)
-            n_copy_reset += _predictive(copy_parent, copy_is_left, copy_order, copy_child_start, copy_child_list,
-                                        clo, chi, c1, cinf, EL, ER, copy_work, s, tmp, copy_states)
+            n_copy_reset += _sentence_states(copy_symbols, copy_parent, copy_is_left, copy_order, copy_child_start,
+                                             copy_child_list, copy_offsets[r], copy_offsets[r + 1], c1, cinf, EL, ER,
+                                             KL, KR, emit, copy_work, v, s, tmp, copy_states, lo, child_start,
+                                             child_list, work)
             r += 1
     return n_reset, n_copy_reset
 
