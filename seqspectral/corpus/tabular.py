@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import CorpusOptionError, ErrorPolicy, SeveralRootsWarning
-from .sentence import FIELDS, NO_HEAD, Sentence, Source
+from .options import FIELDS
+from .sentence import NO_HEAD, Sentence, Source
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, iter_lines
