@@ -279,6 +279,9 @@ KIND_EXAMPLES = {
     "dependency_labeler": lambda: _fitted("DependencyLabeler"),
     "reranker": lambda: _fitted("Reranker"),
     "tagger": lambda: _fitted("PerceptronTagger"),
+    "markov_pcfg": lambda: _fitted("MarkovPCFG"),
+    "spectral_lpcfg": lambda: _fitted("SpectralLPCFG"),
+    "em_lpcfg": lambda: _fitted("EMLPCFG"),
 }
 
 
