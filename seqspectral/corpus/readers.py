@@ -1,13 +1,16 @@
 """``read_corpus``: any supported file into an encoded Corpus, the format detected or given.
 
 Formats: ``conllu``, ``conllx``, ``malttab`` (treebanks: ``Corpus.heads`` is filled),
-``pautomac``, ``text`` (one sequence per line), ``brown`` (NLTK's Brown corpus).
+``pautomac``, ``text`` (one sequence per line), ``brown`` (NLTK's Brown corpus),
+``bracketed`` (Penn Treebank style phrase-structure trees: their words or tags; read by
+:mod:`seqspectral.constituency.treebank`, imported when such a file is read).
 Detection looks at the extension first, then at the first lines of the file.
 """
 
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -21,7 +24,7 @@ from .text import read_text
 from .textfile import DEFAULT_ENCODING, ascii_bytes
 from .vocabulary import Vocabulary
 
-FORMATS = ("conllu", "conllx", "malttab", "pautomac", "text", "brown")
+FORMATS = ("conllu", "conllx", "malttab", "pautomac", "text", "brown", "bracketed")
 
 _EXTENSIONS = {
     ".conllu": "conllu",
@@ -30,8 +33,11 @@ _EXTENSIONS = {
     ".dp": "malttab",
     ".malt": "malttab",
     ".tab": "malttab",
+    ".mrg": "bracketed",
 }
 _INTEGERS = re.compile(r"\d+(?:[ \t]+\d+)*")
+#: the start of bracketed trees: an opening bracket, a label or none, another opening bracket
+_BRACKETED = re.compile(r"\s*\(\s*(?:[^\s()]+\s*)?\(")
 
 
 class Detection(NamedTuple):
@@ -56,6 +62,8 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
     """
     path = Path(path)
     name = path.name.lower()
+    if _holds_mrg(path):
+        return Detection("bracketed", "a directory or zip file with .mrg files", False)
     if path.is_dir() or name == "brown.zip":
         return Detection("brown", "a directory or brown.zip", False)
     if re.search(r"\.pautomac\.(train|test)$", name):
@@ -74,6 +82,8 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
         if len(tokens) < len(lines) or any(not line.split("\t", 1)[0].isdigit() for line in tokens):
             return Detection("conllu", "10 tab-separated columns with comment lines or multiword ids")
         return Detection("conllx", "10 tab-separated columns, no comment lines or multiword ids")
+    if _BRACKETED.match("\n".join(lines[:5])):
+        return Detection("bracketed", "an opening bracket, a label or none, and another opening bracket")
     tokens, lines = tokens[:20], lines[:20]
     if tokens and all(_malttab_like(line) for line in tokens):
         return Detection("malttab", "3 or 4 tab-separated columns with an integer third")
@@ -83,6 +93,16 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
         if len(header) == 2 and all(int(r[0]) == len(r) - 1 for r in rows):
             return Detection("pautomac", "a two-integer header and length-prefixed lines")
     return Detection("text", "no treebank or PAutomaC layout in its first lines")
+
+
+def _holds_mrg(path: Path) -> bool:
+    """Whether ``path`` is a directory or zip file with bracketed treebank files (``.mrg``)."""
+    if path.is_dir():
+        return next(path.rglob("*.mrg"), None) is not None
+    if path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            return any(n.endswith(".mrg") for n in z.namelist())
+    return False
 
 
 def _malttab_like(line: str) -> bool:
@@ -120,4 +140,9 @@ def read_corpus(
         return read_text(path, vocabulary=vocabulary, tagset=tagset, encoding=encoding)
     if format == "brown":
         return read_brown(path, field=field, tagset=tagset, vocabulary=vocabulary)
+    if format == "bracketed":
+        from seqspectral.constituency.treebank import read_bracketed_corpus
+
+        return read_bracketed_corpus(path, field=field, tagset=tagset, vocabulary=vocabulary, errors=errors,
+                                     encoding=encoding)
     raise CorpusOptionError(f"unknown format {format!r}; expected auto or one of {', '.join(FORMATS)}")
