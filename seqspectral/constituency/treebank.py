@@ -311,3 +311,10 @@ def split_by_file(path, train: float = 0.8, dev: float = 0.1) -> dict[str, list[
     names = bracketed_files(path)
     a, b = int(len(names) * train), int(len(names) * (train + dev))
     return {"train": names[:a], "dev": names[a:b], "test": names[b:]}
+
+
+def read_files(shard: tuple, **options) -> Treebank:
+    """The trees of ``shard`` = ``(source, file names)`` (:func:`read_bracketed` with
+    ``files``): a picklable reader of a shard for sharded counting."""
+    path, files = shard
+    return read_bracketed(path, files=list(files), **options)
