@@ -174,7 +174,6 @@ def _options(args) -> dict:
 
 def run_train(args) -> int:
     from seqspectral import serialize
-    from seqspectral.constituency import train_grammar
     from seqspectral.corpus import Reading
 
     from .main import UsageError
@@ -195,6 +194,8 @@ def run_train(args) -> int:
                 trees += part
                 n_skipped += skipped
             n_trees = len(trees)
+            from seqspectral.constituency import train_grammar
+
             grammar = train_grammar(args.method, trees, dev=dev, **options)
     except ValueError as e:
         if getattr(e, "user_facing", False) or type(e).__name__ == "CorpusFormatError":
