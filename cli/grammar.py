@@ -195,8 +195,10 @@ def run_train(args) -> int:
                 n_skipped += skipped
             n_trees = len(trees)
             from seqspectral.constituency import train_grammar
+            from seqspectral.progress import stage
 
-            grammar = train_grammar(args.method, trees, dev=dev, **options)
+            with stage(f"grammar train ({args.method}, {n_trees} trees)", show=not args.quiet):
+                grammar = train_grammar(args.method, trees, dev=dev, **options)
     except ValueError as e:
         if getattr(e, "user_facing", False) or type(e).__name__ == "CorpusFormatError":
             raise
