@@ -37,7 +37,7 @@ from nltk import Nonterminal, Tree, induce_pcfg
 from nltk.parse import ViterbiParser
 
 from seqspectral.constituency.evalb import evalb
-from seqspectral.constituency.treebank import parse_bracketed, write_bracketed
+from seqspectral.constituency.treebank import parse_bracketed
 
 
 @dataclass
@@ -173,6 +173,18 @@ def berkeley(train_file: Path, test: list, *, jar: Path, workdir: Path, train_ti
         run.train = (time.perf_counter() - wall, _children_cpu() - cpu)
         timing.write_text(json.dumps({"wall_cpu": run.train, "command": command}))
         run.notes.append(f"trained: `{' '.join(command)}`")
+    parsed = berkeley_parse(grammar, test, jar=jar, workdir=workdir, parse_timeout=parse_timeout, memory=memory,
+                            threads=threads)
+    parsed.name, parsed.train, parsed.notes = run.name, run.train, run.notes + parsed.notes
+    return parsed
+
+
+def berkeley_parse(grammar: Path, test: list, *, jar: Path, workdir: Path, parse_timeout: float = 3600.0,
+                   memory: str = "6g", threads: int = 2) -> PeerRun:
+    """The words of the ``test`` trees parsed by the Berkeley parser with the grammar file
+    ``grammar`` (a final or an intermediate one of its training); no training times."""
+    run = PeerRun(f"Berkeley parser ({grammar.name})")
+    workdir.mkdir(parents=True, exist_ok=True)
     sentences = workdir / "test.txt"
     sentences.write_text("".join(" ".join(t.leaves()) + "\n" for t in test), encoding="utf-8")
     command = ["java", f"-Xmx{memory}", "-cp", str(jar), "edu.berkeley.nlp.PCFGLA.BerkeleyParser", "-gr",
@@ -188,8 +200,3 @@ def berkeley(train_file: Path, test: list, *, jar: Path, workdir: Path, train_ti
         parsed = parse_bracketed(line) if line.strip() not in ("", "(())") else []
         run.trees.append(parsed[0] if parsed else None)
     return run
-
-
-def write_trees(path: Path, trees: list) -> None:
-    """The training file of a peer (one tree a line)."""
-    write_bracketed(path, trees)
