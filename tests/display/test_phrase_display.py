@@ -35,4 +35,4 @@ def test_svg_and_page():
     assert svg.count('class="word"') == 5 and svg.count('class="tag"') == 5
     page = phrase_html_page([TEST], "t", [GOLD])
     assert page.count('class="phrase wrong"') == 2
-    assert "2 of 4 brackets not in gold, 2 of gold's missing" in page
+    assert "2 of 4 brackets not in gold, 2 of gold&#x27;s missing" in page  # escaped
