@@ -1,18 +1,14 @@
 """`seqspectral grammar train|parse` on the bundled toy treebank: the model file, the parses in
 the input's bracket style, gold tags, the length cap's flat trees counted, text input, JSON."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 from seqspectral.cli.main import main
+from tests.cli.test_grammar_fuzz import GRAMMARS, TOY, TOY_TEST
 
-CORPORA = Path(__file__).resolve().parents[2] / "corpora"
-TOY, TOY_TEST = CORPORA / "toy-treebank.mrg", CORPORA / "toy-treebank-test.mrg"
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("seqspectral.constituency.training") is None,
-                                reason="seqspectral.constituency's grammars are not on this branch")
+pytestmark = GRAMMARS
 
 
 @pytest.fixture(scope="module")
