@@ -147,7 +147,7 @@ def _children_cpu() -> float:
 
 
 def berkeley(train_file: Path, test: list, *, jar: Path, workdir: Path, train_timeout: float = 3600.0,
-             parse_timeout: float = 3600.0, memory: str = "6g", threads: int = 2, reuse: bool = True) -> PeerRun:
+             parse_timeout: float = 3600.0, memory: str = "6g", threads: int = 1, reuse: bool = True) -> PeerRun:
     """The Berkeley parser trained with its defaults on ``train_file`` (bracketed trees, one
     file) and run on the words of the ``test`` trees (module docstring). With ``reuse``, a
     grammar trained before in ``workdir`` is used, with the training times recorded then."""
@@ -180,9 +180,11 @@ def berkeley(train_file: Path, test: list, *, jar: Path, workdir: Path, train_ti
 
 
 def berkeley_parse(grammar: Path, test: list, *, jar: Path, workdir: Path, parse_timeout: float = 3600.0,
-                   memory: str = "6g", threads: int = 2) -> PeerRun:
+                   memory: str = "6g", threads: int = 1) -> PeerRun:
     """The words of the ``test`` trees parsed by the Berkeley parser with the grammar file
-    ``grammar`` (a final or an intermediate one of its training); no training times."""
+    ``grammar`` (a final or an intermediate one of its training); no training times. One
+    thread by default: with ``-nThreads 2`` its MultiThreadedParserWrapper once waited forever
+    here (Java 17; the main thread in ``Object.wait`` in ``parseThisSentence``, no CPU used)."""
     run = PeerRun(f"Berkeley parser ({grammar.name})")
     workdir.mkdir(parents=True, exist_ok=True)
     sentences = workdir / "test.txt"
