@@ -32,7 +32,7 @@ def register(esub) -> None:
 
 def run_brackets(args) -> int:
     from seqspectral.constituency.evalb import COLLINS, evalb, read_parameter_file, report
-    from seqspectral.constituency.treebank import read_bracketed
+    from seqspectral.corpus.bracketed import read_bracketed
 
     from ._common import note
     from .main import UsageError

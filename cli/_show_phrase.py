@@ -16,7 +16,7 @@ def bracketed_input(args) -> bool:
 
 
 def run_show_phrase(args) -> int:
-    from seqspectral.constituency.treebank import read_bracketed
+    from seqspectral.corpus.bracketed import read_bracketed
     from seqspectral.display.phrase_compare import bracket_difference
     from seqspectral.display.phrase_html import phrase_html_page
     from seqspectral.display.phrase_text import WRONG, draw_phrase_tree

@@ -133,7 +133,7 @@ def _read_trees(path: str, args, name: str | None = None, detect_format: bool = 
     bad input, and so is a file detected as another format (with ``--format auto``)."""
     import warnings
 
-    from seqspectral.constituency.treebank import read_bracketed
+    from seqspectral.corpus.bracketed import read_bracketed
     from seqspectral.corpus import CorpusWarning, detect
 
     from .main import UsageError
@@ -224,7 +224,7 @@ def _train_sharded(args, dev, options):
     from functools import partial
 
     from seqspectral.constituency import train_grammar_sharded
-    from seqspectral.constituency.treebank import bracketed_files, read_files
+    from seqspectral.corpus.bracketed import bracketed_files, read_files
 
     from .main import UsageError
 
@@ -241,7 +241,7 @@ def _train_sharded(args, dev, options):
 
 def run_parse(args) -> int:
     from seqspectral import serialize
-    from seqspectral.constituency.treebank import write_bracketed
+    from seqspectral.corpus.bracketed import write_bracketed
     from seqspectral.progress import stage
 
     from .main import UsageError

@@ -37,7 +37,7 @@ from nltk import Nonterminal, Tree, induce_pcfg
 from nltk.parse import ViterbiParser
 
 from seqspectral.constituency.evalb import evalb
-from seqspectral.constituency.treebank import parse_bracketed
+from seqspectral.corpus.bracketed import parse_bracketed
 
 
 @dataclass

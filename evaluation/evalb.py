@@ -35,7 +35,7 @@ from nltk import Tree
 from .common import NLTK_DATA, RESULTS, SEQSPECTRAL, WORK, describe, log, markdown_table, require_data, timed, \
     write_results
 
-from seqspectral.constituency.treebank import read_bracketed, split_by_file, write_bracketed
+from seqspectral.corpus.bracketed import read_bracketed, split_by_file, write_bracketed
 
 OUT = RESULTS / "evalb.md"
 WSJ = NLTK_DATA / "corpora" / "treebank.zip"

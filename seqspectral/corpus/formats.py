@@ -164,6 +164,18 @@ def _raw_text_sentences(path, errors="raise", encoding="utf-8", heads_required=T
     return read_raw_text(path, text_split or "paragraphs", encoding)
 
 
+def _reader(module: str, name: str):
+    """The reader ``name`` of the submodule ``module``, imported when first called (so that
+    the registry, which the command line's option lists read, costs no reader's imports)."""
+    def read(*args, **kwargs):
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(*args, **kwargs)
+
+    read.__name__ = read.__qualname__ = name
+    return read
+
+
 #: the start of bracketed trees: an opening bracket, a label or none, another opening bracket
 _BRACKETED = re.compile(r"\s*\(\s*(?:[^\s()]+\s*)?\(")
 
@@ -186,19 +198,13 @@ def _holds_mrg(path) -> str | None:
     return None
 
 
-def _bracketed_corpus(path, field="upos", tagset=None, vocabulary=None, errors="raise", encoding="utf-8"):
-    from seqspectral.constituency.treebank import read_bracketed_corpus  # NLTK's Tree: imported when read
-
-    return read_bracketed_corpus(path, field=field, tagset=tagset, vocabulary=vocabulary, errors=errors,
-                                 encoding=encoding)
-
-
 def _register_builtin() -> None:
-    from .conllu_format import read_conllu, read_conllu_corpus
-    from .conllx import read_conllx, read_conllx_corpus, read_malttab, read_malttab_corpus
-    from .nltk_corpora import read_brown
-    from .pautomac import read_pautomac
-    from .text import read_text
+    read_conllu, read_conllu_corpus = _reader("conllu_format", "read_conllu"), _reader("conllu_format",
+                                                                                          "read_conllu_corpus")
+    read_conllx, read_conllx_corpus = _reader("conllx", "read_conllx"), _reader("conllx", "read_conllx_corpus")
+    read_malttab, read_malttab_corpus = _reader("conllx", "read_malttab"), _reader("conllx", "read_malttab_corpus")
+    read_brown, read_pautomac, read_text = (_reader("nltk_corpora", "read_brown"), _reader("pautomac", "read_pautomac"),
+                                            _reader("text", "read_text"))
 
     def pautomac_corpus(path, field="upos", tagset=None, vocabulary=None, errors="raise", encoding="utf-8"):
         if tagset is not None:
@@ -220,8 +226,8 @@ def _register_builtin() -> None:
                treebank=True, shard=SHARD_AT_BLANK_LINE),
         Format("pautomac", pautomac_corpus, sniff=_pautomac_sniff, name_pattern=r".*\.pautomac\.(train|test)",
                shard=SHARD_AT_LINE_END),
-        Format("bracketed", _bracketed_corpus, sniff=_bracketed_sniff, extensions=(".mrg",), directory=True,
-               contents=_holds_mrg),  # phrase-structure trees (seqspectral.constituency.treebank), before brown
+        Format("bracketed", _reader("bracketed", "read_bracketed_corpus"), sniff=_bracketed_sniff,
+               extensions=(".mrg",), directory=True, contents=_holds_mrg),  # phrase-structure trees; before brown
         Format("brown", brown_corpus, directory=True, name_pattern=r"brown\.zip"),
     ):
         register(fmt, before=None)

@@ -9,7 +9,7 @@ import pytest
 from nltk import Tree
 
 from seqspectral.constituency.evalb import COLLINS, EvalbParameters, evalb, read_parameter_file, report, sentence_score
-from seqspectral.constituency.treebank import parse_bracketed, write_bracketed
+from seqspectral.corpus.bracketed import parse_bracketed, write_bracketed
 
 EVALB_SOURCE = Path(os.environ.get("EVALB_SOURCE", "/work/data/lpcfg-data/EVALB"))
 AS_WRITTEN = dict(remove_empty=False, strip_functions=False, collapse_unary=False, root_label=None)

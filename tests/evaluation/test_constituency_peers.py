@@ -5,7 +5,7 @@ time box leaves the rest untried, said in the notes."""
 from pathlib import Path
 
 from evaluation._constituency_peers import nltk_viterbi, scored
-from seqspectral.constituency.treebank import read_bracketed
+from seqspectral.corpus.bracketed import read_bracketed
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 

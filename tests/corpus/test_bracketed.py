@@ -6,7 +6,7 @@ import zipfile
 import pytest
 from nltk import Tree
 
-from seqspectral.constituency.treebank import (
+from seqspectral.corpus.bracketed import (
     Treebank, bracketed_files, clean_tree, function_free, parse_bracketed, read_bracketed, split_by_file,
     tree_line, write_bracketed,
 )
