@@ -1,7 +1,7 @@
-"""Phrase-structure (constituency) trees: bracketed treebanks in and out (treebank.py), EVALB
-scores (evalb.py), binarisation (transform.py), the Markovised PCFG, the spectral
-latent-variable PCFG and its EM twin, and their coarse-to-fine parser. (Dependency trees
-are in :mod:`seqspectral.dependency_trees`.)"""
+"""Phrase-structure (constituency) trees: bracketed treebanks in and out (treebank.py, over
+corpus/bracketed.py), EVALB scores (evalb.py), binarisation (transform.py), the Markovised
+PCFG, the spectral latent-variable PCFG and its EM twin, and their coarse-to-fine parser.
+(Dependency trees are in :mod:`seqspectral.dependency_trees`.)"""
 
 from .em import EMLPCFG
 from .pcfg import MarkovPCFG
