@@ -1,0 +1,312 @@
+"""Dhillon, Rodu, Collins, Foster & Ungar (EMNLP 2012), Table 1 in the paper's protocol: n-best
+reranking with the spectral tree model's log p̂(words | tree) over CCA eigenwords.
+
+The protocol, step by step (every step the toolkit's own: ``rerank build``'s stages, the
+reranker of :mod:`seqspectral.reranking`, the tree model of :mod:`seqspectral.dependency_trees`):
+
+- data: the WSJ dependency sample of NLTK split by ``corpora/make_wsj_splits.py`` (80/10/10 by
+  sentence order) and UD English-EWT (train/dev/test), **punctuation stripped** before anything
+  is trained (WSJ: the PTB tags ``, . : `` ''``, the set MSTParser's evaluation leaves out;
+  EWT: UPOS ``PUNCT``); a dependent of a stripped word is attached to the stripped word's
+  nearest kept ancestor;
+- tags **predicted** (``--tags predicted --tag-folds 10``): the parser trains on training tags
+  jackknifed in 10 folds, dev and test are tagged by the taggers trained on all of train;
+- **50-best lists** from the first- and the second-order parser, the training lists jackknifed in
+  **3 folds** (``-k 50 --folds 3``);
+- the averaged-perceptron reranker with the **baseline templates** (``--templates baseline``) and the
+  parser score (row *RR baseline*), then the same with the spectral model's log p̂(words | tree)
+  forced in (``feature_set="scorers"``; row *RR baseline + log p̂*); epochs and anchor chosen on the
+  dev lists, as every reranker of the toolkit; the training lists' log p̂ from a tree model trained
+  without their fold, dev's and test's from the model on all of train;
+- the spectral model as the paper's: over **word forms** (forms seen twice in train; the rest one
+  UNK), every word represented by its **k-dimensional CCA eigenword** (``CCAEmbeddings``, window 2)
+  induced from the largest unlabelled English text at hand: NLTK's Brown corpus (1.16M tokens)
+  and the treebanks' own words (WSJ sample, EWT train); k = 10 (the paper's) and the k of
+  :data:`KS` best on the dev lists; beside it the toolkit's UPOS model (identity U over the
+  predicted tags). A learning curve over the share of the unlabelled text behind the
+  eigenwords (25, 50, 100%) at the dev-best k.
+
+Scores: UAS and complete match (CM) on test, punctuation stripped as above (the paper's
+"accuracy" and "complete match"); relative error reduction of the + log p̂ row over the RR
+baseline row against the paper's (4.6% first order, 3.9% second order).
+
+Builds, eigenwords, tree models and rows are kept in ``--workdir`` (default
+``/work/data/papers/spectral-reranking``) as they are done: a stopped run resumes.
+
+Run from the repository root::
+
+    OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 NUMBA_NUM_THREADS=1 python -m evaluation spectral_reranking
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from .common import EWT, NLTK_DATA, REPO, RESULTS, describe, ewt, log, require_data, write_results
+
+OUT = RESULTS / "spectral_reranking.md"
+WSJ_ZIP = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+BROWN_ZIP = NLTK_DATA / "corpora" / "brown.zip"
+SPLITS = ("train", "dev", "test")
+#: the PTB tags of punctuation in MSTParser's evaluation (Dhillon et al. strip these)
+PTB_PUNCTUATION = frozenset({",", ".", ":", "``", "''"})
+#: the paper's Table 1 (PTB §23): parser / RR baseline / RR baseline + log p̂, accuracy (UAS)
+PAPER = {1: (90.8, 91.3, 91.7), 2: (91.8, 92.4, 92.7)}
+#: eigenword dimensions tried (k = 10 is the paper's)
+KS = (10, 20, 50)
+#: shares of the unlabelled text behind the eigenwords in the learning curve
+SHARES = (0.25, 0.5, 1.0)
+
+
+# -- the data: splits with punctuation stripped ------------------------------------------------------
+def stripped(sentence, punct: np.ndarray):
+    """``sentence`` without the words flagged in ``punct``; a kept word whose head is stripped hangs on
+    the stripped head's nearest kept ancestor (0: the root)."""
+    n = len(sentence.forms)
+    keep = ~np.asarray(punct, dtype=bool)
+    if keep.all() or not keep.any():
+        return sentence
+    new_index = np.cumsum(keep) * keep  # 1-based position among the kept words, 0 for stripped
+    heads = np.asarray(sentence.heads)
+    new_heads = []
+    for i in np.flatnonzero(keep):
+        h = heads[i]
+        while h and not keep[h - 1]:
+            h = heads[h - 1]
+        new_heads.append(int(new_index[h - 1]) if h else 0)
+    kept = np.flatnonzero(keep)
+    changes = {}
+    for f in fields(sentence):
+        value = getattr(sentence, f.name)
+        if isinstance(value, list) and len(value) == n:
+            changes[f.name] = [value[i] for i in kept]
+    changes["heads"] = new_heads
+    return replace(sentence, **changes)
+
+
+def _punctuation(sentence, treebank: str) -> np.ndarray:
+    if treebank == "wsj":
+        return np.array([t in PTB_PUNCTUATION for t in sentence.xpos], dtype=bool)
+    return np.array([u == "PUNCT" for u in sentence.upos], dtype=bool)
+
+
+def prepared(workdir: Path, treebank: str) -> dict:
+    """{split: path} of ``treebank``'s splits with punctuation stripped (written once into the workdir)."""
+    from seqspectral.corpus import read_conllu, write_conllu
+
+    out = {s: workdir / f"{treebank}-nopunct.{s}.conllu" for s in SPLITS}
+    if all(p.is_file() for p in out.values()):
+        return out
+    if treebank == "wsj":
+        raw = workdir / "wsj-splits"
+        raw.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(REPO / "corpora" / "make_wsj_splits.py"), str(raw), str(WSJ_ZIP)],
+                       check=True, capture_output=True)
+        sources = {s: raw / f"wsj.{s}.conllu" for s in SPLITS}
+    else:
+        sources = {s: ewt(s) for s in SPLITS}
+    for s in SPLITS:
+        write_conllu(out[s], [stripped(x, _punctuation(x, treebank)) for x in read_conllu(sources[s])])
+    return out
+
+
+# -- the builds: taggers, parser, jackknifed 50-best lists ------------------------------------------------
+def options(order: int):
+    from seqspectral.reranking.build import BuildOptions
+
+    return BuildOptions(order=order, k=50, folds=3, tags="predicted", tag_folds=10, templates="baseline", field="")
+
+
+def built(workdir: Path, treebank: str, order: int) -> Path:
+    """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept)."""
+    from seqspectral.reranking.build import build
+
+    files = prepared(workdir, treebank)
+    directory = workdir / f"{treebank}-order{order}"
+    if not (directory / "report.json").is_file():
+        log(f"build {directory.name}")
+        build(directory, files["train"], files["dev"], options(order), progress=True)
+    return directory
+
+
+# -- the lists as the parser saw them (predicted tags) -----------------------------------------------------
+class TaggedLists:
+    """A build's jackknifed training lists, dev and test lists, over the sentences as the parser read
+    them (training tags jackknifed, dev and test tagged by the full taggers); ``train``, ``dev``,
+    ``test``: the gold sentences (heads for the losses and the scores). The attributes
+    :class:`evaluation.reranking_ablation.Hashed` reads."""
+
+    def __init__(self, directory: Path, files: dict):
+        from seqspectral.corpus import read_conllu
+        from seqspectral.reranking.build import Built, _fold_blocks, _load_trees, _save_trees, tag
+
+        self.directory, self.built = directory, Built(directory)
+        o = self.built.options
+        self.train, self.dev, self.test = (read_conllu(files[s]) for s in SPLITS)
+        self.tagged = {"train": read_conllu(directory / "train.tagged.conllu"),
+                       "dev": tag(self.built.taggers, self.dev), "test": tag(self.built.taggers, self.test)}
+        self.blocks = _fold_blocks(len(self.train), o.folds)
+        self.folds = [_load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.tagged["train"][a:b])
+                      for i, (a, b) in enumerate(self.blocks)]
+        self.dev_trees = _load_trees(directory / "nbest-dev.npz", self.tagged["dev"])
+        test_path = directory.parent / f"{directory.name}-nbest-test.npz"
+        if not test_path.is_file():
+            _save_trees(test_path, self.built.parser.kbest_trees(self.tagged["test"], o.k))
+        self.test_trees = _load_trees(test_path, self.tagged["test"])
+
+    def tag_accuracy(self, split: str) -> float:
+        gold, pred = getattr(self, split), self.tagged[split]
+        right = sum(a == b for g, p in zip(gold, pred) for a, b in zip(g.xpos, p.xpos))
+        return 100.0 * right / sum(len(g.forms) for g in gold)
+
+
+# -- eigenwords and the spectral tree models -----------------------------------------------------------------
+def brown_words():
+    from seqspectral.corpus.nltk_corpora import read_brown
+
+    return read_brown(str(BROWN_ZIP), field="form")
+
+
+def eigenwords(workdir: Path, treebank: str, train, k: int, share: float = 1.0) -> tuple:
+    """(words, vectors): k-dimensional CCA eigenwords (one step, window 2, forms seen twice) of the
+    first ``share`` of Brown's sentences (a fixed random order, so the shares are nested) and the
+    forms of the treebank's training sentences, kept in the workdir."""
+    from seqspectral import serialize
+    from seqspectral.corpus import corpus_from_sentences
+    from seqspectral.embeddings import CCAEmbeddings
+
+    path = workdir / "eigenwords" / f"{treebank}-k{k}-share{int(100 * share)}.npz"
+    if path.is_file():
+        cca = serialize.load(path)
+    else:
+        brown = brown_words()
+        order = np.random.default_rng(0).permutation(len(brown))
+        brown = brown.subset(np.sort(order[: int(round(share * len(brown)))]))
+        log(f"eigenwords {path.stem}: Brown {brown.n_tokens:,} tokens + {treebank} train")
+        cca = CCAEmbeddings(k, window=2, min_count=2).fit([brown, corpus_from_sentences(train, field="form")])
+        path.parent.mkdir(exist_ok=True)
+        serialize.save(path, cca)
+    return cca.words_, cca.word_vectors_
+
+
+def _tree_model(sentences, field: str, k: int | None, representation, like=None, held=None):
+    """The spectral tree model over ``field`` (forms seen twice, the rest UNK; tags all); ridge,
+    shrinkage and floor chosen by ranking on ``held`` (20% of ``sentences`` when None), or those of
+    ``like``."""
+    from seqspectral.corpus import Reading, corpus_from_sentences
+    from seqspectral.dependency_trees import SpectralTreeModel
+
+    chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
+              {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
+    corpus = corpus_from_sentences(sentences, field=field, min_count=2 if field == "form" else 1)
+    held = None if like or held is None else corpus_from_sentences(held, field=field, vocabulary=corpus.vocabulary)
+    model = SpectralTreeModel(k, representation=representation, selection="ranking", **chosen).fit(corpus, held)
+    model.reading_ = Reading(field=field)
+    return model
+
+
+def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | None, representation) -> tuple:
+    """(full model, fold models) of source ``name``: the full one on all of train (its ridge,
+    shrinkage and floor chosen by ranking on the dev trees), each fold's without that fold with the
+    full model's choices; kept in the workdir (the same for both orders: both read the same tagged
+    train)."""
+    from seqspectral import serialize
+    from seqspectral.corpus import Reading
+
+    def cached(tag, fit):
+        path = workdir / "models" / f"{tag}.npz"
+        if path.is_file():
+            model = serialize.load(path)
+        else:
+            model = fit()
+            path.parent.mkdir(exist_ok=True)
+            serialize.save(path, model)
+        model.reading_ = Reading(field=field)
+        return model
+
+    train, treebank = lists.tagged["train"], lists.directory.name.split("-")[0]
+    full = cached(f"{treebank}-{name}", lambda: _tree_model(train, field, k, representation, held=lists.tagged["dev"]))
+    folds = [cached(f"{treebank}-{name}-fold{i + 1}",
+                    lambda a=a, b=b: _tree_model(train[:a] + train[b:], field, k, representation, like=full))
+             for i, (a, b) in enumerate(lists.blocks)]
+    return full, folds
+
+
+def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds) -> dict:
+    """{split: log p̂(words | tree) of every candidate}: train from the fold models, dev and test
+    from the full model; kept in the workdir."""
+    from seqspectral.reranking import tree_model_scorers
+
+    path = workdir / "columns" / f"{lists.directory.name}-{name}.npz"
+    if not path.is_file():
+        def column(model, trees):
+            return tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees)
+
+        out = {"train": np.concatenate([column(m, t) for m, t in zip(folds, lists.folds)]),
+               "dev": column(full, lists.dev_trees), "test": column(full, lists.test_trees)}
+        path.parent.mkdir(exist_ok=True)
+        np.savez(path, **out)
+    with np.load(path) as saved:
+        return {s: saved[s] for s in SPLITS}
+
+
+def reranked(workdir: Path, lists: TaggedLists, hashed, name: str, cols: dict | None) -> dict:
+    """The averaged-perceptron reranker (baseline templates and the parser score; ``cols``: a
+    log p̂ column forced in) trained on the jackknifed lists, epochs and anchor chosen on dev:
+    dev UAS, test UAS and complete match, its choice; kept in the workdir."""
+    from seqspectral.reranking import Reranker
+
+    from .reranking import scores
+
+    path = workdir / "rows" / f"{lists.directory.name}-{name}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+    log(f"reranker {lists.directory.name} {name}")
+    start = time.process_time()
+    f = {s: hashed.features[s] if cols is None else hashed.features[s].with_dense([name], [cols[s]]) for s in SPLITS}
+    model = Reranker(lists.built.options.reranker_epochs, feature_set="scorers").fit(
+        f["train"], hashed.loss["train"], dev=(f["dev"], hashed.loss["dev"], hashed.trees["dev"].lengths))
+    chosen = lists.test_trees.chosen(model.choose(f["test"]))
+    result = {"name": name, "dev_uas": model.held_out_["reranked_accuracy"],
+              "test": scores(lists.test, lists.built.parser.with_trees(lists.tagged["test"], chosen)),
+              "chosen": model.selection_.chosen, "cpu_s": time.process_time() - start}
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(result, default=float))
+    return result
+
+
+def one_best(lists: TaggedLists) -> dict:
+    from .reranking import scores
+
+    return scores(lists.test, lists.built.parser.parse(lists.tagged["test"]))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/work/data/papers/spectral-reranking"),
+                    help="builds, eigenwords, models and rows (kept: what is done is not redone)")
+    ap.add_argument("--treebanks", nargs="+", choices=("wsj", "ewt"), default=["wsj"])
+    ap.add_argument("--orders", nargs="+", type=int, choices=(1, 2), default=[1, 2])
+    ap.add_argument("--builds-only", action="store_true", help="make the builds and stop")
+    ap.add_argument("--output", type=Path, default=OUT)
+    args = ap.parse_args(argv)
+    require_data(WSJ_ZIP, BROWN_ZIP, *([EWT] if "ewt" in args.treebanks else []))
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    for treebank in args.treebanks:
+        for order in args.orders:
+            built(args.workdir, treebank, order)
+    if args.builds_only:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
