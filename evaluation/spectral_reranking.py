@@ -217,7 +217,8 @@ def _tree_model(sentences, field: str, k: int | None, representation, like=None,
     return model
 
 
-def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | None, representation) -> tuple:
+def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | None, representation,
+           with_folds: bool = True) -> tuple:
     """(full model, fold models) of source ``name``: the full one on all of train (its ridge,
     shrinkage and floor chosen by ranking on the dev trees), each fold's without that fold with the
     full model's choices; kept in the workdir (the same for both orders: both read the same tagged
@@ -240,26 +241,49 @@ def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | No
     full = cached(f"{treebank}-{name}", lambda: _tree_model(train, field, k, representation, held=lists.tagged["dev"]))
     folds = [cached(f"{treebank}-{name}-fold{i + 1}",
                     lambda a=a, b=b: _tree_model(train[:a] + train[b:], field, k, representation, like=full))
-             for i, (a, b) in enumerate(lists.blocks)]
+             for i, (a, b) in enumerate(lists.blocks)] if with_folds else None
     return full, folds
 
 
-def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds) -> dict:
-    """{split: log p̂(words | tree) of every candidate}: train from the fold models, dev and test
-    from the full model; kept in the workdir."""
+def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=None) -> dict:
+    """{split: log p̂(words | tree) of every candidate}: dev and test from the full model, train
+    (when ``folds`` are given) from the fold models; each part kept in the workdir."""
     from seqspectral.reranking import tree_model_scorers
 
-    path = workdir / "columns" / f"{lists.directory.name}-{name}.npz"
-    if not path.is_file():
-        def column(model, trees):
-            return tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees)
+    def column(model, trees):
+        return tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees)
 
-        out = {"train": np.concatenate([column(m, t) for m, t in zip(folds, lists.folds)]),
-               "dev": column(full, lists.dev_trees), "test": column(full, lists.test_trees)}
-        path.parent.mkdir(exist_ok=True)
-        np.savez(path, **out)
-    with np.load(path) as saved:
-        return {s: saved[s] for s in SPLITS}
+    out = {}
+    parts = [("full", lambda: {"dev": column(full, lists.dev_trees), "test": column(full, lists.test_trees)})]
+    if folds is not None:
+        parts.append(("folds", lambda: {"train": np.concatenate([column(m, t) for m, t in zip(folds, lists.folds)])}))
+    for part, compute in parts:
+        path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npz"
+        if not path.is_file():
+            path.parent.mkdir(exist_ok=True)
+            np.savez(path, **compute())
+        with np.load(path) as saved:
+            out.update({s: saved[s] for s in saved.files})
+    return out
+
+
+#: weights of the standardised log p̂ column added to the standardised RR baseline score (the screen)
+SCREEN_WEIGHTS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0)
+
+
+def screened(workdir: Path, lists: TaggedLists, hashed, name: str, cols: dict) -> dict:
+    """The RR baseline reranker's score plus w times the log p̂ column (both standardised within
+    lists), w of :data:`SCREEN_WEIGHTS` best on dev: dev and test UAS (the most one weight on the
+    column adds after the fact; no fold models, no reranker trained: the cheap learning curve)."""
+    from .reranking_ablation import _uas, _within_list_z
+
+    with np.load(workdir / "rows" / f"{lists.directory.name}-baseline-scores.npz") as base:
+        uas = {s: [_uas(_within_list_z(base[s], hashed.trees[s].groups)
+                        + w * _within_list_z(cols[s], hashed.trees[s].groups), hashed, s) for w in SCREEN_WEIGHTS]
+               for s in ("dev", "test")}
+    best = int(np.argmax(uas["dev"]))
+    return {"w": SCREEN_WEIGHTS[best], "dev": uas["dev"][best], "test": uas["test"][best],
+            "dev_base": uas["dev"][0], "test_base": uas["test"][0]}
 
 
 def reranked(workdir: Path, lists: TaggedLists, hashed, name: str, cols: dict | None) -> dict:
@@ -283,6 +307,9 @@ def reranked(workdir: Path, lists: TaggedLists, hashed, name: str, cols: dict | 
               "test": scores(lists.test, lists.built.parser.with_trees(lists.tagged["test"], chosen)),
               "chosen": model.selection_.chosen, "cpu_s": time.process_time() - start}
     path.parent.mkdir(exist_ok=True)
+    if cols is None:  # the screen's base
+        np.savez(path.with_name(f"{lists.directory.name}-{name}-scores.npz"), dev=model.scores(f["dev"]),
+                 test=model.scores(f["test"]))
     path.write_text(json.dumps(result, default=float))
     return result
 
@@ -301,6 +328,10 @@ def sources(ks=KS, shares=SHARES) -> list[tuple[str, str, int | None, float]]:
     return out
 
 
+#: the rows with a reranker trained on the jackknifed columns (the others are screened only)
+TRAINED = ("upos", "form-k10")
+
+
 def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, only=None) -> dict:
     """Parser 1-best, RR baseline and every + log p̂ row of one build (each kept in the workdir)."""
     from seqspectral.reranking.build import oracle_uas
@@ -311,15 +342,19 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
     lists = TaggedLists(built(workdir, treebank, order), files)
     hashed = Hashed(lists)
     out = {"one_best": one_best(lists), "tag_accuracy": lists.tag_accuracy("test"),
-           "oracle": oracle_uas(lists.test_trees, lists.test), "rows": {}}
+           "oracle": oracle_uas(lists.test_trees, lists.test), "rows": {}, "screens": {}}
     out["rows"]["baseline"] = reranked(workdir, lists, hashed, "baseline", None)
     for name, field, k, share in sources(ks, shares):
         if only is not None and name not in only:
             continue
         representation = "identity" if field == "upos" else eigenwords(workdir, treebank, lists.tagged["train"], k,
                                                                         share)
-        full, folds = models(workdir, lists, name, field, k, representation)
-        out["rows"][name] = reranked(workdir, lists, hashed, name, log_prob_columns(workdir, lists, name, full, folds))
+        trained = name in TRAINED
+        full, folds = models(workdir, lists, name, field, k, representation, with_folds=trained)
+        cols = log_prob_columns(workdir, lists, name, full, folds)
+        out["screens"][name] = screened(workdir, lists, hashed, name, cols)
+        if trained:
+            out["rows"][name] = reranked(workdir, lists, hashed, name, cols)
     return out
 
 
@@ -327,32 +362,29 @@ def _reduction(row: dict, base: dict) -> float:
     return 100 * (row["test"]["uas"] - base["test"]["uas"]) / (100 - base["test"]["uas"])
 
 
-def tables(results: dict, ks=KS) -> list[str]:
+def tables(results: dict) -> list[str]:
     lines = []
     for treebank, by_order in results.items():
         label = {"wsj": "WSJ sample (NLTK), test 10%", "ewt": "UD English-EWT test"}[treebank]
         lines += ["", f"## Table 1 in the paper's layout: {label}, punctuation stripped, predicted tags", "",
-                  "Accuracy (UAS) and complete match (CM) on test. *+ log p̂ (k = 10)*: the paper's model (word forms, "
-                  "10-dimensional CCA eigenwords of Brown + the treebank's words); *best k*: the k of "
-                  f"{', '.join(map(str, ks))} best on the dev lists; *UPOS*: the toolkit's tag model. Relative error "
-                  "reduction of the + log p̂ row over RR baseline (the paper: 4.6% first order, 3.9% second order).", "",
-                  "| order | parser | RR baseline | RR baseline + log p̂ (k = 10) | + log p̂ (best k on dev) | "
-                  "+ log p̂ UPOS model | error reduction k = 10 / best k / UPOS | paper: parser / RR / + log p̂ "
-                  "(reduction) | tags (test acc.), oracle UAS |", "|---|---|---|---|---|---|---|---|---|"]
+                  "Accuracy (UAS) / complete match (CM) on test. *+ log p̂ (k = 10)*: the paper's model (word forms, "
+                  "10-dimensional CCA eigenwords of Brown + the treebank's words), its column forced into the "
+                  "reranker; *UPOS*: the toolkit's tag model instead. Relative error reduction of the + log p̂ row "
+                  "over RR baseline; the paper's: 4.6% first order, 3.9% second order.", "",
+                  "| order | parser | RR baseline | RR baseline + log p̂ (k = 10) | + log p̂ UPOS model | error reduction "
+                  "k = 10 / UPOS | paper: parser / RR / + log p̂ (reduction) | tags (test acc.), oracle UAS |",
+                  "|---|---|---|---|---|---|---|---|"]
         for order, r in by_order.items():
             rows, base = r["rows"], r["rows"]["baseline"]
-            best = max((f"form-k{k}" for k in ks if f"form-k{k}" in rows), key=lambda n: rows[n]["dev_uas"],
-                       default=f"form-k{ks[0]}")
             cell = lambda x: f"{x['uas']:.2f} / {x['complete']:.2f}"  # noqa: E731
             plus = {n: (cell(rows[n]["test"]), f"{_reduction(rows[n], base):+.1f}%") if n in rows else ("—", "—")
-                    for n in (f"form-k{ks[0]}", best, "upos")}
+                    for n in TRAINED}
             paper = PAPER[order]
             lines.append(f"| {'first' if order == 1 else 'second'} | {cell(r['one_best'])} | {cell(base['test'])} | "
-                         f"{plus[f'form-k{ks[0]}'][0]} | {plus[best][0]} ({best.split('-')[1]}) | {plus['upos'][0]} | "
-                         f"{' / '.join(plus[n][1] for n in (f'form-k{ks[0]}', best, 'upos'))} | "
+                         f"{plus['form-k10'][0]} | {plus['upos'][0]} | {plus['form-k10'][1]} / {plus['upos'][1]} | "
                          f"{paper[0]} / {paper[1]} / {paper[2]} ({100 * (paper[2] - paper[1]) / (100 - paper[1]):.1f}%) | "
                          f"{r['tag_accuracy']:.2f}, {r['oracle']:.2f} |")
-        lines += ["", f"### Every + log p̂ row ({label}): over k and over the share of Brown behind the eigenwords", "",
+        lines += ["", f"### Every trained reranker ({label})", "",
                   "| order | row | dev UAS | test UAS | test CM | error reduction over RR baseline | anchor, epochs | "
                   "CPU s |", "|---|---|---:|---:|---:|---:|---|---:|"]
         for order, r in by_order.items():
@@ -362,6 +394,21 @@ def tables(results: dict, ks=KS) -> list[str]:
                 lines.append(f"| {order} | {ROW_LABELS.get(name, name)} | {row['dev_uas']:.2f} | {row['test']['uas']:.2f} | "
                              f"{row['test']['complete']:.2f} | {red} | {row['chosen']['anchor']:g}, "
                              f"{row['chosen']['epochs']} | {row['cpu_s']:.0f} |")
+        lines += ["", f"### The learning curve over k and over the unlabelled text ({label}): screens", "",
+                  "The RR baseline reranker's score plus w times the log p̂ column (both standardised within lists), "
+                  f"w of {', '.join(f'{w:g}' for w in SCREEN_WEIGHTS)} chosen on dev: what the column adds after the "
+                  "fact, with the full model's columns only (no fold models, no reranker trained). Brown share: the "
+                  "part of Brown's sentences (a fixed random order, nested) behind the eigenwords, beside the "
+                  "treebank's words.", "",
+                  "| order | source | k | Brown share | w | dev UAS (RR baseline → + w log p̂) | test UAS | "
+                  "test error reduction |", "|---|---|---:|---:|---:|---|---|---:|"]
+        for order, r in by_order.items():
+            for name, sc in r.get("screens", {}).items():
+                _, field, k, share = next(x for x in sources() if x[0] == name)
+                red = 100 * (sc["test"] - sc["test_base"]) / (100 - sc["test_base"])
+                lines.append(f"| {order} | {field} | {k or '—'} | {100 * share:.0f}% | {sc['w']:g} | "
+                             f"{sc['dev_base']:.2f} → {sc['dev']:.2f} | {sc['test_base']:.2f} → {sc['test']:.2f} | "
+                             f"{red:+.1f}% |")
     return lines
 
 
