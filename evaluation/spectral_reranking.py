@@ -16,15 +16,18 @@ reranker of :mod:`seqspectral.reranking`, the tree model of :mod:`seqspectral.de
 - the averaged-perceptron reranker with the **baseline templates** (``--templates baseline``) and the
   parser score (row *RR baseline*), then the same with the spectral model's log p̂(words | tree)
   forced in (``feature_set="scorers"``; row *RR baseline + log p̂*); epochs (up to 20) and anchor
-  those of the best dev UAS (the paper's choice; no margin, see :data:`MARGIN`); the training lists' log p̂ from a tree model trained
-  without their fold, dev's and test's from the model on all of train;
+  those of the best dev UAS (the paper's choice; no margin, see :data:`MARGIN`); the training
+  lists' log p̂ from a tree model trained without their fold, dev's and test's from the model on
+  all of train;
 - the spectral model as the paper's: over **word forms** (forms seen twice in train; the rest one
   UNK), every word represented by its **k-dimensional CCA eigenword** (``CCAEmbeddings``, window 2)
   induced from the largest unlabelled English text at hand: NLTK's Brown corpus (1.16M tokens)
-  and the treebanks' own words (WSJ sample, EWT train); k = 10 (the paper's) and the k of
-  :data:`KS` best on the dev lists; beside it the toolkit's UPOS model (identity U over the
-  predicted tags). A learning curve over the share of the unlabelled text behind the
-  eigenwords (25, 50, 100%) at the dev-best k.
+  and the treebank's own training words; k = 10 (the paper's), trained in; beside it the toolkit's
+  UPOS model (identity U over the predicted tags of the UPOS column: the PTB tags in the WSJ
+  sample), trained in too;
+- the learning curve, by *screens* (the RR baseline's score plus w times the column, w chosen on
+  dev; the full model's dev and test columns only, no fold models): over k (:data:`KS`) with all
+  of Brown, and over the share of Brown behind the k = 10 eigenwords (:data:`SHARES`).
 
 Scores: UAS and complete match (CM) on test, punctuation stripped as above (the paper's
 "accuracy" and "complete match"); relative error reduction of the + log p̂ row over the RR
