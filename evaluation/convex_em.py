@@ -165,7 +165,7 @@ def main(argv=None) -> int:
     parser.add_argument("--strengths", nargs="*", type=float, default=[0.3, 0.45],
                         help="other generator strengths of the synthetic networks, run at t = 100 (the sweep)")
     parser.add_argument("--sweep-reps", type=int, default=3, help="repetitions of every sweep point")
-    parser.add_argument("--output", type=Path, default=OUT)
+    parser.add_argument("--output", type=Path, default=OUT, help="the results file (default results/convex_em.md)")
     args = parser.parse_args(argv)
     started = time.process_time()
     results, sweep = {}, {}

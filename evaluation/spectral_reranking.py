@@ -419,15 +419,17 @@ ROW_LABELS = {"baseline": "RR baseline (baseline templates + parser score)", "up
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--workdir", type=Path, default=Path("/work/data/papers/spectral-reranking"),
                     help="builds, eigenwords, models and rows (kept: what is done is not redone)")
-    ap.add_argument("--treebanks", nargs="+", choices=("wsj", "ewt"), default=["wsj"])
-    ap.add_argument("--orders", nargs="+", type=int, choices=(1, 2), default=[1, 2])
+    ap.add_argument("--treebanks", nargs="+", choices=("wsj", "ewt"), default=["wsj"],
+                    help="treebanks to run (default wsj; ewt: UD English-EWT, a larger build)")
+    ap.add_argument("--orders", nargs="+", type=int, choices=(1, 2), default=[1, 2],
+                    help="parser orders (default 1 and 2)")
     ap.add_argument("--builds-only", action="store_true", help="make the builds and stop")
     ap.add_argument("--rows", nargs="+", choices=[name for name, *_ in sources()], default=None,
                     help="the + log p̂ rows to run (default: all; k = 10 and UPOS are needed for the main table)")
-    ap.add_argument("--output", type=Path, default=OUT)
+    ap.add_argument("--output", type=Path, default=OUT, help="the results file (default results/spectral_reranking.md)")
     args = ap.parse_args(argv)
     require_data(WSJ_ZIP, BROWN_ZIP, *([EWT] if "ewt" in args.treebanks else []))
     args.workdir.mkdir(parents=True, exist_ok=True)
