@@ -127,14 +127,14 @@ def prepared(workdir: Path, treebank: str) -> dict:
 
 # -- the builds: taggers, parser, jackknifed 50-best lists ------------------------------------------------
 def options(order: int):
-    from seqspectral.reranking.build import BuildOptions
+    from seqspectral.workflows import BuildOptions
 
     return BuildOptions(order=order, k=50, folds=3, tags="predicted", tag_folds=10, templates="baseline", field="")
 
 
 def built(workdir: Path, treebank: str, order: int) -> Path:
     """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept)."""
-    from seqspectral.reranking.build import build
+    from seqspectral.workflows import build
 
     files = prepared(workdir, treebank)
     directory = workdir / f"{treebank}-order{order}"
@@ -153,21 +153,23 @@ class TaggedLists:
 
     def __init__(self, directory: Path, files: dict):
         from seqspectral.corpus import read_conllu
-        from seqspectral.reranking.build import Built, _fold_blocks, _load_trees, _save_trees, tag
+        from seqspectral.workflows import Pipeline
+        from seqspectral.workflows.folds import fold_blocks, load_trees, save_trees
+        from seqspectral.workflows.rerank_build import tag
 
-        self.directory, self.built = directory, Built(directory)
+        self.directory, self.built = directory, Pipeline.load(directory)
         o = self.built.options
         self.train, self.dev, self.test = (read_conllu(files[s]) for s in SPLITS)
         self.tagged = {"train": read_conllu(directory / "train.tagged.conllu"),
                        "dev": tag(self.built.taggers, self.dev), "test": tag(self.built.taggers, self.test)}
-        self.blocks = _fold_blocks(len(self.train), o.folds)
-        self.folds = [_load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.tagged["train"][a:b])
+        self.blocks = fold_blocks(len(self.train), o.folds)
+        self.folds = [load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.tagged["train"][a:b])
                       for i, (a, b) in enumerate(self.blocks)]
-        self.dev_trees = _load_trees(directory / "nbest-dev.npz", self.tagged["dev"])
+        self.dev_trees = load_trees(directory / "nbest-dev.npz", self.tagged["dev"])
         test_path = directory.parent / f"{directory.name}-nbest-test.npz"
         if not test_path.is_file():
-            _save_trees(test_path, self.built.parser.kbest_trees(self.tagged["test"], o.k))
-        self.test_trees = _load_trees(test_path, self.tagged["test"])
+            save_trees(test_path, self.built.parser.kbest_trees(self.tagged["test"], o.k))
+        self.test_trees = load_trees(test_path, self.tagged["test"])
 
     def tag_accuracy(self, split: str) -> float:
         gold, pred = getattr(self, split), self.tagged[split]
@@ -330,7 +332,7 @@ TRAINED = ("upos", "form-k10")
 
 def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, only=None) -> dict:
     """Parser 1-best, RR baseline and every + log p̂ row of one build (each kept in the workdir)."""
-    from seqspectral.reranking.build import oracle_uas
+    from seqspectral.workflows.nbest_features import oracle_uas
 
     from .reranking_ablation import Hashed
 
