@@ -100,20 +100,33 @@ class Member:
     values: tuple | None = None
 
 
+@dataclass(frozen=True)
+class Value:
+    """A value of the header that the model reads when it is used (not only when it is
+    loaded): its JSON type — ``"number"`` (finite), ``"string"``, ``"strings"`` (a list of
+    strings) — and for a string the choices. Absent values are left to the kind (files of
+    earlier versions)."""
+
+    type: str
+    choices: tuple | None = None
+
+
 @dataclass
 class Schema:
-    """The members a model file of one kind holds, and the dimensions its header fixes
-    (name -> size, unified with the members' shapes and with nested models' dimensions)."""
+    """The members a model file of one kind holds, the dimensions its header fixes (name ->
+    size, unified with the members' shapes and with nested models' dimensions) and the header
+    values checked before the model is built (key -> :class:`Value`)."""
 
     members: dict = field(default_factory=dict)
     dims: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
 
     def merged(self, other: "Schema") -> "Schema":
         dims = dict(self.dims)
         for name, size in other.dims.items():
             if dims.setdefault(name, size) != size:
                 raise ModelFileError(f"{name} is {dims[name]} in one part of the model and {size} in another")
-        return Schema({**self.members, **other.members}, dims)
+        return Schema({**self.members, **other.members}, dims, {**self.values, **other.values})
 
 
 def schema_of(header: dict) -> Schema:
@@ -121,7 +134,28 @@ def schema_of(header: dict) -> Schema:
     kind = header.get("kind") if isinstance(header, dict) else None
     if not isinstance(kind, str):
         raise ModelFileError(f"header has no model kind (got {type(kind).__name__})")
-    return model_class(kind).schema(header)
+    schema = model_class(kind).schema(header)
+    for key, value in schema.values.items():
+        if key in header:
+            _check_value(key, header[key], value)
+    return schema
+
+
+_VALUE_TYPES = {"number": "a finite number", "string": "a string", "strings": "a list of strings"}
+
+
+def _check_value(key: str, got, value: Value) -> None:
+    import math
+
+    if value.type == "number":
+        ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got)
+    elif value.type == "strings":
+        ok = isinstance(got, list) and all(isinstance(x, str) for x in got)
+    else:
+        ok = isinstance(got, str) and (value.choices is None or got in value.choices)
+    if not ok:
+        expected = f"one of {', '.join(map(repr, value.choices))}" if value.choices else _VALUE_TYPES[value.type]
+        raise ModelFileError(f"header value {key!r} is {_short(got)}, expected {expected}")
 
 
 def nested_schema(prefix: str, header) -> Schema:
@@ -129,7 +163,7 @@ def nested_schema(prefix: str, header) -> Schema:
     if not isinstance(header, dict):
         raise ModelFileError(f"the {prefix!r} part of the header is not an object")
     inner = schema_of(header)
-    return Schema({f"{prefix}/{k}": v for k, v in inner.members.items()}, inner.dims)
+    return Schema({f"{prefix}/{k}": v for k, v in inner.members.items()}, inner.dims)  # values: checked by schema_of
 
 
 def size(value, what: str, low: int = 0, high: int = MAX_DIM) -> int:
@@ -310,6 +344,13 @@ def _nesting_depth(text: str) -> int:
 
 
 def _read_members(zf: zipfile.ZipFile, by_name: dict, schema: Schema) -> dict[str, np.ndarray]:
+    """The members the schema declares; a member it does not declare is refused (the schema
+    is closed: a file holding anything the toolkit did not write is not that model)."""
+    declared = {name + ".npy" for name in schema.members} | {_HEADER_KEY + ".npy"}
+    unknown = sorted(set(by_name) - declared)
+    if unknown:
+        raise ModelFileError(f"member {_short(unknown[0])} is not part of a model of this kind"
+                             + (f" (nor {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     dims = dict(schema.dims)
     arrays = {}
     for name, member in schema.members.items():
