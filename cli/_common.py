@@ -9,6 +9,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from seqspectral.bounds import BOUNDS
+
 #: the reading options recorded in a model file and inherited by the commands that use it
 INHERITED = ("format", "field", "tagset", "encoding")
 DEFAULTS = {"format": "auto", "field": "upos", "tagset": None, "encoding": "utf-8", "errors": "raise"}
@@ -45,12 +47,12 @@ def at_most(high: int, expected: str = "a positive integer"):
     return check
 
 
-#: the bounds of the options whose size sets memory or time
-MAX_K = 1000  # -k: candidates per sentence
-MAX_WINDOW = 100  # embed --window: context words each side
-MAX_BASIS_LENGTH = 32  # lm --basis-length
-MAX_DIM = 4096  # --dim of embeddings and tree models
-MAX_PARSE_WORDS = 1000  # words of a sentence the O(n^3) parsers take
+#: the bounds of the options whose size sets memory or time (the table: seqspectral.bounds)
+MAX_K = BOUNDS["k"].high  # -k: candidates per sentence
+MAX_WINDOW = BOUNDS["window"].high  # embed --window: context words each side
+MAX_BASIS_LENGTH = BOUNDS["basis_length"].high  # lm --basis-length
+MAX_DIM = BOUNDS["dim"].high  # --dim of embeddings and tree models
+MAX_PARSE_WORDS = BOUNDS["words"].high  # words of a sentence the O(n^3) parsers take
 WORKERS_PER_CPU = 4
 #: sentences decoded per kernel call by parse/tag run (a signal is handled between calls)
 PREDICT_CHUNK = 128
@@ -133,6 +135,7 @@ class Input:
 
     def __init__(self, path: str, reading: dict, vocabulary=None, quiet: bool = False):
         self.path, self.reading, self.vocabulary, self.quiet = path, reading, vocabulary, quiet
+        self.empty_ok = False  # corpus stats: an empty file is an empty corpus
         self.format: str | None = None
         self.n_skipped = 0
 
@@ -181,7 +184,7 @@ class Input:
                         raise
                     raise CorpusFormatError("<stdin>", e.line, e.reason) from None
             self._report(caught, local)
-            if n_tokens == 0:  # one rule for every command: an input with nothing to read is bad input
+            if n_tokens == 0 and not self.empty_ok:  # an input with nothing to read is bad input (not to stats)
                 raise self._empty()
 
     def _report(self, caught, local: str) -> None:
@@ -199,9 +202,11 @@ class Input:
                 warn(str(w.message) if local == self.path else str(w.message).replace(local, "<stdin>"))
 
 
-def read_input(path: str, reading: dict, vocabulary=None, quiet: bool = False):
-    """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`)."""
+def read_input(path: str, reading: dict, vocabulary=None, quiet: bool = False, empty_ok: bool = False):
+    """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`); with
+    ``empty_ok`` a file with no words is an empty corpus, not an error."""
     source = Input(path, reading, vocabulary, quiet)
+    source.empty_ok = empty_ok
     corpus = source.read()
     return corpus, source.n_skipped, source.format
 
@@ -215,11 +220,21 @@ def _local_file(path: str):
     import shutil
     import tempfile
 
+    from seqspectral.corpus import CorpusFormatError
+    from seqspectral.corpus.errors import CorpusOptionError
+
+    from .main import UsageError
+
     with tempfile.TemporaryDirectory() as directory:
         local = Path(directory) / "stdin"
         with open(local, "wb") as f:  # a block at a time: an n-best file of gigabytes is not held in memory
             shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
-        yield str(local)
+        try:
+            yield str(local)
+        except CorpusFormatError as e:  # every message about the input names it as the user did
+            raise CorpusFormatError("<stdin>", e.line, e.reason) from None
+        except (CorpusOptionError, UsageError) as e:
+            raise type(e)(str(e).replace(str(local), "<stdin>")) from None
 
 
 def note(message: str) -> None:
@@ -358,11 +373,10 @@ def read_treebank(path: str, args, heads_required: bool = True, reading=None, na
             warn(str(w.message).replace(local, shown))
     if not sentences:
         raise UsageError(f"{shown}: no sentences")
-    limit = getattr(args, "max_words", None)
-    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
-    if limit is not None and len(sentences[longest]) > limit:
-        raise UsageError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
-                         f"at most {limit} (its time grows with the cube of the length)")
+    if getattr(args, "max_words", None) is not None:
+        from seqspectral.bounds import check_sentences
+
+        check_sentences(sentences, shown, limit=args.max_words)
     return sentences
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
+from seqspectral.bounds import option_type
+
+from ._inputs import refuse_nbest
 from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
                       positive_int, predict_treebank, read_treebank, treebank_reading, warn)
 
@@ -55,9 +58,9 @@ def register(sub) -> None:
                         "replaced")
     r.add_argument("--tagger", action="append", default=[], metavar="TAGGER",
                    help="tag the input with this tagger (tag train) before parsing, filling its column; repeatable")
-    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
     add_treebank_options(r, inherit=True, output=True)
@@ -70,6 +73,9 @@ def run_train(args) -> int:
 
     train = read_treebank(args.train, args)
     dev = read_treebank(args.dev, args) if args.dev else None
+    for path, sentences in ((args.train, train), (args.dev, dev)):
+        if sentences is not None:
+            refuse_nbest(sentences, path, "training sentences")
     use_xpos, use_feats, use_lemma = TAGS[args.tags]
     from seqspectral.corpus.columns import ColumnProfile
 
@@ -105,6 +111,7 @@ def run_parse(args) -> int:
     taggers = [serialize.load(path, kind="tagger") for path in args.tagger]
     reading = treebank_reading(args, parser)
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
+    refuse_nbest(sentences, args.input)
     for tagger in taggers:
         sentences = tagger.tag(sentences)
     profile = getattr(parser, "input_profile_", None) or ColumnProfile({})

@@ -7,6 +7,8 @@ import os
 import sys
 from contextlib import contextmanager
 
+from seqspectral.bounds import option_type
+
 from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
                       read_treebank, require_content, treebank_reading)
 
@@ -286,12 +288,12 @@ def register_build(rsub) -> None:
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
     b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
-    b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
-    b.add_argument("--folds", type=positive_int, default=3, metavar="F", help="jackknifing folds (default 3)")
+    b.add_argument("-k", type=option_type("k"), default=50, metavar="K", help="candidates per n-best list (default 50)")
+    b.add_argument("--folds", type=option_type("folds"), default=3, metavar="F", help="jackknifing folds (default 3)")
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                    help="gold: the parser reads the treebank's tag columns as given; predicted: it is trained on "
                         "jackknifed predicted UPOS/XPOS (no FEATS), for untagged input (default gold)")
-    b.add_argument("--tag-folds", type=positive_int, default=3, metavar="F",
+    b.add_argument("--tag-folds", type=option_type("tag_folds"), default=3, metavar="F",
                    help="--tags predicted: folds of the jackknifed training tags (default 3)")
     b.add_argument("--clusters-from", action="append", default=[], metavar="CORPUS",
                    help="unlabelled text (any corpus file; brown: NLTK's Brown corpus) for word-cluster features of "
@@ -319,7 +321,7 @@ def register_build(rsub) -> None:
     r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (HEAD may be _; empty tag columns "
                    "the parser reads are predicted)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best candidates by the reranker's score as n-best CoNLL-U")
     add_treebank_options(r, output=True)
     r.set_defaults(handler=run_run)
@@ -363,8 +365,11 @@ def run_build(args) -> int:
 
 
 def run_run(args) -> int:
+    from seqspectral.bounds import check_sentences
     from seqspectral.corpus import write_nbest, write_treebank
     from seqspectral.reranking.build import Built, run
+
+    from ._inputs import refuse_nbest, shown
 
     from .main import UsageError
 
@@ -374,6 +379,8 @@ def run_run(args) -> int:
         raise UsageError(str(e)) from None
     reading = treebank_reading(args, built)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
+    refuse_nbest(sentences, args.input)
+    check_sentences(sentences, shown(args.input))
     out, columns = run(built, sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))
     if not args.quiet:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
+from seqspectral.bounds import option_type
+
+from ._inputs import refuse_empty_column, refuse_nbest
 from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
                       read_treebank, treebank_reading)
 
@@ -36,9 +39,9 @@ def register(sub) -> None:
                    "column is replaced; raw text is tokenised)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
                    help="file to write (atomically; - for standard output): the input as it was, the column replaced")
-    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
     add_treebank_options(r, inherit=True, output=True)
@@ -51,6 +54,10 @@ def run_train(args) -> int:
 
     train = read_treebank(args.train, args, heads_required=False)
     dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
+    for path, sentences in ((args.train, train), (args.dev, dev)):
+        if sentences is not None:
+            refuse_nbest(sentences, path, "training sentences")
+            refuse_empty_column(sentences, path, args.field, "tag train")
     tagger = PerceptronTagger(args.field, epochs=args.epochs, hash_bits=args.hash_bits,
                               random_state=args.random_state)
     start = time.process_time()
@@ -73,4 +80,5 @@ def run_tag(args) -> int:
     tagger = serialize.load(args.tagger, kind="tagger")
     reading = treebank_reading(args, tagger)
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
+    refuse_nbest(sentences, args.input)
     return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged", reading)

@@ -108,6 +108,19 @@ def _real_or_auto(text: str):
     return value
 
 
+def _check_dim(args, vocabulary) -> None:
+    """The spectral model's operators hold dim**3 numbers: its dimension (given, or with
+    ``--representation identity`` the number of symbols) within the bounds table's."""
+    from seqspectral.bounds import check
+
+    if args.method != "spectral":
+        return
+    if isinstance(args.n_states, int):
+        check("tree_dim", args.n_states)
+    elif args.representation == "identity":
+        check("tree_dim", len(vocabulary), where=f"--representation identity over the symbols of {args.train[0]}:")
+
+
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.corpus import Reading
@@ -130,6 +143,7 @@ def run_train(args) -> int:
         train, n_skipped, fmt = read_input(args.train[0], reading, quiet=args.quiet)
         _check_trees(train, args.train[0], fmt)
         vocabulary = train.vocabulary
+    _check_dim(args, vocabulary)
     dev = None
     if args.dev is not None:
         dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)

@@ -279,10 +279,7 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     """(header, arrays) of a model file: the header checked (``kind``, one or several, when
     given), then the members its kind's schema declares, checked and read."""
     path = Path(path)
-    if path.is_dir():
-        raise ModelFileError(f"{path}: is a directory, not a model file")
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
+    _check_regular_file(path)
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a seqspectral model file (not an .npz archive)")
     try:
@@ -305,6 +302,29 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, zlib.error) as e:
         raise ModelFileError(f"{path}: damaged or not a seqspectral model file ({type(e).__name__}: {e})") from None
     return header, arrays
+
+
+def _check_regular_file(path: Path) -> None:
+    """Refuse a path that is not a regular file, saying what it is (a link followed)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: no such model file"
+                             + (" (a link to a missing file)" if path.is_symlink() else "")) from None
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot be read ({e.strerror})") from None
+    if stat.S_ISDIR(mode):
+        built = (path / "build.json").is_file()
+        raise ModelFileError(f"{path}: a {'build ' if built else ''}directory, not a model file"
+                             + ("; run it with rerank run, or give one of its model files" if built else ""))
+    if not stat.S_ISREG(mode):
+        what = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+                else "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
+        raise ModelFileError(f"{path}: {what}{link}, not a model file")
 
 
 def _read_header(zf: zipfile.ZipFile, by_name: dict) -> dict:

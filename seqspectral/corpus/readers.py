@@ -18,7 +18,7 @@ from .nltk_corpora import read_brown
 from .pautomac import read_pautomac
 from .sequences import Corpus
 from .text import read_text
-from .textfile import DEFAULT_ENCODING, ascii_bytes
+from .textfile import DEFAULT_ENCODING, ascii_bytes, check_head
 from .vocabulary import Vocabulary
 
 FORMATS = ("conllu", "conllx", "malttab", "pautomac", "text", "brown")
@@ -82,6 +82,7 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
         rows = [line.split() for line in lines[1:]]
         if len(header) == 2 and all(int(r[0]) == len(r) - 1 for r in rows):
             return Detection("pautomac", "a two-integer header and length-prefixed lines")
+    check_head(path, data, encoding, cut=len(chunk) == 1 << 16)  # binary input: its first undecodable byte
     return Detection("text", "no treebank or PAutomaC layout in its first lines")
 
 

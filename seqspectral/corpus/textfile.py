@@ -72,6 +72,16 @@ def check_start(path, head: bytes, name: str) -> None:
                                          f"(e.g. --encoding utf-8)")
 
 
+def check_head(path, data: bytes, encoding: str, cut: bool) -> None:
+    """Refuse the first bytes of ``path`` (``cut``: the file goes on) where they are not text in
+    ``encoding``, as :func:`decode` would (a character cut at the end is not counted)."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as e:
+        if not (cut and e.reason == "unexpected end of data"):
+            raise undecodable(path, data, encoding, e) from None
+
+
 def undecodable(path, data: bytes, name: str, error: UnicodeError) -> CorpusFormatError:
     """The one error of every reader for bytes that are not text in encoding ``name``: the
     file, the line and the bytes. ``error`` is Python's: a UnicodeDecodeError has the bytes'
