@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from ._inputs import refuse_nbest
 from ._common import _local_file, add_treebank_options, leaf_parser, note, read_treebank, treebank_reading
+from ._inputs import refuse_nbest
 
 HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
 

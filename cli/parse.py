@@ -7,9 +7,9 @@ import time
 
 from seqspectral.bounds import option_type
 
-from ._inputs import refuse_nbest
-from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
+from ._common import (MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
                       positive_int, predict_treebank, read_treebank, treebank_reading, warn)
+from ._inputs import refuse_nbest
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
 #: --tags: (use_xpos, use_feats, use_lemma); LEMMA only with all, since no toolkit step predicts it

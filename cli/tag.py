@@ -7,9 +7,9 @@ import time
 
 from seqspectral.bounds import option_type
 
-from ._inputs import refuse_empty_column, refuse_nbest
-from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
+from ._common import (add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
                       read_treebank, treebank_reading)
+from ._inputs import refuse_empty_column, refuse_nbest
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from ._common import (INHERITED, MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
+from ._common import (INHERITED, add_reading_options, add_sharding_options, leaf_parser, note,
                       positive_int, read_input, reading_of, shards_of)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
@@ -91,7 +91,9 @@ def _check_trees(corpus, path: str, fmt: str) -> None:
 
 
 def _states(text: str):
-    return text if text == "auto" else at_most(MAX_DIM)(text)
+    from seqspectral.bounds import option_type
+
+    return text if text == "auto" else option_type("tree_dim")(text)
 
 
 def _real_or_auto(text: str):
@@ -109,15 +111,11 @@ def _real_or_auto(text: str):
 
 
 def _check_dim(args, vocabulary) -> None:
-    """The spectral model's operators hold dim**3 numbers: its dimension (given, or with
-    ``--representation identity`` the number of symbols) within the bounds table's."""
+    """``--representation identity`` without ``--dim``: one dimension per symbol, within the
+    bounds table's (``--dim`` itself is checked by its option type)."""
     from seqspectral.bounds import check
 
-    if args.method != "spectral":
-        return
-    if isinstance(args.n_states, int):
-        check("tree_dim", args.n_states)
-    elif args.representation == "identity":
+    if args.method == "spectral" and args.n_states is None and args.representation == "identity":
         check("tree_dim", len(vocabulary), where=f"--representation identity over the symbols of {args.train[0]}:")
 
 
