@@ -105,8 +105,7 @@ def judge(code, text: str, output: Path | None, must_refuse: bool, expect: str |
     if code != 0 and output is not None and (output.exists() or _temp_files(output)):
         return "partial output"
     errors = [line for line in text.splitlines() if "error:" in line]
-    if code == 2 and expect is not None and (len(errors) != 1 or expect not in errors[0] or "/tmp" in errors[0]
-                                             and "/tmp" not in expect):
+    if code == 2 and expect is not None and (len(errors) != 1 or expect not in errors[0] or "/stdin" in errors[0]):
         return "message"
     return "ok"
 

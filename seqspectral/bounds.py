@@ -67,10 +67,11 @@ def check(name: str, value, where: str | None = None, most: int | None = None, m
     place = where or bound.option
     if isinstance(value, bool) or not isinstance(value, int):
         raise BoundError(f"{place}: expected an integer ({bound.what}), not {_short(value)}")
-    if not bound.low <= value <= high:
-        limit = f"{bound.low}..{high}"
+    if value < bound.low:
+        raise BoundError(f"{place} {value}: at least {bound.low} {bound.what}")
+    if value > high:
         reason = most_why if most is not None and most < bound.high else bound.why
-        raise BoundError(f"{place} {value}: {bound.what} must be in {limit} ({reason})")
+        raise BoundError(f"{place} {value}: at most {high} {bound.what} ({reason})")
     return value
 
 
