@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from ._common import _local_file, add_treebank_options, leaf_parser, note, read_treebank, treebank_reading
-from ._inputs import refuse_nbest
 
 HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
 
@@ -53,7 +52,6 @@ def run_parse(args) -> int:
 
     reading = treebank_reading(args)
     gold = read_treebank(args.gold, args, reading=reading)
-    refuse_nbest(gold, args.gold, "gold sentences")
     if not args.quiet and all(d == "_" for s in gold for d in s.deprels):
         note(f"{args.gold} has no DEPREL: LAS is UAS")
     by = _punctuation_rule(gold)
@@ -105,11 +103,9 @@ def run_tag(args) -> int:
     from seqspectral.treebank_scores import tag_scores
 
     reading = treebank_reading(args)
-    gold = read_treebank(args.gold, args, heads_required=False, reading=reading)
-    pred = read_treebank(args.pred, args, heads_required=False, reading=reading)
-    refuse_nbest(gold, args.gold, "gold sentences")
-    refuse_nbest(pred, args.pred, "tagged sentences (tag run without -k)")
-    result = tag_scores(gold, pred, args.field, names=(args.gold, args.pred))
+    result = tag_scores(read_treebank(args.gold, args, heads_required=False, reading=reading),
+                        read_treebank(args.pred, args, heads_required=False, reading=reading), args.field,
+                        names=(args.gold, args.pred))
     if args.json:
         print(json.dumps(result))
         return 0
