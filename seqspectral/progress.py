@@ -28,7 +28,9 @@ The rule, for a stage that is shown:
   rerank build: parser: running: 45.0 s, 44.1 CPU s (epochs 3/10)`` (a thread of this
   process writes it; on a terminal the bar's clock and note are refreshed instead);
 - **an interrupted stage is never reported as done**: a stage left by an exception (an
-  interrupt) writes no closing line.
+  interrupt) writes no closing line; one that has said it was running (its start line, a
+  heartbeat) ends with ``interrupted after 12.3 s, 12.0 CPU s; not finished`` (``stopped``
+  for another exception).
 
 Library code that loops (the perceptron's epochs, jackknifing's folds) opens *inner* stages
 (``inner=True``): inside a shown stage they count for its heartbeat and its bar's note, and
@@ -53,20 +55,21 @@ _TICK = 1.0
 
 
 def stage(desc: str, total: int | None = None, unit: str = "step", show: bool | None = None, stream=None,
-          unit_scale: bool = False, inner: bool = False) -> "Stage":
+          unit_scale: bool = False, inner: bool = False, announce: bool = False) -> "Stage":
     """A stage of work named ``desc`` of ``total`` units (None: unknown), reported per ``show``
     (or, ``inner``, only as part of the stage it runs in); ``unit_scale`` shows large counts as
-    1.2M (tokens, say)."""
-    return Stage(desc, total, unit, show, sys.stderr if stream is None else stream, unit_scale, inner)
+    1.2M (tokens, say); ``announce``: off a terminal, a line when it starts (a stage known to
+    be long: a build's)."""
+    return Stage(desc, total, unit, show, sys.stderr if stream is None else stream, unit_scale, inner, announce)
 
 
 class Stage:
     """One stage of work (see the module docstring); a context manager, ended by ``close``."""
 
     def __init__(self, desc: str, total: int | None, unit: str, show: bool | None, stream, unit_scale: bool = False,
-                 inner: bool = False):
+                 inner: bool = False, announce: bool = False):
         self.desc, self.total, self.unit, self.stream = desc, total, unit, stream
-        self.n, self.postfix, self._closed, self._stepped = 0, "", False, False
+        self.n, self.postfix, self._closed, self._stepped, self.announced = 0, "", False, False, False
         self._start, self._cpu = time.perf_counter(), time.process_time()
         self._step_start, self._step_cpu = self._start, self._cpu
         self._bar = None
@@ -81,6 +84,9 @@ class Stage:
 
             self._bar = tqdm(total=total, desc=desc, unit=unit, file=stream, leave=False,
                              unit_scale=unit_scale, dynamic_ncols=True)
+        if self.mode == "line" and announce:
+            self._say("started")
+            self.announced = True
         if self.mode != "off" and on_main:
             with _lock:
                 _open.append(self)
@@ -112,9 +118,10 @@ class Stage:
         if self._bar is not None:
             self._bar.set_postfix_str(text)
 
-    def close(self, failed: bool = False) -> None:
+    def close(self, failed: BaseException | bool = False) -> None:
         """End the stage: the bar is removed and the closing line written — none when the stage
-        ``failed`` (left by an exception, an interrupt: it is not done)."""
+        ``failed`` (the exception that left it, an interrupt: it is not done); a stage that said
+        it was running says instead that it did not finish."""
         if self._closed:
             return
         self._closed = True
@@ -123,6 +130,10 @@ class Stage:
                 _open.remove(self)
         if self._bar is not None:
             self._bar.close()
+        if failed and self.mode == "line" and self.announced:
+            how = "interrupted" if isinstance(failed, KeyboardInterrupt) else "stopped"
+            self._say(f"{how} after {time.perf_counter() - self._start:.1f} s, {time.process_time() - self._cpu:.1f} "
+                      "CPU s; not finished")
         if failed or self.mode not in ("bar", "line") or (self.mode == "line" and self._stepped):
             return
         self._say(f"{self.done()}{time.perf_counter() - self._start:.1f} s, {time.process_time() - self._cpu:.1f} "
@@ -144,8 +155,8 @@ class Stage:
     def __enter__(self) -> "Stage":
         return self
 
-    def __exit__(self, exc_type, *exc) -> None:
-        self.close(failed=exc_type is not None)
+    def __exit__(self, exc_type, exc, traceback) -> None:
+        self.close(failed=exc if exc is not None else exc_type is not None)
 
 
 # -- the heartbeat ---------------------------------------------------------------------------
@@ -154,9 +165,11 @@ _open: list[Stage] = []  # the stages open on the main thread, outermost first
 _said = [0.0]  # when a progress line was last written
 _lock = threading.Lock()
 _heartbeat: list[threading.Thread] = []
+_wake = threading.Event()
 
 
 def _start_heartbeat() -> None:
+    _wake.set()  # a new stage: the heartbeat looks again now (with the current _TICK)
     if not _heartbeat:
         thread = threading.Thread(target=_beat, name="seqspectral-progress", daemon=True)
         _heartbeat.append(thread)
@@ -165,7 +178,8 @@ def _start_heartbeat() -> None:
 
 def _beat() -> None:
     while True:
-        time.sleep(_TICK)
+        _wake.wait(_TICK)
+        _wake.clear()
         try:
             _tick(time.perf_counter())
         except Exception:  # noqa: BLE001 - a closed stream, a stage closing meanwhile: the work goes on
@@ -189,8 +203,9 @@ def _tick(now: float) -> None:
             top._bar.set_postfix_str(detail, refresh=False)
         top._bar.refresh()
     elif due:
+        top.announced = True
         top._say(f"running: {top.done()}{now - top._start:.1f} s, {time.process_time() - top._cpu:.1f} CPU s"
-                 f"{f' ({detail})' if detail else ''}")
+                 f"{f' ({detail or top.postfix})' if detail or top.postfix else ''}")
 
 
 def _is_terminal(stream) -> bool:

@@ -95,12 +95,15 @@ def test_finished_stages_are_kept_and_a_damaged_file_is_named_and_rebuilt(tmp_pa
 
 
 def test_off_a_terminal_a_stage_says_when_it_starts_beats_and_ends(tmp_path, monkeypatch):
-    monkeypatch.setattr(stages, "HEARTBEAT_S", 0.05)
+    from seqspectral import progress
+
+    monkeypatch.setattr(progress, "HEARTBEAT", 0.05)
+    monkeypatch.setattr(progress, "_TICK", 0.01)
     shown = Lines()
     _run(tmp_path, [Squares(pause=0.3)], stream=shown)
     lines = shown.lines
     assert lines[0] == "seqspectral: rerank build: squares: started"
-    assert any(line.startswith("seqspectral: rerank build: squares: running, ") for line in lines[1:-1])
+    assert any(line.startswith("seqspectral: rerank build: squares: running: ") for line in lines[1:-1])
     assert lines[-1].startswith("seqspectral: rerank build: squares: ") and " CPU s" in lines[-1]
 
 
