@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from seqspectral.bounds import BOUNDS, option_type
 
 from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
-                      read_treebank, treebank_reading)
+                      read_treebank, treebank_reading, warn)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -368,6 +368,12 @@ def run_run(args) -> int:
     pipeline = Pipeline.load(args.build)
     reading = treebank_reading(args, pipeline.reading)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
+    profile = getattr(pipeline.parser, "input_profile_", None)
+    given = set(pipeline.columns(sentences).get("given", ()))
+    for problem in profile.problems(sentences) if profile is not None and not args.quiet else ():
+        if any(f" {c.upper()} values were never seen" in problem for c in given):  # empty ones are predicted
+            warn(f"{'<stdin>' if args.input == STDIN else args.input}: {problem}; the build's parser reads it as "
+                 "given: expect poor trees (another tag set?)")
     out, columns = pipeline.run_with_columns(sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))
     if not args.quiet:

@@ -419,3 +419,11 @@ def test_sigint_from_the_entry_module_on_is_exit_130_with_one_line():
             "os.kill(os.getpid(), signal.SIGINT); time.sleep(10)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 130 and run.stderr == "seqspectral: interrupted (SIGINT)\n", run.stderr
+
+
+def test_a_model_run_on_another_tag_set_warns(files, tmp_path, capsys):
+    other = tmp_path / "other.conllu"
+    other.write_text("\n".join("\t".join(c[:3] + ["x" + c[3].lower()] + c[4:]) if len(c := line.split("\t")) == 10
+                               else line for line in (files / "small.conllu").read_text().split("\n")))
+    assert main(["parse", "run", str(files / "parser.npz"), str(other), "-o", str(tmp_path / "out")]) == 0
+    assert "100% of the UPOS values were never seen in training" in capsys.readouterr().err
