@@ -289,12 +289,14 @@ def register_build(rsub) -> None:
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
     b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
-    b.add_argument("-k", type=option_type("k"), default=50, metavar="K", help="candidates per n-best list (default 50)")
-    b.add_argument("--folds", type=option_type("folds"), default=3, metavar="F", help="jackknifing folds (default 3)")
+    # the build's sizes are checked by BuildOptions.check against the bounds table (seqspectral.bounds), as
+    # the values a build directory carries are
+    b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
+    b.add_argument("--folds", type=positive_int, default=3, metavar="F", help="jackknifing folds (default 3)")
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
                    help="gold: the parser reads the treebank's tag columns as given; predicted: it is trained on "
                         "jackknifed predicted UPOS/XPOS (no FEATS), for untagged input (default gold)")
-    b.add_argument("--tag-folds", type=option_type("tag_folds"), default=3, metavar="F",
+    b.add_argument("--tag-folds", type=positive_int, default=3, metavar="F",
                    help="--tags predicted: folds of the jackknifed training tags (default 3)")
     b.add_argument("--clusters-from", action="append", default=[], metavar="CORPUS",
                    help="unlabelled text (any corpus file; brown: NLTK's Brown corpus) for word-cluster features of "

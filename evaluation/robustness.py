@@ -58,7 +58,7 @@ from .common import EWT, REPO, RESULTS, describe, markdown_table, require_data, 
 
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 #: progress on stderr off a terminal: a finished stage (seqspectral.progress) or a note
-PROGRESS_LINE = re.compile(r"seqspectral: (note: |.+: (running: )?.*[0-9.]+ s, [0-9.]+ CPU s)")
+PROGRESS_LINE = re.compile(r"seqspectral: (note: |.+: (running: )?.*[0-9.]+ s, [0-9.]+ CPU s|.+: started$)")
 FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean", "message",
             "over bound")
 #: the bounds of a case run in a process of its own (seconds, resident bytes)

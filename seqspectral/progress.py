@@ -28,9 +28,9 @@ The rule, for a stage that is shown:
   rerank build: parser: running: 45.0 s, 44.1 CPU s (epochs 3/10)`` (a thread of this
   process writes it; on a terminal the bar's clock and note are refreshed instead);
 - **an interrupted stage is never reported as done**: a stage left by an exception (an
-  interrupt) writes no closing line; one that has said it was running (its start line, a
-  heartbeat) ends with ``interrupted after 12.3 s, 12.0 CPU s; not finished`` (``stopped``
-  for another exception).
+  interrupt, an error) writes no closing line; an interrupted one that has said it was
+  running (its start line, a heartbeat) ends with ``interrupted after 12.3 s, 12.0 CPU s;
+  not finished``.
 
 Library code that loops (the perceptron's epochs, jackknifing's folds) opens *inner* stages
 (``inner=True``): inside a shown stage they count for its heartbeat and its bar's note, and
@@ -120,8 +120,8 @@ class Stage:
 
     def close(self, failed: BaseException | bool = False) -> None:
         """End the stage: the bar is removed and the closing line written — none when the stage
-        ``failed`` (the exception that left it, an interrupt: it is not done); a stage that said
-        it was running says instead that it did not finish."""
+        ``failed`` (the exception that left it: it is not done; the error says why); an
+        interrupted stage that said it was running says that it did not finish."""
         if self._closed:
             return
         self._closed = True
@@ -130,10 +130,9 @@ class Stage:
                 _open.remove(self)
         if self._bar is not None:
             self._bar.close()
-        if failed and self.mode == "line" and self.announced:
-            how = "interrupted" if isinstance(failed, KeyboardInterrupt) else "stopped"
-            self._say(f"{how} after {time.perf_counter() - self._start:.1f} s, {time.process_time() - self._cpu:.1f} "
-                      "CPU s; not finished")
+        if isinstance(failed, KeyboardInterrupt) and self.mode == "line" and self.announced:
+            self._say(f"interrupted after {time.perf_counter() - self._start:.1f} s, "
+                      f"{time.process_time() - self._cpu:.1f} CPU s; not finished")
         if failed or self.mode not in ("bar", "line") or (self.mode == "line" and self._stepped):
             return
         self._say(f"{self.done()}{time.perf_counter() - self._start:.1f} s, {time.process_time() - self._cpu:.1f} "

@@ -52,8 +52,10 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
     for fmt in formats:
         reason = fmt.sniff(lines) if fmt.sniff is not None else None
         if reason:
+            if fmt.name == FALLBACK:  # no layout found: binary input is named by its first undecodable byte
+                check_head(path, data, encoding, cut=len(chunk) == 1 << 16)
             return Detection(fmt.name, reason)
-    check_head(path, data, encoding, cut=len(chunk) == 1 << 16)  # binary input: its first undecodable byte
+    check_head(path, data, encoding, cut=len(chunk) == 1 << 16)
     return Detection(FALLBACK, "no registered format's layout in its first lines")
 
 

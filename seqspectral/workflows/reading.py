@@ -66,7 +66,10 @@ def read_sentences(path, reading, heads_required: bool = True, name: str | None 
     if not nbest and "nbest_rank" in sentences[0].metadata:
         raise InputError(f"{shown}: an n-best file (candidates of parse run -k / tag run -k), not sentences")
     if max_words is not None:  # the bounds table's rule and message (seqspectral.bounds)
-        from seqspectral.bounds import check_sentences
+        from seqspectral.bounds import BoundError, check_sentences
 
-        check_sentences(sentences, shown, limit=max_words)
+        try:
+            check_sentences(sentences, shown, limit=max_words)
+        except BoundError as e:
+            raise InputError(str(e)) from None
     return Read(sentences, reading.format, notes, said)
