@@ -427,3 +427,16 @@ def test_a_model_run_on_another_tag_set_warns(files, tmp_path, capsys):
                                else line for line in (files / "small.conllu").read_text().split("\n")))
     assert main(["parse", "run", str(files / "parser.npz"), str(other), "-o", str(tmp_path / "out")]) == 0
     assert "100% of the UPOS values were never seen in training" in capsys.readouterr().err
+
+
+def test_an_output_fault_names_the_path_given_not_the_temporary_file(files, tmp_path, capsys, monkeypatch):
+    import os
+
+    def refuse(path, mode):  # the temporary file cannot be given its mode: as on a file system that refuses it
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(os, "chmod", refuse)
+    out = tmp_path / "out.conllu"
+    _refused(capsys, ["tag", "run", files / "tagger.npz", files / "small.conllu", "-o", out, "--quiet"],
+             f"{out}: Permission denied", output=out)
+    assert not list(tmp_path.glob(".out.conllu.*"))
