@@ -60,8 +60,8 @@ class ClustersStage(ModelStage):
         return bool(state.options.clusters_from)
 
     def key_parts(self, state):
-        return (state.inputs["train"], state.inputs["reading"], [_source_digest(p) for p in state.options.clusters_from],
-                CLUSTERS, CLUSTER_EMBEDDINGS)
+        sources = [_source_digest(p) for p in state.options.clusters_from]
+        return (state.inputs["train"], state.inputs["reading"], sources, CLUSTERS, CLUSTER_EMBEDDINGS)
 
     def compute(self, state, runner):
         return fit_clusters(state.train, state.options.clusters_from)
@@ -421,7 +421,7 @@ def fit_tree_model(sentences, field: str):
 
 
 def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
-    """``(train, dev, notes, warnings)``: the treebanks of a build, refused (one line naming
+    """``(train, dev, format, notes, warnings)``: the treebanks of a build, refused (one line naming
     the file) before anything is written when they are the wrong kind: a directory, no such
     file, raw text, an n-best file, no sentences, no UPOS tags, more folds than sentences."""
     from seqspectral.corpus import Reading
@@ -441,7 +441,7 @@ def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
     options.check_folds(len(train), train_path)
     notes = read_train.notes + (read_dev.notes if read_dev else [])
     said = read_train.warnings + (read_dev.warnings if read_dev else [])
-    return train, read_dev.sentences if read_dev else None, notes, said
+    return train, read_dev.sentences if read_dev else None, read_train.format, notes, said
 
 
 def build(directory, train_path, dev_path=None, options: BuildOptions | None = None, *, reading=None,
@@ -459,10 +459,11 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
     options.check()
     directory = Path(directory)
     manifest = read_manifest(directory)  # a damaged manifest is refused before anything is done
-    train, dev, notes, said = read_build_inputs(train_path, dev_path, options, reading)
+    train, dev, fmt, notes, said = read_build_inputs(train_path, dev_path, options, reading)
     from seqspectral.corpus import Reading
 
-    reading = reading or Reading()
+    reading = (reading or Reading()).updated(format=fmt)
+    created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     collected = list(notes)
 
@@ -475,15 +476,15 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
         if on_note is not None:
             on_note(message)
     runner = Runner(directory, manifest, progress, stream, note)
-    report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
-                      reading.updated(format=_format_of(train_path, reading)), workers)
+    try:
+        report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
+                          reading, workers)
+    except BaseException:
+        if created and not any(directory.iterdir()):  # stopped before a stage finished: no empty directory left
+            directory.rmdir()
+        raise
     report["notes"], report["warnings"] = collected, said
     with atomic_open(runner.path(REPORT), "w") as f:
         json.dump(report, f, indent=1)
     return report
 
-
-def _format_of(path, reading) -> str:
-    from seqspectral.corpus import detect
-
-    return reading.format if reading.format != "auto" else detect(path, reading.encoding).format

@@ -323,7 +323,7 @@ def fit_reranker(train, dev=None, reading=None, on_epoch=None, **params):
     the same kind of lists), its ``reading_`` the encoding its n-best files were read in."""
     from seqspectral.reranking import Reranker
 
-    reranker = Reranker(**params).fit(train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None,
-                                      sizes=train.sizes, on_epoch=on_epoch)
+    held = (dev.features, dev.loss, dev.sizes) if dev else None
+    reranker = Reranker(**params).fit(train.features, train.loss, dev=held, sizes=train.sizes, on_epoch=on_epoch)
     reranker.reading_ = _reading(reading).recorded()
     return reranker
