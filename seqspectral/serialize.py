@@ -304,27 +304,37 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     return header, arrays
 
 
-def _check_regular_file(path: Path) -> None:
-    """Refuse a path that is not a regular file, saying what it is (a link followed)."""
+def not_a_file(path) -> str | None:
+    """What ``path`` is when it is there but not a regular file (a link followed): "a
+    character device (a link to /dev/zero)", "a directory", ...; None for a regular file or
+    nothing at all. A file the toolkit reads or keeps must be a regular file: reading a device
+    may never end."""
     import os
     import stat
 
+    path = Path(path)
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        raise ModelFileError(f"{path}: no such model file"
-                             + (" (a link to a missing file)" if path.is_symlink() else "")) from None
-    except OSError as e:
-        raise ModelFileError(f"{path}: cannot be read ({e.strerror})") from None
-    if stat.S_ISDIR(mode):
-        built = (path / "build.json").is_file()
-        raise ModelFileError(f"{path}: a {'build ' if built else ''}directory, not a model file"
-                             + ("; run it with rerank run, or give one of its model files" if built else ""))
-    if not stat.S_ISREG(mode):
-        what = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
-                else "a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-        link = f" (a link to {os.path.realpath(path)})" if path.is_symlink() else ""
-        raise ModelFileError(f"{path}: {what}{link}, not a model file")
+    except OSError:
+        return "a link to a missing file" if path.is_symlink() else None
+    if stat.S_ISREG(mode):
+        return None
+    what = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else "a pipe" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return what + (f" (a link to {os.path.realpath(path)})" if path.is_symlink() else "")
+
+
+def _check_regular_file(path: Path) -> None:
+    """Refuse a path that is not a regular file, saying what it is (a link followed)."""
+    what = not_a_file(path)
+    if what is None and not path.exists():
+        raise ModelFileError(f"{path}: no such model file")
+    if what == "a directory" and (path / "build.json").is_file():
+        raise ModelFileError(f"{path}: a build directory, not a model file; run it with rerank run, or give one of "
+                             "its model files")
+    if what is not None:
+        raise ModelFileError(f"{path}: {what}, not a model file")
 
 
 def _read_header(zf: zipfile.ZipFile, by_name: dict) -> dict:

@@ -189,6 +189,14 @@ class Runner:
     def finished(self, name: str, key: str, files: list[str], state: BuildState | None = None) -> bool:
         """Whether stage ``name`` is recorded with ``key`` and every file is there with the bytes
         recorded; a file that is not is named in a note (and the stage is run again)."""
+        from seqspectral.serialize import not_a_file
+
+        from .reading import InputError
+
+        for f in files:  # a stage file replaced by a link to a device, a directory: refused, never read or written
+            what = not_a_file(self.path(f))
+            if what is not None:
+                raise InputError(f"{self.path(f)}: {what}, not a file of this build; remove it and run again")
         entry = self.manifest["stages"].get(name)
         if not entry or entry["key"] != key:
             return False
