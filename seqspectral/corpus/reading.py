@@ -15,7 +15,7 @@ import codecs
 from dataclasses import dataclass, replace
 
 from .errors import CorpusOptionError
-from .sentence import FIELDS
+from .options import FIELDS, SPLITS
 from .textfile import DEFAULT_ENCODING, check_encoding
 
 #: the fields a model file records (``errors`` and ``text_split`` say how to treat one file)
@@ -39,7 +39,6 @@ class Reading:
 
     def __post_init__(self):
         from .formats import get_format
-        from .rawtext import SPLITS
         from .tagsets import TAGSETS
 
         if self.format != "auto":

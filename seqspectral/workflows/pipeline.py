@@ -123,7 +123,7 @@ class Pipeline:
         """Which tag columns the parser reads come from where: ``{"given": [...],
         "predicted": [...], "missing": [...]}`` (a column is predicted when the input
         leaves it empty and the pipeline carries its tagger)."""
-        from .rerank_build import has_column
+        from seqspectral.corpus.columns import has_column
 
         columns = {"given": [], "predicted": [], "missing": []}
         for column in dict.fromkeys(["upos", *self.parser_columns] if self.parser is not None else self.taggers):

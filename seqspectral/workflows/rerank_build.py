@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from seqspectral.corpus.columns import has_column
 from seqspectral.io import atomic_open
 
 from .folds import fold_blocks, load_trees, parallel_map, parse_fold, save_trees, tag_fold
@@ -41,15 +42,6 @@ PREDICTED_XPOS = True
 #: CCA embeddings they cluster (Koo et al. 2008's two granularities; chosen on EWT dev)
 CLUSTERS = {"coarse": 64, "fine": 1024}
 CLUSTER_EMBEDDINGS = {"n_components": 50, "window": 2, "min_count": 2, "lowercase": True, "digits": True}
-
-
-def has_column(sentences, column: str) -> bool:
-    """Whether any word of ``sentences`` has a value in ``column`` (upos, xpos, feats or lemma)."""
-    for s in sentences:
-        values = s.feats if column == "feats" else s.column(column)
-        if values and any(v not in ("_", "") for v in values):
-            return True
-    return False
 
 
 # -- the stages ---------------------------------------------------------------------------------
