@@ -255,6 +255,11 @@ def run_apply(args) -> int:
     from seqspectral.workflows.training import require_content
 
     reranker = serialize.load(args.reranker, kind="reranker")
+    if reranker.ranks_ not in KINDS:  # trained in Python on features of no candidate kind
+        from .main import UsageError
+
+        raise UsageError(f"{args.reranker}: a reranker of features, not of parses or tag sequences: it cannot read "
+                         "n-best files")
     kind = KINDS[reranker.ranks_]
     if args.tree_model or args.lm:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)

@@ -262,7 +262,7 @@ class Reranker(Estimator):
         return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
                        **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}},
                       values={"dense_names": Value("strings"), "dropped_names": Value("strings"),
-                              "templates": Value("string", ("", *TEMPLATES)), "ranks": Value("string", ("parses", "tags"))})
+                              "templates": Value("string", ("", *TEMPLATES)), "ranks": Value("string", ("", "parses", "tags"))})
 
     @classmethod
     def from_state(cls, header, arrays):
