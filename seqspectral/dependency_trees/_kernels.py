@@ -124,8 +124,21 @@ def _work(longest, k):
 
 
 @njit(cache=True)
-def _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, w):
-    """Pass 1 of ``spectral_states``: the state marginals, top-down."""
+def _times(out, x, A):
+    """out = x A (a row times a matrix): each entry summed over the rows of A in order, as
+    a dot product would, but the entries side by side (one vectorised loop per row of A)."""
+    out[:] = 0.0
+    for e in range(len(x)):
+        xe = x[e]
+        row = A[e]
+        for c in range(len(out)):
+            out[c] += xe * row[c]
+
+
+@njit(cache=True)
+def _marginals(parent, is_left, order, lo, hi, cinf, ELT, ERT, w):
+    """Pass 1 of ``spectral_states``: the state marginals, top-down (``ELT``, ``ERT``: E_L
+    and E_R transposed, so that E w = w E^T is ``_times``)."""
     k = len(cinf)
     for q in range(lo, hi):
         i = order[q]
@@ -134,12 +147,7 @@ def _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, w):
             for c in range(k):
                 w[i - lo, c] = cinf[c]
         else:
-            E = EL if is_left[i] else ER
-            for r in range(k):
-                acc = 0.0
-                for c in range(k):
-                    acc += E[r, c] * w[g - lo, c]
-                w[i - lo, r] = acc
+            _times(w[i - lo], w[g - lo], ELT if is_left[i] else ERT)
 
 
 @njit(cache=True)
@@ -164,12 +172,13 @@ def _same_inside(i, lo, child_start, child_list, w, same, src_lo, src_child_star
 
 @njit(cache=True)
 def _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work, v, tmp,
-            src_lo, src_child_start, src_child_list, src_work):
+            src_lo, src_is_left, src_child_start, src_child_list, src_work):
     """Pass 2 of ``spectral_states``: the inside rows, bottom-up, and each dependent's
-    operator. With a source sentence (``src_lo`` >= 0: the same words, heads that differ
-    in places), a word whose inputs are the source's (``_same_inside``) takes its row and
-    its dependents' operators from ``src_work`` instead of recomputing them (k^3 per arc).
-    Returns the number of rows reset."""
+    operator. With a source sentence (``src_lo`` >= 0: the same words and the same root
+    attachments, heads that differ in places), a word whose inputs are the source's
+    (``_same_inside``) takes its row and its dependents' operators from ``src_work``, and
+    any dependent whose row is the source's, on the same side, takes its operator from
+    there (k^3 each) instead of recomputing them. Returns the number of rows reset."""
     w, b, M, _, reset, same = work
     k = len(c1)
     n_reset = 0
@@ -193,12 +202,11 @@ def _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR
         for t in range(child_start[i], child_start[i + 1]):
             ch = child_list[t]
             Mc = M[ch - lo]
-            _operator(Mc, b[ch - lo], KL if is_left[ch] else KR)
-            for c in range(k):
-                acc = 0.0
-                for e in range(k):
-                    acc += v[e] * Mc[e, c]
-                tmp[c] = acc
+            if src_lo >= 0 and same[ch - lo] and is_left[ch] == src_is_left[src_lo + ch - lo]:
+                Mc[:, :] = src_work[2][ch - lo]
+            else:
+                _operator(Mc, b[ch - lo], KL if is_left[ch] else KR)
+            _times(tmp, v, Mc)
             v[:] = tmp
         rho = 0.0
         for c in range(k):
@@ -216,7 +224,7 @@ def _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR
 
 
 @njit(cache=True)
-def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work, s, tmp, states):
+def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, ELT, ERT, work, s, tmp, states):
     """Pass 3 of ``spectral_states``: the predictive states, top-down. Returns the number
     of columns replaced and steps skipped."""
     w, _, M, a, _, _ = work
@@ -233,12 +241,7 @@ def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cin
             s[c] = a[i - lo, c]
         for t in range(child_start[i], child_start[i + 1]):
             ch = child_list[t]
-            E = EL if is_left[ch] else ER
-            for r in range(k):
-                acc = 0.0
-                for c in range(k):
-                    acc += E[r, c] * s[c]
-                a[ch - lo, r] = acc
+            _times(a[ch - lo], s, ELT if is_left[ch] else ERT)
             if not _unit_mass(a[ch - lo], c1):
                 n_reset += 1
                 for c in range(k):
@@ -260,18 +263,19 @@ def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cin
 
 
 @njit(cache=True)
-def _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, KL, KR,
-                     emit, work, v, s, tmp, states, src_lo, src_child_start, src_child_list, src_work):
+def _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, ELT, ERT, KL, KR,
+                     emit, work, v, s, tmp, states, src_lo, src_is_left, src_child_start, src_child_list, src_work):
     """The three passes of ``spectral_states`` over the sentence ``[lo, hi)`` (with a source
-    sentence: ``_inside``); returns the number of vectors reset."""
-    _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, work[0])
+    sentence: ``_inside``; ``ELT``, ``ERT``: E_L, E_R transposed); returns the number of
+    vectors reset."""
+    _marginals(parent, is_left, order, lo, hi, cinf, ELT, ERT, work[0])
     n_reset = _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work, v, tmp,
-                      src_lo, src_child_start, src_child_list, src_work)
-    return n_reset + _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work,
+                      src_lo, src_is_left, src_child_start, src_child_list, src_work)
+    return n_reset + _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, ELT, ERT, work,
                                  s, tmp, states)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def spectral_states(symbols, offsets, parent, is_left, order, child_start, child_list,
                     c1, cinf, EL, ER, KL, KR, emit, states):
     """The predictive state of every word of a corpus under the observable tree model.
@@ -290,18 +294,19 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     Work arrays hold one sentence (rows indexed by the word's position in it).
     """
     k = len(c1)
+    ELT, ERT = EL.T.copy(), ER.T.copy()
     work = _work(_longest(offsets), k)
     v, s, tmp = np.empty(k), np.empty(k), np.empty(k)
     none = np.zeros(1, np.int64)
     n_reset = 0
     for j in range(len(offsets) - 1):
         n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, offsets[j],
-                                    offsets[j + 1], c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states,
-                                    -1, none, none, work)
+                                    offsets[j + 1], c1, cinf, ELT, ERT, KL, KR, emit, work, v, s, tmp, states,
+                                    -1, is_left, none, none, work)
     return n_reset
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def spectral_states_with_copies(symbols, offsets, parent, is_left, order, child_start, child_list,
                                 copy_symbols, copy_offsets, copy_parent, copy_is_left, copy_order,
                                 copy_child_start, copy_child_list, source,
@@ -313,6 +318,7 @@ def spectral_states_with_copies(symbols, offsets, parent, is_left, order, child_
     re-attached costs the k^3 work of the words whose subtree or marginal moved, not of
     all. The same numbers as two ``spectral_states`` calls; returns the two reset counts."""
     k = len(c1)
+    ELT, ERT = EL.T.copy(), ER.T.copy()
     work, copy_work = _work(_longest(offsets), k), _work(_longest(copy_offsets), k)
     v, s, tmp = np.empty(k), np.empty(k), np.empty(k)
     none = np.zeros(1, np.int64)
@@ -321,12 +327,13 @@ def spectral_states_with_copies(symbols, offsets, parent, is_left, order, child_
     for j in range(len(offsets) - 1):
         lo = offsets[j]
         n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, offsets[j + 1],
-                                    c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states, -1, none, none, work)
+                                    c1, cinf, ELT, ERT, KL, KR, emit, work, v, s, tmp, states, -1, is_left, none,
+                                    none, work)
         while r < len(source) and source[r] == j:
             n_copy_reset += _sentence_states(copy_symbols, copy_parent, copy_is_left, copy_order, copy_child_start,
-                                             copy_child_list, copy_offsets[r], copy_offsets[r + 1], c1, cinf, EL, ER,
-                                             KL, KR, emit, copy_work, v, s, tmp, copy_states, lo, child_start,
-                                             child_list, work)
+                                             copy_child_list, copy_offsets[r], copy_offsets[r + 1], c1, cinf, ELT, ERT,
+                                             KL, KR, emit, copy_work, v, s, tmp, copy_states, lo, is_left,
+                                             child_start, child_list, work)
             r += 1
     return n_reset, n_copy_reset
 
@@ -427,7 +434,7 @@ def _floored_block_sum(q, unit, n):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def floored_conditionals(q, symbols, units, own, total, floored):
     """Per word i (a row of ``q``: the positive weights of every symbol) and floor f (a
     row of ``units``: the floor times each symbol's frequency): ``own[f, i]``, the

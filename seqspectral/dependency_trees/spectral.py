@@ -259,9 +259,12 @@ class SpectralTreeModel(Estimator):
 
     def _select(self, stats, vocabulary, held_out, on: str):
         """Every (ridge, shrinkage, floor) scored on ``held_out`` (operators built apart,
-        nothing of the estimator written) and the chosen one estimated; the SelectionResult."""
-        from functools import cache
+        nothing of the estimator written) and the chosen one estimated; the SelectionResult.
+        The (ridge, shrinkage) pairs are scored on the CPUs this process may use (the
+        compiled passes release the GIL; each pair's numbers are the same on any thread)."""
+        from itertools import product
 
+        from seqspectral.corpus.chunks import thread_map
         from seqspectral.selection import TREE_FLOOR_GRID, TREE_RIDGE_GRID, TREE_SHRINKAGE_GRID, grid_search
 
         ridges = TREE_RIDGE_GRID if self.ridge == "auto" else (self.ridge,)
@@ -276,7 +279,6 @@ class SpectralTreeModel(Estimator):
                 raise SpectralTreeError("choosing by ranking needs held-out trees of at least 3 words")
             layouts = tree_layout(held_out), tree_layout(rivals)
 
-        @cache
         def scored(ridge, shrinkage):  # every floor from one pass of predictive states
             ops = operators(moments, U, stats, ridge, shrinkage, info["kind"] == "identity")
             if self.selection == "likelihood":
@@ -287,8 +289,10 @@ class SpectralTreeModel(Estimator):
             return [float(np.mean(_tree_sums(gold, held_out)[index] > _tree_sums(rival, rivals)))
                     for gold, rival in zip(per_token, per_rival)]
 
+        pairs = list(product(ridges, shrinkages))
+        scores = dict(zip(pairs, thread_map(lambda pair: scored(*pair), pairs)))
         result = grid_search({"ridge": ridges, "shrinkage": shrinkages, "floor": floors},
-                             lambda ridge, shrinkage, floor: scored(ridge, shrinkage)[floors.index(floor)], on)
+                             lambda ridge, shrinkage, floor: scores[ridge, shrinkage][floors.index(floor)], on)
         self._estimate(stats, vocabulary, **result.chosen, prepared=(U, info, moments))
         return result
 
@@ -513,6 +517,9 @@ def conditional_log_probs_with_copies(ops: Operators, corpus, copies, source, fr
     rows its sentence shares (``_kernels.spectral_states_with_copies``): the same numbers
     for a fraction of the work. ``layouts``: the two :func:`tree_layout` when known.
     Returns (per-token arrays of ``corpus``, per-token arrays of ``copies``), one per floor."""
+    sources = corpus.subset(source)
+    if not (np.array_equal(sources.symbols, copies.symbols) and np.array_equal(sources.heads == 0, copies.heads == 0)):
+        raise ValueError("each copy needs the words and the root attachments of its sentence")
     layout, copy_layout = layouts or (tree_layout(corpus), tree_layout(copies))
     states = np.empty((corpus.n_tokens, len(ops.c1)))
     copy_states = np.empty((copies.n_tokens, len(ops.c1)))

@@ -20,7 +20,6 @@ import numpy as np
 
 from ..corpus import Corpus, Vocabulary
 from ..metrics import event_report
-from ..automata.floor_sweep import floor_sweep
 from ..selection import CandidateFailed, SelectionError, select_and_refit
 from .methods import METHODS, make_estimator
 from .mixture import Interpolated, select_weight
@@ -80,6 +79,8 @@ def train_lm(train: Corpus, method: str, n_states="auto", dev: Corpus | None = N
             if mixing:
                 sweep = estimator.held_out_
                 if sweep is None:  # nothing was chosen: one pass for the weights alone
+                    from ..automata.floor_sweep import floor_sweep  # a learner's: the n-grams never need it
+
                     sweep = floor_sweep(estimator.model_, held, [estimator.floor_], **partner)
                 weight = select_weight(sweep.mixed(estimator.floor_), len(held), on)
                 selection = _merged(selection, fitted["lower"].selection_.prefixed("mixture_"), weight)
