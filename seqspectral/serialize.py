@@ -65,6 +65,9 @@ KINDS = {
     "dependency_labeler": "seqspectral.parsing.labeler:DependencyLabeler",
     "reranker": "seqspectral.reranking.reranker:Reranker",
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
+    "features_tagger": "seqspectral.tagging.features:FeaturesTagger",
+    "lemmatiser": "seqspectral.tagging.lemmatiser:Lemmatiser",
+    "column_taggers": "seqspectral.tagging.columns:ColumnTaggers",
 }
 #: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
 TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")

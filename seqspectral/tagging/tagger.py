@@ -19,7 +19,7 @@ from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_sel
 from seqspectral.selection import SelectionResult
 
 from . import _kernels
-from .words import encode
+from .words import word_slots
 
 
 class PerceptronTagger(Estimator):
@@ -47,9 +47,8 @@ class PerceptronTagger(Estimator):
 
     # -- features and gold tags ------------------------------------------------------------
     def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
-        table = encode([s.forms for s in sentences], self.clusters)
-        return _kernels.token_slots(table.atoms, table.types, table.offsets, (1 << self.hash_bits) - 1,
-                                    self.clusters is not None), table.offsets
+        slots, table = word_slots([s.forms for s in sentences], self.clusters, self.hash_bits)
+        return slots, table.offsets
 
     def _gold(self, sentences) -> np.ndarray:
         """The ``field`` column as tag ids (-1 for a tag the tagger does not know)."""

@@ -78,3 +78,12 @@ def encode(form_lists, clusters=None) -> WordTable:
         if clusters is not None:
             atoms[:, -2:] = clusters.ids(list(ids))
     return WordTable(atoms, types, offsets)
+
+
+def word_slots(form_lists, clusters, hash_bits: int) -> tuple[np.ndarray, WordTable]:
+    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
+    rows) and the word table they come from."""
+    from ._kernels import token_slots
+
+    table = encode(form_lists, clusters)
+    return token_slots(table.atoms, table.types, table.offsets, (1 << hash_bits) - 1, clusters is not None), table

@@ -1,0 +1,260 @@
+"""The lemmatiser: edit scripts from form to lemma, chosen per word by a classifier.
+
+Every training pair (form, lemma) gives an edit script (:func:`edit_script`): the case rule
+(``keep`` the form's case, or ``lower`` it first), then around the longest substring the
+two share, the prefix of the form to remove and the one to put instead, and the same at the
+end (``running`` → ``run``: remove ``ning``, add nothing; ``better`` → ``good`` shares
+nothing: the whole form is replaced) — the suffix/prefix rewrite classes of UDPipe's
+lemmatiser (Straka et al. 2016) and of spaCy's edit trees, flattened to one prefix and one
+suffix rule. A script applies to a form that starts and ends with what it removes, so a
+word never seen in training gets the scripts of words that end like it.
+
+A word whose (form, UPOS) had one lemma only in training (and was seen ``min_count``
+times) gets that lemma; every other word the script the per-token averaged perceptron of
+:mod:`.token_classifier` prefers among the scripts that apply to its form and were seen with
+its UPOS (those that apply at all when none was), with the tagger's features and the
+sentence's UPOS, XPOS and FEATS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from seqspectral.base import Estimator, integer, seed
+from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
+from seqspectral.selection import SelectionResult
+
+from . import token_classifier as tc
+from .features import has_column
+
+#: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
+Script = tuple
+
+
+def _common_substring(a: str, b: str) -> tuple[int, int, int]:
+    """(start in ``a``, start in ``b``, length) of the longest common substring (the first)."""
+    best = (0, 0, 0)
+    prev = [0] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        cur = [0] * (len(b) + 1)
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                cur[j] = prev[j - 1] + 1
+                if cur[j] > best[2]:
+                    best = (i - cur[j], j - cur[j], cur[j])
+        prev = cur
+    return best
+
+
+def edit_script(form: str, lemma: str) -> Script:
+    """The cheapest script (characters removed plus added; ``lower`` on ties) turning
+    ``form`` into ``lemma``."""
+    out = None
+    for case, source in (("lower", form.lower()), ("keep", form)):
+        i, j, n = _common_substring(source, lemma)
+        script = (case, source[:i], lemma[:j], source[i + n:], lemma[j + n:]) if n else (case, "", "", source, lemma)
+        cost = sum(len(x) for x in script[1:])
+        if out is None or cost < out[0]:
+            out = (cost, script)
+    return out[1]
+
+
+def apply_script(script: Script, form: str) -> str | None:
+    """The lemma ``script`` makes of ``form`` (None when it does not apply)."""
+    case, pre_cut, pre_add, suf_cut, suf_add = script
+    source = form.lower() if case == "lower" else form
+    if len(source) < len(pre_cut) + len(suf_cut) or not source.startswith(pre_cut) or not source.endswith(suf_cut):
+        return None
+    return pre_add + source[len(pre_cut):len(source) - len(suf_cut)] + suf_add
+
+
+class Lemmatiser(Estimator):
+    """Fills the LEMMA column of CoNLL-U sentences (module docstring).
+
+    Parameters: ``epochs`` (the best on dev kept when dev is given); ``hash_bits`` (2**hash_bits
+    weights shared by every (feature, script) pair); ``min_count`` (how often a (form, UPOS)
+    with one lemma must have been seen for that lemma to be used as it is; 0: never, the
+    classifier decides every word); ``clusters`` (as the tagger's); ``random_state``.
+    """
+
+    kind = "lemmatiser"
+    field = "lemma"
+    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(8, 26), "min_count": integer(0),
+                         "clusters": lambda v: None if v is None or hasattr(v, "ids") else
+                         "fitted word clusters or None",
+                         "random_state": seed}
+
+    def __init__(self, *, epochs=10, hash_bits=22, min_count=1, clusters=None, random_state=0):
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.min_count = min_count
+        self.clusters = clusters
+        self.random_state = random_state
+
+    # -- the scripts a word may take -------------------------------------------------------
+    def _index(self):
+        """(case, removed suffix) -> [(script id, script)], and UPOS -> set of script ids."""
+        by_suffix: dict = {}
+        for i, script in enumerate(self.scripts_):
+            by_suffix.setdefault((script[0], script[3]), []).append((i, script))
+        return by_suffix, {u: set(ids) for u, ids in self.by_upos_.items()}
+
+    def _candidates(self, sentences) -> tc.Candidates:
+        by_suffix, by_upos = self._index()
+        memo: dict = {}
+        per_token = []
+        for s in sentences:
+            for form, upos in zip(s.forms, s.upos):
+                key = (form, upos)
+                if key not in memo:
+                    applies = []
+                    for case, source in (("lower", form.lower()), ("keep", form)):
+                        for k in range(len(source) + 1):
+                            for i, script in by_suffix.get((case, source[len(source) - k:]), ()):
+                                if apply_script(script, form) is not None:
+                                    applies.append(i)
+                    seen = by_upos.get(upos, ())
+                    memo[key] = np.array(sorted(i for i in applies if i in seen) or sorted(applies), dtype=np.int32)
+                per_token.append(memo[key])
+        return tc.Candidates.of(per_token)
+
+    # -- training --------------------------------------------------------------------------
+    def fit(self, sentences, dev=None, on_epoch=None):
+        """Train on the words of ``sentences`` whose LEMMA is given (not ``_``), with their gold
+        UPOS, XPOS and FEATS as features; with ``dev`` the epoch of the best dev accuracy is
+        kept (``selection_``)."""
+        self._validate_params()
+        sentences = list(sentences)
+        if not has_column(sentences, "lemmas"):
+            raise ValueError("the training sentences have no LEMMA (the column is _ throughout)")
+        pairs = [(f, u, l) for s in sentences for f, u, l in zip(s.forms, s.upos, s.lemmas) if l != "_"]
+        scripts = {p: edit_script(p[0], p[2]) for p in set(pairs)}
+        self.scripts_ = sorted(set(scripts.values()))
+        index = {sc: i for i, sc in enumerate(self.scripts_)}
+        self.by_upos_ = {}
+        for (f, u, l), sc in sorted(scripts.items()):
+            self.by_upos_.setdefault(u, set()).add(index[sc])
+        self.by_upos_ = {u: sorted(ids) for u, ids in self.by_upos_.items()}
+        self.lexicon_ = self._lexicon(pairs)
+        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
+        given = np.array([l != "_" for s in sentences for l in s.lemmas], dtype=bool)
+        gold = np.array([index[scripts[(f, u, l)]] if l != "_" else -1 for s in sentences
+                         for f, u, l in zip(s.forms, s.upos, s.lemmas)], dtype=np.int32)
+        candidates = self._candidates(sentences)
+        keep = np.flatnonzero(given)
+        candidates = tc.Candidates.of([candidates.classes[candidates.offsets[t]:candidates.offsets[t + 1]]
+                                       for t in keep])
+        held = None
+        if dev:
+            dev = list(dev)
+            dev_gold = [l for s in dev for l in s.lemmas]
+            dev_slots = tc.token_features(dev, self.clusters, self.hash_bits)[0]
+            dev_forms = [f for s in dev for f in s.forms]
+            held = (dev_slots, self._candidates(dev),
+                    lambda pred: _accuracy([apply_script(self.scripts_[c], f) for c, f in zip(pred, dev_forms)],
+                                           dev_gold))
+        run = tc.train(slots[keep], candidates, gold[keep], epochs=self.epochs, hash_bits=self.hash_bits,
+                       random_state=self.random_state, dev=held, on_epoch=on_epoch)
+        self.history_, self.weights_ = run.history, run.model
+        self.selection_ = epoch_selection(run)
+        return self
+
+    def _lexicon(self, pairs) -> dict:
+        """(form, UPOS) -> lemma for the pairs seen ``min_count`` times or more with one lemma."""
+        if not self.min_count:
+            return {}
+        seen: dict = {}
+        for f, u, l in pairs:
+            lemmas, n = seen.get((f, u), (set(), 0))
+            lemmas.add(l)
+            seen[(f, u)] = (lemmas, n + 1)
+        return {k: next(iter(lemmas)) for k, (lemmas, n) in seen.items() if len(lemmas) == 1 and n >= self.min_count}
+
+    # -- lemmatising -----------------------------------------------------------------------
+    def predict(self, sentences) -> list[list[str]]:
+        """The lemma of every word of every sentence (their UPOS, XPOS and FEATS read as they are)."""
+        self._check_fitted()
+        sentences = list(sentences)
+        known = [[self.lexicon_.get((f, u)) for f, u in zip(s.forms, s.upos)] for s in sentences]
+        rest = [i for i, k in enumerate(known) if None in k]
+        if rest:
+            chosen = self._classify([sentences[i] for i in rest])
+            at = 0
+            for i in rest:
+                row = known[i]
+                n = len(row)
+                for j in range(n):
+                    if row[j] is None:
+                        row[j] = chosen[at + j]
+                at += n
+        return known
+
+    def _classify(self, sentences) -> list[str]:
+        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
+        classes = tc.classify(slots, self._candidates(sentences), self.weights_, self.hash_bits)
+        forms = [f for s in sentences for f in s.forms]
+        return [apply_script(self.scripts_[c], f) if c >= 0 else f for c, f in zip(classes.tolist(), forms)]
+
+    def tag(self, sentences) -> list:
+        """Copies of ``sentences`` with LEMMA filled."""
+        sentences = list(sentences)
+        return [replace(s, lemmas=l) for s, l in zip(sentences, self.predict(sentences))]
+
+    def score(self, sentences) -> float:
+        """Lemma accuracy (%) over the words whose gold lemma is given."""
+        sentences = list(sentences)
+        return _accuracy([l for p in self.predict(sentences) for l in p], [l for s in sentences for l in s.lemmas])
+
+    # -- model files -----------------------------------------------------------------------
+    def to_state(self):
+        self._check_fitted()
+        from seqspectral import serialize
+
+        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
+        lexicon = sorted(self.lexicon_.items())
+        header = {"params": params, "scripts": [list(s) for s in self.scripts_], "by_upos": self.by_upos_,
+                  "lexicon": [[f, u, l] for (f, u), l in lexicon], "history": self.history_}
+        if self.selection_ is not None:
+            header["selection"] = self.selection_.to_json()
+        arrays = sparse_state("weights", self.weights_)
+        if self.clusters is not None:
+            header["clusters"], inner = serialize.nest("clusters", self.clusters)
+            arrays.update(inner)
+        return header, arrays
+
+    @classmethod
+    def schema(cls, header):
+        from seqspectral.serialize import nested_schema, Schema, size
+
+        scripts = header["scripts"]
+        if not isinstance(scripts, list) or not all(
+                isinstance(s, list) and len(s) == 5 and s[0] in ("keep", "lower") and all(isinstance(x, str) for x in s)
+                for s in scripts):
+            raise ValueError("the edit scripts are not lists of a case rule and four strings")
+        schema = Schema(sparse_schema("weights", size(header["params"]["hash_bits"], "hash_bits", 1, 30)))
+        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        from seqspectral.serialize import unnest
+
+        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
+        model = cls(**header["params"], clusters=clusters)
+        model.scripts_ = [tuple(s) for s in header["scripts"]]
+        n = len(model.scripts_)
+        model.by_upos_ = {str(u): [int(i) for i in ids] for u, ids in header["by_upos"].items()}
+        if any(not 0 <= i < n for ids in model.by_upos_.values() for i in ids):
+            raise ValueError("a UPOS lists a script the lemmatiser does not have")
+        model.lexicon_ = {(str(f), str(u)): str(l) for f, u, l in header["lexicon"]}
+        model.weights_ = dense_from_state("weights", arrays, 1 << model.hash_bits)
+        model.history_ = header["history"]
+        model.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
+        return model
+
+
+def _accuracy(pred, gold) -> float:
+    """Accuracy (%) over the words whose gold lemma is given (not ``_``)."""
+    pairs = [(p, g) for p, g in zip(pred, gold) if g != "_"]
+    return 100.0 * sum(p == g for p, g in pairs) / len(pairs) if pairs else 0.0
