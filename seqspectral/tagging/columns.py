@@ -81,10 +81,14 @@ class ColumnTaggers(Estimator):
 
     def tag(self, sentences) -> list:
         """Copies of ``sentences`` with every learnt column predicted, in :data:`FIELDS` order."""
+        from .words import encode
+
         self._check_fitted()
+        sentences = list(sentences)
+        table = encode([s.forms for s in sentences], self.clusters)  # once for every model
         for model in self.models_.values():
-            sentences = model.tag(sentences)
-        return list(sentences)
+            sentences = model.tag(sentences, table)
+        return sentences
 
     def score(self, sentences) -> dict:
         """Each learnt column's accuracy (%) on ``sentences`` when the models run one after the

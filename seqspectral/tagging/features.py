@@ -108,20 +108,21 @@ class FeaturesTagger(Estimator):
         self.selection_ = epoch_selection(run)
         return self
 
-    def predict(self, sentences) -> list[list[str]]:
-        """The FEATS of every word of every sentence (their UPOS and XPOS read as they are)."""
+    def predict(self, sentences, table=None) -> list[list[str]]:
+        """The FEATS of every word of every sentence (their UPOS and XPOS read as they are;
+        ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
+        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
         names = np.array(self.bundles_, dtype=object)[tc.classify(slots, self._candidates(sentences), self.weights_,
                                                                   self.hash_bits)]
         bounds = np.cumsum([0] + [len(s) for s in sentences])
         return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
 
-    def tag(self, sentences) -> list:
+    def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with FEATS predicted."""
         sentences = list(sentences)
-        return [replace(s, feats=f) for s, f in zip(sentences, self.predict(sentences))]
+        return [replace(s, feats=f) for s, f in zip(sentences, self.predict(sentences, table))]
 
     def score(self, sentences) -> float:
         """Accuracy (%) of whole FEATS values on ``sentences``."""

@@ -101,19 +101,25 @@ class Lemmatiser(Estimator):
             by_suffix.setdefault((script[0], script[3]), []).append((i, script))
         return by_suffix, {u: set(ids) for u, ids in self.by_upos_.items()}
 
-    def _candidates(self, sentences) -> tc.Candidates:
+    def _candidates(self, sentences, needed=None) -> tc.Candidates:
+        """Each word's candidate scripts (none for the words ``needed`` says are not, a list of
+        booleans per sentence)."""
         by_suffix, by_upos = self._index()
         memo: dict = {}
         per_token = []
-        for s in sentences:
-            for form, upos in zip(s.forms, s.upos):
+        none = np.zeros(0, dtype=np.int32)
+        for n, s in enumerate(sentences):
+            for j, (form, upos) in enumerate(zip(s.forms, s.upos)):
+                if needed is not None and not needed[n][j]:
+                    per_token.append(none)
+                    continue
                 key = (form, upos)
                 if key not in memo:
                     applies = []
                     for case, source in (("lower", form.lower()), ("keep", form)):
                         for k in range(len(source) + 1):
                             for i, script in by_suffix.get((case, source[len(source) - k:]), ()):
-                                if apply_script(script, form) is not None:
+                                if len(source) >= len(script[1]) + k and source.startswith(script[1]):
                                     applies.append(i)
                     seen = by_upos.get(upos, ())
                     memo[key] = np.array(sorted(i for i in applies if i in seen) or sorted(applies), dtype=np.int32)
@@ -137,7 +143,7 @@ class Lemmatiser(Estimator):
         for (f, u, l), sc in sorted(scripts.items()):
             self.by_upos_.setdefault(u, set()).add(index[sc])
         self.by_upos_ = {u: sorted(ids) for u, ids in self.by_upos_.items()}
-        self.lexicon_ = self._lexicon(pairs)
+        self.lexicon_ = tc.unambiguous([p[:2] for p in pairs], [p[2] for p in pairs], self.min_count)
         slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
         given = np.array([l != "_" for s in sentences for l in s.lemmas], dtype=bool)
         gold = np.array([index[scripts[(f, u, l)]] if l != "_" else -1 for s in sentences
@@ -161,46 +167,30 @@ class Lemmatiser(Estimator):
         self.selection_ = epoch_selection(run)
         return self
 
-    def _lexicon(self, pairs) -> dict:
-        """(form, UPOS) -> lemma for the pairs seen ``min_count`` times or more with one lemma."""
-        if not self.min_count:
-            return {}
-        seen: dict = {}
-        for f, u, l in pairs:
-            lemmas, n = seen.get((f, u), (set(), 0))
-            lemmas.add(l)
-            seen[(f, u)] = (lemmas, n + 1)
-        return {k: next(iter(lemmas)) for k, (lemmas, n) in seen.items() if len(lemmas) == 1 and n >= self.min_count}
-
     # -- lemmatising -----------------------------------------------------------------------
-    def predict(self, sentences) -> list[list[str]]:
-        """The lemma of every word of every sentence (their UPOS, XPOS and FEATS read as they are)."""
+    def predict(self, sentences, table=None) -> list[list[str]]:
+        """The lemma of every word of every sentence (their UPOS, XPOS and FEATS read as they
+        are; ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
         known = [[self.lexicon_.get((f, u)) for f, u in zip(s.forms, s.upos)] for s in sentences]
-        rest = [i for i, k in enumerate(known) if None in k]
-        if rest:
-            chosen = self._classify([sentences[i] for i in rest])
+        needed = [[k is None for k in row] for row in known]
+        if any(map(any, needed)):
+            slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
+            classes = tc.classify(slots, self._candidates(sentences, needed), self.weights_, self.hash_bits).tolist()
             at = 0
-            for i in rest:
-                row = known[i]
-                n = len(row)
-                for j in range(n):
+            for s, row in zip(sentences, known):
+                for j, form in enumerate(s.forms):
                     if row[j] is None:
-                        row[j] = chosen[at + j]
-                at += n
+                        c = classes[at + j]
+                        row[j] = apply_script(self.scripts_[c], form) if c >= 0 else form
+                at += len(s)
         return known
 
-    def _classify(self, sentences) -> list[str]:
-        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
-        classes = tc.classify(slots, self._candidates(sentences), self.weights_, self.hash_bits)
-        forms = [f for s in sentences for f in s.forms]
-        return [apply_script(self.scripts_[c], f) if c >= 0 else f for c, f in zip(classes.tolist(), forms)]
-
-    def tag(self, sentences) -> list:
+    def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with LEMMA filled."""
         sentences = list(sentences)
-        return [replace(s, lemmas=l) for s, l in zip(sentences, self.predict(sentences))]
+        return [replace(s, lemmas=l) for s, l in zip(sentences, self.predict(sentences, table))]
 
     def score(self, sentences) -> float:
         """Lemma accuracy (%) over the words whose gold lemma is given."""

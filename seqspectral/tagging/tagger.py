@@ -46,8 +46,8 @@ class PerceptronTagger(Estimator):
         self.random_state = random_state
 
     # -- features and gold tags ------------------------------------------------------------
-    def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
-        slots, table = word_slots([s.forms for s in sentences], self.clusters, self.hash_bits)
+    def _slots(self, sentences, table=None) -> tuple[np.ndarray, np.ndarray]:
+        slots, table = word_slots([s.forms for s in sentences], self.clusters, self.hash_bits, table)
         return slots, table.offsets
 
     def _gold(self, sentences) -> np.ndarray:
@@ -98,19 +98,19 @@ class PerceptronTagger(Estimator):
     def _decode(self, slots, offsets):
         return _kernels.tag_corpus(slots, offsets, self.weights_, self.transitions_)
 
-    def predict(self, sentences) -> list[list[str]]:
-        """The best tag sequence of every sentence."""
+    def predict(self, sentences, table=None) -> list[list[str]]:
+        """The best tag sequence of every sentence (``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        tags, _ = self._decode(*self._slots(sentences))
+        tags, _ = self._decode(*self._slots(sentences, table))
         names = np.array(self.tags_, dtype=object)[tags]
         bounds = np.cumsum([0] + [len(s) for s in sentences])
         return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
 
-    def tag(self, sentences) -> list:
+    def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with the ``field`` column predicted."""
         sentences = list(sentences)
-        return [self.with_tags(s, t) for s, t in zip(sentences, self.predict(sentences))]
+        return [self.with_tags(s, t) for s, t in zip(sentences, self.predict(sentences, table))]
 
     def with_tags(self, sentence, tags: list[str]):
         """A copy of ``sentence`` whose ``field`` column is ``tags``."""

@@ -30,16 +30,28 @@ def column_of(sentence, name: str) -> list[str]:
     return ["_"] * len(sentence) if values is None else values
 
 
-def token_features(sentences, clusters, hash_bits: int) -> tuple[np.ndarray, np.ndarray]:
+def token_features(sentences, clusters, hash_bits: int, table=None) -> tuple[np.ndarray, np.ndarray]:
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
-    and the sentence offsets."""
-    slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits)
+    and the sentence offsets (``table``: the sentences' word table, if made already)."""
+    slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
     cache: dict[str, int] = {"_": 0}
     tags = np.array([[cache[v] if v in cache else cache.setdefault(v, _hash(v)) for v in row]
                      for s in sentences for row in zip(*(column_of(s, c) for c in TAG_COLUMNS))],
                     dtype=np.int64).reshape(-1, len(TAG_COLUMNS))
     context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
     return np.hstack([slots, context]), table.offsets
+
+
+def unambiguous(keys, values, min_count: int) -> dict:
+    """key -> value for the keys seen ``min_count`` times or more, always with one value (the
+    words whose class training settles; {} for ``min_count`` 0)."""
+    if not min_count:
+        return {}
+    seen: dict = {}
+    for k, v in zip(keys, values):
+        first, n = seen.get(k, (v, 0))
+        seen[k] = (first if first == v else None, n + 1)
+    return {k: v for k, (v, n) in seen.items() if v is not None and n >= min_count}
 
 
 @dataclass

@@ -80,10 +80,11 @@ def encode(form_lists, clusters=None) -> WordTable:
     return WordTable(atoms, types, offsets)
 
 
-def word_slots(form_lists, clusters, hash_bits: int) -> tuple[np.ndarray, WordTable]:
+def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
     """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
-    rows) and the word table they come from."""
+    rows) and the word table they come from (``table``: the sentences' table, already made
+    by :func:`encode` with the same clusters)."""
     from ._kernels import token_slots
 
-    table = encode(form_lists, clusters)
+    table = encode(form_lists, clusters) if table is None else table
     return token_slots(table.atoms, table.types, table.offsets, (1 << hash_bits) - 1, clusters is not None), table
