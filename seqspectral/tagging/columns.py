@@ -4,6 +4,7 @@ the treebank has it, applied in that order (each reads the columns predicted bef
 from __future__ import annotations
 
 from contextlib import nullcontext
+from dataclasses import replace
 
 from seqspectral.base import Estimator, integer, seed
 
@@ -84,11 +85,12 @@ class ColumnTaggers(Estimator):
         from .words import encode
 
         self._check_fitted()
-        sentences = list(sentences)
-        table = encode([s.forms for s in sentences], self.clusters)  # once for every model
-        for model in self.models_.values():
-            sentences = model.tag(sentences, table)
-        return sentences
+        copies = [replace(s) for s in sentences]  # each column set on these, the input's lists untouched
+        table = encode([s.forms for s in copies], self.clusters)  # once for every model
+        for field, model in self.models_.items():
+            for s, values in zip(copies, model.predict(copies, table)):
+                setattr(s, _ATTRIBUTE[field], values)
+        return copies
 
     def score(self, sentences) -> dict:
         """Each learnt column's accuracy (%) on ``sentences`` when the models run one after the
@@ -106,7 +108,7 @@ class ColumnTaggers(Estimator):
         from seqspectral import serialize
 
         params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        params["fields"] = list(params["fields"]) if params["fields"] is not None else None
+        params["fields"] = list(self.fields) if self.fields is not None else None
         header, arrays = {"params": params, "skipped": self.skipped_, "models": list(self.models_)}, {}
         for field, model in self.models_.items():
             header[field], inner = serialize.nest(field, model)

@@ -95,11 +95,18 @@ class Lemmatiser(Estimator):
 
     # -- the scripts a word may take -------------------------------------------------------
     def _index(self):
-        """(case, removed suffix) -> [(script id, script)], and UPOS -> set of script ids."""
+        """(case, removed suffix) -> (ids of the scripts that remove no prefix, [(id, removed
+        prefix)] of the others), and UPOS -> which scripts were seen with it (booleans)."""
         by_suffix: dict = {}
-        for i, script in enumerate(self.scripts_):
-            by_suffix.setdefault((script[0], script[3]), []).append((i, script))
-        return by_suffix, {u: set(ids) for u, ids in self.by_upos_.items()}
+        for i, (case, pre_cut, _, suf_cut, _) in enumerate(self.scripts_):
+            plain, prefixed = by_suffix.setdefault((case, suf_cut), ([], []))
+            (prefixed.append((i, pre_cut)) if pre_cut else plain.append(i))
+        by_suffix = {k: (np.array(plain, dtype=np.int32), prefixed) for k, (plain, prefixed) in by_suffix.items()}
+        seen = {}
+        for u, ids in self.by_upos_.items():
+            seen[u] = np.zeros(len(self.scripts_), dtype=bool)
+            seen[u][ids] = True
+        return by_suffix, seen
 
     def _candidates(self, sentences, needed=None) -> tc.Candidates:
         """Each word's candidate scripts (none for the words ``needed`` says are not, a list of
@@ -118,11 +125,15 @@ class Lemmatiser(Estimator):
                     applies = []
                     for case, source in (("lower", form.lower()), ("keep", form)):
                         for k in range(len(source) + 1):
-                            for i, script in by_suffix.get((case, source[len(source) - k:]), ()):
-                                if len(source) >= len(script[1]) + k and source.startswith(script[1]):
-                                    applies.append(i)
-                    seen = by_upos.get(upos, ())
-                    memo[key] = np.array(sorted(i for i in applies if i in seen) or sorted(applies), dtype=np.int32)
+                            group = by_suffix.get((case, source[len(source) - k:]))
+                            if group is not None:
+                                applies.append(group[0])
+                                applies.append(np.array([i for i, pre in group[1] if len(source) >= len(pre) + k
+                                                         and source.startswith(pre)], dtype=np.int32))
+                    applies = np.concatenate(applies) if applies else none
+                    seen = by_upos.get(upos)
+                    mine = applies[seen[applies]] if seen is not None else none
+                    memo[key] = np.sort(mine if len(mine) else applies)
                 per_token.append(memo[key])
         return tc.Candidates.of(per_token)
 

@@ -34,10 +34,11 @@ def token_features(sentences, clusters, hash_bits: int, table=None) -> tuple[np.
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
     and the sentence offsets (``table``: the sentences' word table, if made already)."""
     slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
-    cache: dict[str, int] = {"_": 0}
-    tags = np.array([[cache[v] if v in cache else cache.setdefault(v, _hash(v)) for v in row]
-                     for s in sentences for row in zip(*(column_of(s, c) for c in TAG_COLUMNS))],
-                    dtype=np.int64).reshape(-1, len(TAG_COLUMNS))
+    tags = np.empty((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
+    for j, name in enumerate(TAG_COLUMNS):
+        values = [v for s in sentences for v in column_of(s, name)]
+        hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
+        tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
     context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
     return np.hstack([slots, context]), table.offsets
 
