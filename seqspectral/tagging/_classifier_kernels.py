@@ -2,7 +2,8 @@
 
 A token ``t`` with feature slots ``f`` (the tagger's, :func:`._kernels.token_slots`, and the
 tag-context ones of :func:`tag_slots`) scores class ``c`` as ``Σ_f W[h(f, c)]``, the pair
-``(f, c)`` hashed into one weight vector of ``mask + 1`` entries (classes are many — edit
+``(f, c)`` hashed (:func:`pair`: two multiplications, the slot being a hash already) into one
+weight vector of ``mask + 1`` entries (classes are many — edit
 scripts, feature bundles — so a row of weights per feature would not fit). Each token is
 decided alone among its own candidate classes (``candidates[offsets[t]:offsets[t+1]]``).
 """
@@ -20,6 +21,7 @@ from ._kernels import BEFORE, AFTER, LOWER, SUFFIX1, SUFFIX3
 FIRST_TEMPLATE = 40
 #: features per token of :func:`tag_slots`
 N_TAG_FEATURES = 14
+_GOLDEN, _PRIME = -7046029254386353131, 1099511628211  # 0x9E3779B97F4A7C15 as int64; FNV's prime
 
 
 @njit(cache=True, inline="always")
@@ -66,10 +68,17 @@ def tag_slots(atoms, types, offsets, tags, mask):
 
 
 @njit(cache=True, inline="always")
+def pair(f, c, mask):
+    """The weight index of feature slot ``f`` (a hash already) with class ``c``."""
+    h = (np.int64(f) * _GOLDEN + c) * _PRIME
+    return (h ^ (h >> 29)) & mask
+
+
+@njit(cache=True, inline="always")
 def _score(slots, t, c, weights, mask):
     s = 0.0
     for f in range(slots.shape[1]):
-        s += weights[slot(feature(slots[t, f], c, 0, 0, 0), mask)]
+        s += weights[pair(slots[t, f], c, mask)]
     return s
 
 
@@ -95,7 +104,7 @@ def classify(slots, offsets, candidates, weights, mask):
 @njit(cache=True)
 def _add(slots, t, c, delta, step, weights, totals, mask):
     for f in range(slots.shape[1]):
-        j = slot(feature(slots[t, f], c, 0, 0, 0), mask)
+        j = pair(slots[t, f], c, mask)
         weights[j] += delta
         totals[j] += step * delta
 

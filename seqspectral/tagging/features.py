@@ -2,8 +2,9 @@
 
 Each word's bundle (the whole FEATS value, ``Number=Plur|Person=3``) is chosen by the
 per-token averaged perceptron of :mod:`.token_classifier` among the bundles seen with the
-word's UPOS and XPOS in training (with its UPOS when that pair was never seen; all bundles
-for a UPOS never seen), with the tagger's features and
+word's UPOS in training (all bundles for a UPOS never seen; among those seen with its UPOS
+and XPOS instead, a predicted XPOS's errors become FEATS errors: EWT test UFeats 96.81%
+against 97.58%), with the tagger's features and
 the sentence's predicted UPOS and XPOS as features. Training reads the gold UPOS and XPOS;
 tagging reads the ones the sentences have (predicted by the taggers before it).
 """
@@ -21,6 +22,7 @@ from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_sch
 from seqspectral.selection import SelectionResult
 
 from . import token_classifier as tc
+from .words import per_sentence
 
 #: a FEATS value: ``_`` or ``Name=Value`` pairs joined by ``|`` (names and values without ``=``,
 #: ``|`` or spaces; UD's stricter letter rules are not required: treebanks outside UD use others)
@@ -77,9 +79,8 @@ class FeaturesTagger(Estimator):
 
     def _candidates(self, sentences) -> tc.Candidates:
         every = np.arange(len(self.bundles_), dtype=np.int32)
-        by_tags = {k: np.asarray(ids, dtype=np.int32) for k, ids in self.by_tags_.items()}
-        return tc.Candidates.of([by_tags.get(f"{u}\t{x}", by_tags.get(u, every)) for s in sentences
-                                 for u, x in zip(s.upos, s.xpos)])
+        by_upos = {u: np.asarray(ids, dtype=np.int32) for u, ids in self.by_upos_.items()}
+        return tc.Candidates.of([by_upos.get(u, every) for s in sentences for u in s.upos])
 
     def _gold(self, sentences) -> np.ndarray:
         index = {b: i for i, b in enumerate(self.bundles_)}
@@ -94,11 +95,10 @@ class FeaturesTagger(Estimator):
             raise ValueError("the training sentences have no FEATS (the column is _ throughout)")
         self.bundles_ = sorted({v for s in sentences for v in tc.column_of(s, "feats")})
         index = {b: i for i, b in enumerate(self.bundles_)}
-        seen = {(key, index[v]) for s in sentences for u, x, v in zip(s.upos, s.xpos, tc.column_of(s, "feats"))
-                for key in (u, f"{u}\t{x}")}
-        self.by_tags_ = {}
-        for key, b in sorted(seen):
-            self.by_tags_.setdefault(key, []).append(b)
+        pairs = {(u, index[v]) for s in sentences for u, v in zip(s.upos, tc.column_of(s, "feats"))}
+        self.by_upos_ = {}
+        for u, b in sorted(pairs):
+            self.by_upos_.setdefault(u, []).append(b)
         slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
         held = None
         if dev:
@@ -117,10 +117,8 @@ class FeaturesTagger(Estimator):
         self._check_fitted()
         sentences = list(sentences)
         slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-        names = np.array(self.bundles_, dtype=object)[tc.classify(slots, self._candidates(sentences), self.weights_,
-                                                                  self.hash_bits)]
-        bounds = np.cumsum([0] + [len(s) for s in sentences])
-        return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+        return per_sentence(self.bundles_, tc.classify(slots, self._candidates(sentences), self.weights_,
+                                                       self.hash_bits), sentences)
 
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with FEATS predicted."""
@@ -140,7 +138,7 @@ class FeaturesTagger(Estimator):
         from seqspectral import serialize
 
         params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        header = {"params": params, "bundles": self.bundles_, "by_tags": self.by_tags_, "history": self.history_}
+        header = {"params": params, "bundles": self.bundles_, "by_upos": self.by_upos_, "history": self.history_}
         if self.selection_ is not None:
             header["selection"] = self.selection_.to_json()
         arrays = sparse_state("weights", self.weights_)
@@ -167,9 +165,9 @@ class FeaturesTagger(Estimator):
         tagger = cls(**header["params"], clusters=clusters)
         tagger.bundles_ = list(header["bundles"])
         n = len(tagger.bundles_)
-        tagger.by_tags_ = {str(k): [int(b) for b in ids] for k, ids in header["by_tags"].items()}
-        if any(not 0 <= b < n for ids in tagger.by_tags_.values() for b in ids):
-            raise ValueError("a UPOS or UPOS and XPOS lists a bundle the tagger does not have")
+        tagger.by_upos_ = {str(u): [int(b) for b in ids] for u, ids in header["by_upos"].items()}
+        if any(not 0 <= b < n for ids in tagger.by_upos_.values() for b in ids):
+            raise ValueError("a UPOS lists a bundle the tagger does not have")
         tagger.weights_ = dense_from_state("weights", arrays, 1 << tagger.hash_bits)
         tagger.history_ = header["history"]
         tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None

@@ -95,13 +95,13 @@ class Lemmatiser(Estimator):
 
     # -- the scripts a word may take -------------------------------------------------------
     def _index(self):
-        """(case, removed suffix) -> (ids of the scripts that remove no prefix, [(id, removed
-        prefix)] of the others), and UPOS -> which scripts were seen with it (booleans)."""
+        """(case, removed suffix) -> removed prefix -> script ids, and UPOS -> which scripts were
+        seen with it (booleans)."""
         by_suffix: dict = {}
         for i, (case, pre_cut, _, suf_cut, _) in enumerate(self.scripts_):
-            plain, prefixed = by_suffix.setdefault((case, suf_cut), ([], []))
-            (prefixed.append((i, pre_cut)) if pre_cut else plain.append(i))
-        by_suffix = {k: (np.array(plain, dtype=np.int32), prefixed) for k, (plain, prefixed) in by_suffix.items()}
+            by_suffix.setdefault((case, suf_cut), {}).setdefault(pre_cut, []).append(i)
+        by_suffix = {k: {p: np.array(ids, dtype=np.int32) for p, ids in group.items()}
+                     for k, group in by_suffix.items()}
         seen = {}
         for u, ids in self.by_upos_.items():
             seen[u] = np.zeros(len(self.scripts_), dtype=bool)
@@ -127,9 +127,8 @@ class Lemmatiser(Estimator):
                         for k in range(len(source) + 1):
                             group = by_suffix.get((case, source[len(source) - k:]))
                             if group is not None:
-                                applies.append(group[0])
-                                applies.append(np.array([i for i, pre in group[1] if len(source) >= len(pre) + k
-                                                         and source.startswith(pre)], dtype=np.int32))
+                                applies += [group[source[:p]] for p in range(len(source) - k + 1)
+                                            if source[:p] in group]
                     applies = np.concatenate(applies) if applies else none
                     seen = by_upos.get(upos)
                     mine = applies[seen[applies]] if seen is not None else none

@@ -19,7 +19,7 @@ from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_sel
 from seqspectral.selection import SelectionResult
 
 from . import _kernels
-from .words import word_slots
+from .words import per_sentence, word_slots
 
 
 class PerceptronTagger(Estimator):
@@ -103,9 +103,7 @@ class PerceptronTagger(Estimator):
         self._check_fitted()
         sentences = list(sentences)
         tags, _ = self._decode(*self._slots(sentences, table))
-        names = np.array(self.tags_, dtype=object)[tags]
-        bounds = np.cumsum([0] + [len(s) for s in sentences])
-        return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+        return per_sentence(self.tags_, tags, sentences)
 
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with the ``field`` column predicted."""

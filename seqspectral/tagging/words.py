@@ -80,6 +80,16 @@ def encode(form_lists, clusters=None) -> WordTable:
     return WordTable(atoms, types, offsets)
 
 
+def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
+    """The flat class ids of every token of ``sentences`` as each sentence's list of names."""
+    flat = [names[i] for i in ids.tolist()]
+    out, at = [], 0
+    for s in sentences:
+        out.append(flat[at:at + len(s)])
+        at += len(s)
+    return out
+
+
 def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
     """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
     rows) and the word table they come from (``table``: the sentences' table, already made
