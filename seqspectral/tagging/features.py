@@ -19,9 +19,8 @@ import numpy as np
 from seqspectral.base import Estimator, integer, seed
 from seqspectral.corpus.errors import CorpusFormatError
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
-from seqspectral.selection import SelectionResult
 
-from . import token_classifier as tc
+from . import model_files, token_classifier as tc
 from .words import per_sentence
 
 #: a FEATS value: ``_`` or ``Name=Value`` pairs joined by ``|`` (names and values without ``=``,
@@ -134,41 +133,23 @@ class FeaturesTagger(Estimator):
 
     # -- model files -----------------------------------------------------------------------
     def to_state(self):
-        self._check_fitted()
-        from seqspectral import serialize
-
-        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        header = {"params": params, "bundles": self.bundles_, "by_upos": self.by_upos_, "history": self.history_}
-        if self.selection_ is not None:
-            header["selection"] = self.selection_.to_json()
-        arrays = sparse_state("weights", self.weights_)
-        if self.clusters is not None:
-            header["clusters"], inner = serialize.nest("clusters", self.clusters)
-            arrays.update(inner)
-        return header, arrays
+        return model_files.state(self, {"bundles": self.bundles_, "by_upos": self.by_upos_},
+                                 sparse_state("weights", self.weights_))
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import nested_schema, Schema, size
-
         bundles = header["bundles"]
         if not isinstance(bundles, list) or not bundles or not all(isinstance(x, str) for x in bundles):
             raise ValueError("the bundles are not a non-empty list of strings")
-        schema = Schema(sparse_schema("weights", size(header["params"]["hash_bits"], "hash_bits", 1, 30)))
-        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
+        return model_files.schema(header, sparse_schema("weights", model_files.hash_bits(header)))
 
     @classmethod
     def from_state(cls, header, arrays):
-        from seqspectral.serialize import unnest
-
-        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
-        tagger = cls(**header["params"], clusters=clusters)
+        tagger = model_files.restore(cls, header, arrays)
         tagger.bundles_ = list(header["bundles"])
         n = len(tagger.bundles_)
         tagger.by_upos_ = {str(u): [int(b) for b in ids] for u, ids in header["by_upos"].items()}
         if any(not 0 <= b < n for ids in tagger.by_upos_.values() for b in ids):
             raise ValueError("a UPOS lists a bundle the tagger does not have")
         tagger.weights_ = dense_from_state("weights", arrays, 1 << tagger.hash_bits)
-        tagger.history_ = header["history"]
-        tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return tagger

@@ -10,7 +10,8 @@ suffix rule. A script applies to a form that starts and ends with what it remove
 word never seen in training gets the scripts of words that end like it.
 
 A word whose (form, UPOS) had one lemma only in training (and was seen ``min_count``
-times) gets that lemma; every other word the script the per-token averaged perceptron of
+times) gets that lemma; failing that (a UPOS its form never had, often a wrong predicted
+one), a word whose form had one lemma only, whatever its UPOS; every other word the script the per-token averaged perceptron of
 :mod:`.token_classifier` prefers among the scripts that apply to its form and were seen with
 its UPOS (those that apply at all when none was), with the tagger's features and the
 sentence's UPOS, XPOS and FEATS.
@@ -24,9 +25,8 @@ import numpy as np
 
 from seqspectral.base import Estimator, integer, seed
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
-from seqspectral.selection import SelectionResult
 
-from . import token_classifier as tc
+from . import model_files, token_classifier as tc
 from .features import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -154,6 +154,7 @@ class Lemmatiser(Estimator):
             self.by_upos_.setdefault(u, set()).add(index[sc])
         self.by_upos_ = {u: sorted(ids) for u, ids in self.by_upos_.items()}
         self.lexicon_ = tc.unambiguous([p[:2] for p in pairs], [p[2] for p in pairs], self.min_count)
+        self.forms_ = tc.unambiguous([p[0] for p in pairs], [p[2] for p in pairs], self.min_count)
         slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
         given = np.array([l != "_" for s in sentences for l in s.lemmas], dtype=bool)
         gold = np.array([index[scripts[(f, u, l)]] if l != "_" else -1 for s in sentences
@@ -183,7 +184,8 @@ class Lemmatiser(Estimator):
         are; ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        known = [[self.lexicon_.get((f, u)) for f, u in zip(s.forms, s.upos)] for s in sentences]
+        lexicon, forms = self.lexicon_, self.forms_
+        known = [[lexicon.get((f, u)) or forms.get(f) for f, u in zip(s.forms, s.upos)] for s in sentences]
         needed = [[k is None for k in row] for row in known]
         if any(map(any, needed)):
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
@@ -209,48 +211,31 @@ class Lemmatiser(Estimator):
 
     # -- model files -----------------------------------------------------------------------
     def to_state(self):
-        self._check_fitted()
-        from seqspectral import serialize
-
-        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        lexicon = sorted(self.lexicon_.items())
-        header = {"params": params, "scripts": [list(s) for s in self.scripts_], "by_upos": self.by_upos_,
-                  "lexicon": [[f, u, l] for (f, u), l in lexicon], "history": self.history_}
-        if self.selection_ is not None:
-            header["selection"] = self.selection_.to_json()
-        arrays = sparse_state("weights", self.weights_)
-        if self.clusters is not None:
-            header["clusters"], inner = serialize.nest("clusters", self.clusters)
-            arrays.update(inner)
-        return header, arrays
+        return model_files.state(self, {"scripts": [list(s) for s in self.scripts_], "by_upos": self.by_upos_,
+                                        "lexicon": [[f, u, l] for (f, u), l in sorted(self.lexicon_.items())],
+                                        "forms": sorted(self.forms_.items())},
+                                 sparse_state("weights", self.weights_))
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import nested_schema, Schema, size
-
         scripts = header["scripts"]
         if not isinstance(scripts, list) or not all(
                 isinstance(s, list) and len(s) == 5 and s[0] in ("keep", "lower") and all(isinstance(x, str) for x in s)
                 for s in scripts):
             raise ValueError("the edit scripts are not lists of a case rule and four strings")
-        schema = Schema(sparse_schema("weights", size(header["params"]["hash_bits"], "hash_bits", 1, 30)))
-        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
+        return model_files.schema(header, sparse_schema("weights", model_files.hash_bits(header)))
 
     @classmethod
     def from_state(cls, header, arrays):
-        from seqspectral.serialize import unnest
-
-        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
-        model = cls(**header["params"], clusters=clusters)
+        model = model_files.restore(cls, header, arrays)
         model.scripts_ = [tuple(s) for s in header["scripts"]]
         n = len(model.scripts_)
         model.by_upos_ = {str(u): [int(i) for i in ids] for u, ids in header["by_upos"].items()}
         if any(not 0 <= i < n for ids in model.by_upos_.values() for i in ids):
             raise ValueError("a UPOS lists a script the lemmatiser does not have")
         model.lexicon_ = {(str(f), str(u)): str(l) for f, u, l in header["lexicon"]}
+        model.forms_ = {str(f): str(l) for f, l in header["forms"]}
         model.weights_ = dense_from_state("weights", arrays, 1 << model.hash_bits)
-        model.history_ = header["history"]
-        model.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return model
 
 

@@ -16,9 +16,8 @@ import numpy as np
 from seqspectral.base import Estimator, integer, one_of, seed
 from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
                                     sparse_state, train_epochs)
-from seqspectral.selection import SelectionResult
 
-from . import _kernels
+from . import _kernels, model_files
 from .words import per_sentence, word_slots
 
 
@@ -144,44 +143,29 @@ class PerceptronTagger(Estimator):
 
     # -- model files -----------------------------------------------------------------------
     def to_state(self):
-        self._check_fitted()
-        from seqspectral import serialize
-
-        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        header = {"params": params, "tags": self.tags_, "history": self.history_}
-        if self.selection_ is not None:
-            header["selection"] = self.selection_.to_json()
-        arrays = {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
-        if self.clusters is not None:
-            header["clusters"], inner = serialize.nest("clusters", self.clusters)
-            arrays.update(inner)
-        return header, arrays
+        return model_files.state(self, {"tags": self.tags_}, {**sparse_state("emission", self.weights_),
+                                                             "transitions": self.transitions_})
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import Member, nested_schema, Schema, size
+        from seqspectral.serialize import Member
 
         tags = header["tags"]
         if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
             raise ValueError("the tags are not a non-empty list of strings")
-        bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
-        schema = Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
-        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
+        T = len(tags)
+        return model_files.schema(header, {**sparse_schema("emission", model_files.hash_bits(header), T),
+                                           "transitions": Member("f", (T + 1, T + 1))})
 
     @classmethod
     def from_state(cls, header, arrays):
-        from seqspectral.serialize import unnest
-
-        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
-        tagger = cls(**header["params"], clusters=clusters)
+        tagger = model_files.restore(cls, header, arrays)
         tagger.tags_ = list(header["tags"])
         T = len(tagger.tags_)
         tagger.weights_ = dense_from_state("emission", arrays, (1 << tagger.hash_bits) * T)
         tagger.transitions_ = np.asarray(arrays["transitions"], dtype=np.float64)
         if tagger.transitions_.shape != (T + 1, T + 1):
             raise ValueError(f"transitions have shape {tagger.transitions_.shape} for {T} tags")
-        tagger.history_ = header["history"]
-        tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return tagger
 
 
