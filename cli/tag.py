@@ -7,7 +7,7 @@ import sys
 import time
 
 from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
-                      read_treebank, treebank_reading)
+                      read_treebank, say, stdin_names, treebank_reading)
 
 HELP = ("tagging: UPOS and XPOS (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams), FEATS "
         "(feature bundles) and LEMMA (edit scripts), one column or all of them")
@@ -64,40 +64,46 @@ def register(sub) -> None:
 
 def run_train(args) -> int:
     from seqspectral import serialize
-    from seqspectral.tagging import ColumnTaggers, FeaturesTagger, Lemmatiser, PerceptronTagger
+    from seqspectral.tagging import ColumnTaggers, FeaturesTagger, Lemmatiser
     from seqspectral.tagging.features import check_feats, has_column
+    from seqspectral.workflows.training import train_tagger
 
     from .main import UsageError
 
-    train = read_treebank(args.train, args, heads_required=False)
-    dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
-    check_feats(train, args.train)
-    if dev:
-        check_feats(dev, args.dev)
     clusters = serialize.load(args.clusters, kind="word_clusters") if args.clusters else None
     common = {"epochs": args.epochs, "clusters": clusters, "random_state": args.random_state}
     if args.hash_bits is not None:
         common["hash_bits"] = args.hash_bits
-    attribute = {"feats": "feats", "lemma": "lemmas"}.get(args.field)
-    if attribute and not has_column(train, attribute):
-        raise UsageError(f"{args.train}: the {args.field.upper()} column is _ throughout: no {MODEL_OF[args.field]} "
-                         "trained")
-    if args.field == "all":
-        model = ColumnTaggers(**common)
-    elif args.field in ("upos", "xpos"):
-        model = PerceptronTagger(args.field, **common)
-    else:
-        model = FeaturesTagger(**common) if args.field == "feats" else Lemmatiser(**common)
     start = time.process_time()
-    if args.field == "all":
-        model.fit(train, dev=dev, stage=lambda f: epoch_progress(args, f"tag train {f}", "accuracy", percent=True))
+    if args.field in ("upos", "xpos"):  # the workflows layer's tagger, as rerank build trains it
+        with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch, \
+                stdin_names(args.train, args.dev) as (paths, names):
+            trained = train_tagger(paths[0], dev=paths[1], reading=treebank_reading(args), names=names,
+                                   on_epoch=on_epoch, field=args.field, **common)
+        say(trained, args.quiet)
+        model, n_sentences = trained.model, trained.n_sentences
     else:
-        with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch:
-            model.fit(train, dev=dev, on_epoch=on_epoch)
-    model.reading_ = treebank_reading(args).updated(field=args.field if args.field in ("upos", "xpos") else "upos")
+        train = read_treebank(args.train, args, heads_required=False)
+        dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
+        check_feats(train, args.train)
+        if dev:
+            check_feats(dev, args.dev)
+        attribute = {"feats": "feats", "lemma": "lemmas"}.get(args.field)
+        if attribute and not has_column(train, attribute):
+            raise UsageError(f"{args.train}: the {args.field.upper()} column is _ throughout: no "
+                             f"{MODEL_OF[args.field]} trained")
+        if args.field == "all":
+            model = ColumnTaggers(**common)
+            model.fit(train, dev=dev, stage=lambda f: epoch_progress(args, f"tag train {f}", "accuracy", percent=True))
+        else:
+            model = FeaturesTagger(**common) if args.field == "feats" else Lemmatiser(**common)
+            with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch:
+                model.fit(train, dev=dev, on_epoch=on_epoch)
+        model.reading_ = treebank_reading(args).recorded().updated(field="upos")
+        n_sentences = len(train)
     serialize.save(args.output, model)
     if not args.quiet:
-        print(f"seqspectral: {len(train)} sentences; {_trained(model, args.field)}; "
+        print(f"seqspectral: {n_sentences} sentences; {_trained(model, args.field)}; "
               f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -125,6 +131,6 @@ def run_tag(args) -> int:
     if args.k and not hasattr(tagger, "kbest"):
         raise UsageError(f"{args.tagger}: -k needs a UPOS or XPOS tagger (tag train --field upos|xpos); this "
                          f"model is a {tagger.kind}")
-    reading = treebank_reading(args, tagger)
+    reading = treebank_reading(args, getattr(tagger, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged", reading)

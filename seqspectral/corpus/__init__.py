@@ -6,7 +6,8 @@ from .describe import describe
 from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
 from .nbest import NBestList, iter_nbest, read_nbest, write_nbest
 from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
-from .readers import FORMATS, Detection, detect, detect_format, read_corpus
+from .formats import Format, format_names, get_format, register
+from .readers import Detection, detect, detect_format, read_corpus
 from .reading import Reading
 from .sentence import FIELDS, Sentence, corpus_from_sentences
 from .sequences import Corpus
@@ -20,12 +21,12 @@ from .writer import write_conllu, write_treebank
 __all__ = [
     "DEFAULT_ENCODING",
     "FIELDS",
-    "FORMATS",
     "UNIVERSAL12",
     "Corpus",
     "CorpusFormatError",
     "CorpusWarning",
     "Detection",
+    "Format",
     "DependencyTree",
     "EOS",
     "NBestList",
@@ -39,6 +40,8 @@ __all__ = [
     "describe",
     "detect",
     "detect_format",
+    "format_names",
+    "get_format",
     "head_errors",
     "invalid_trees",
     "is_projective",
@@ -54,6 +57,7 @@ __all__ = [
     "read_pautomac",
     "read_pautomac_solution",
     "read_text",
+    "register",
     "tag_mapping",
     "write_conllu",
     "write_nbest",
