@@ -37,7 +37,7 @@ def register(sub) -> None:
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
     t.add_argument("--hash-bits", type=at_most(26), default=None, metavar="B",
                    help="2**B feature rows, one weight per row and tag, for the UPOS/XPOS taggers (default 19); "
-                        "2**B weights of (feature, class) pairs for FEATS and LEMMA (default 22)")
+                        "2**B weights of (feature, class) pairs for FEATS and LEMMA (default 20)")
     t.add_argument("--clusters", default=None, metavar="CLUSTERS",
                    help="word clusters (a word_clusters model file, e.g. DIR/clusters.npz of rerank build "
                         "--clusters-from) read as features by every model and saved inside it")

@@ -14,9 +14,15 @@ from .tagger import PerceptronTagger
 
 #: the columns, in the order they are predicted
 FIELDS = ("upos", "xpos", "feats", "lemma")
-_ATTRIBUTE = {"upos": "upos", "xpos": "xpos", "feats": "feats", "lemma": "lemmas"}
+#: the :class:`~seqspectral.corpus.Sentence` attribute of each column
+ATTRIBUTE = {"upos": "upos", "xpos": "xpos", "feats": "feats", "lemma": "lemmas"}
 #: the model kind of each column
 KIND = {"upos": "tagger", "xpos": "tagger", "feats": "features_tagger", "lemma": "lemmatiser"}
+
+
+def model_class(field: str):
+    """The estimator of a column."""
+    return PerceptronTagger if field in ("upos", "xpos") else FeaturesTagger if field == "feats" else Lemmatiser
 
 
 def _fields(value):
@@ -58,9 +64,7 @@ class ColumnTaggers(Estimator):
         common = {"epochs": self.epochs, "clusters": self.clusters, "random_state": self.random_state}
         if self.hash_bits is not None:
             common["hash_bits"] = self.hash_bits
-        if field in ("upos", "xpos"):
-            return PerceptronTagger(field, **common)
-        return FeaturesTagger(**common) if field == "feats" else Lemmatiser(**common)
+        return model_class(field)(**({"field": field} if field in ("upos", "xpos") else {}), **common)
 
     def fit(self, sentences, dev=None, stage=None):
         """Train a model for every column of ``fields`` (or every column) that ``sentences``
@@ -70,7 +74,7 @@ class ColumnTaggers(Estimator):
         sentences = list(sentences)
         self.models_, self.skipped_ = {}, {}
         for field in self.fields or FIELDS:
-            if not has_column(sentences, _ATTRIBUTE[field]):
+            if not has_column(sentences, ATTRIBUTE[field]):
                 self.skipped_[field] = f"the training treebank's {field.upper()} column is _ throughout"
                 continue
             with stage(field) if stage is not None else nullcontext() as on_epoch:
@@ -78,6 +82,14 @@ class ColumnTaggers(Estimator):
         if not self.models_:
             raise ValueError("the training treebank has none of the columns " +
                              ", ".join(f.upper() for f in self.fields or FIELDS))
+        return self
+
+    def fitted_with(self, params: dict, sentences) -> "ColumnTaggers":
+        """Fit a model of every column of ``fields`` with its own hyper-parameters
+        (``params[field]``, e.g. another model's with the epochs it chose) on ``sentences``."""
+        self.models_, self.skipped_ = {}, {}
+        for field in self.fields:
+            self.models_[field] = model_class(field)(**params[field]).fit(sentences)
         return self
 
     def tag(self, sentences) -> list:
@@ -89,7 +101,7 @@ class ColumnTaggers(Estimator):
         table = encode([s.forms for s in copies], self.clusters)  # once for every model
         for field, model in self.models_.items():
             for s, values in zip(copies, model.predict(copies, table)):
-                setattr(s, _ATTRIBUTE[field], values)
+                setattr(s, ATTRIBUTE[field], values)
         return copies
 
     def score(self, sentences) -> dict:

@@ -70,7 +70,7 @@ class FeaturesTagger(Estimator):
                          "fitted word clusters or None",
                          "random_state": seed}
 
-    def __init__(self, *, epochs=10, hash_bits=22, clusters=None, random_state=0):
+    def __init__(self, *, epochs=10, hash_bits=20, clusters=None, random_state=0):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.clusters = clusters

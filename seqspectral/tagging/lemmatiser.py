@@ -86,7 +86,7 @@ class Lemmatiser(Estimator):
                          "fitted word clusters or None",
                          "random_state": seed}
 
-    def __init__(self, *, epochs=10, hash_bits=22, min_count=1, clusters=None, random_state=0):
+    def __init__(self, *, epochs=10, hash_bits=20, min_count=1, clusters=None, random_state=0):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.min_count = min_count

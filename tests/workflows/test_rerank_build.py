@@ -46,7 +46,8 @@ def test_report_has_every_held_out_figure_and_stage(built):
     for key in ("tagger_dev_accuracy", "parser_dev", "dev_oracle_uas", "reranked_dev", "reranker_chosen"):
         assert key in report
     assert report["dev_oracle_uas"] >= report["parser_dev"]["uas"]
-    assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "parser", "nbest-train-fold1", "nbest-train-fold2",
+    assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "tagger-feats", "tagger-lemma", "parser",
+                                     "nbest-train-fold1", "nbest-train-fold2",
                                      "nbest-dev", "tree-fold1", "tree-fold2", "tree", "reranker"}
     assert report["parser_tag_columns"] == ["upos", "xpos", "feats", "lemma"]
 
