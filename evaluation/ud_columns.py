@@ -11,8 +11,9 @@ parser trained on jackknifed tags, the reranker; ``--clusters-from brown`` for E
 Turkish, which Brown does not cover) and ``rerank run`` on the words, then the features tagger
 and the lemmatiser of ``tag train --field feats|lemma`` (``--clusters`` the build's) filling
 FEATS and LEMMA from the predicted UPOS and XPOS. Their training CPU seconds and the tagging
-speed of all four columns (``tag train --field all``: UPOS, XPOS, FEATS, LEMMA in one model;
-best of 3 runs of ``ColumnTaggers.tag`` on test in this process, reading excluded) are given.
+speed of all four columns (the build's UPOS and XPOS taggers, the features tagger and the
+lemmatiser as one :class:`~seqspectral.tagging.ColumnTaggers`; best of 3 runs of its ``tag`` on
+test in this process, reading excluded) are given.
 
 EWT: UDPipe 1.2's published UD 2.5 figures with gold tokenisation (issue 40's table). Turkish
 (``turkish-treebanks`` 1.0.0 from PyPI, the Google Turkish Web Treebank, Apache-2.0):
@@ -121,7 +122,7 @@ def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_fro
     stages = json.loads((build / "build.json").read_text())["stages"]
     build_cpu = sum(s["cpu_s"] for s in stages.values())
     clusters = ["--clusters", build / "clusters.npz"] if clusters_from else []
-    models = {f: work.dir / f"{name}-{f}.npz" for f in ("feats", "lemma", "all")}
+    models = {f: work.dir / f"{name}-{f}.npz" for f in ("feats", "lemma")}
     for field, path in models.items():
         work.once(f"{name}:{field}_train_cpu", lambda f=field, p=path: cli(
             "tag", "train", train, "--dev", dev, "--field", f, *clusters, "-o", p, "--quiet"))
@@ -135,19 +136,25 @@ def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_fro
               + cli("tag", "run", models["feats"], parsed, "-o", feats, "--quiet")
               + cli("tag", "run", models["lemma"], feats, "-o", full, "--quiet"))
     figures = work.once(f"{name}:{how}:scores", lambda: scores(test, full))
-    speed = work.once(f"{name}:tag_speed", lambda: tagging_speed(models["all"], words))
+    speed = work.once(f"{name}:tag_speed", lambda: tagging_speed(
+        {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos") if (build / f"tagger-{f}.npz").exists()} | models,
+        words))
     return {"scores": figures, "speed": speed,
             "feats_cpu": work.data[f"{name}:feats_train_cpu"], "lemma_cpu": work.data[f"{name}:lemma_train_cpu"],
-            "all_cpu": work.data[f"{name}:all_train_cpu"], "build_cpu": build_cpu, "stages": list(stages)}
+            "build_cpu": build_cpu, "stages": list(stages)}
 
 
-def tagging_speed(model_path: Path, words: Path) -> dict:
-    """Sentences per CPU and per wall second of ``ColumnTaggers.tag`` on ``words`` (best of 3
-    after a warm-up; reading excluded)."""
+def tagging_speed(paths: dict, words: Path) -> dict:
+    """Sentences per CPU and per wall second of ``ColumnTaggers.tag`` with the models of
+    ``paths`` ({column: model file}: the build's taggers, the features tagger, the lemmatiser)
+    on ``words`` (best of 3 after a warm-up; reading excluded)."""
     from seqspectral import serialize
     from seqspectral.corpus import read_conllu
+    from seqspectral.tagging import ColumnTaggers
 
-    model = serialize.load(model_path, kind="column_taggers")
+    model = ColumnTaggers(tuple(paths))
+    model.models_ = {f: serialize.load(p) for f, p in paths.items()}
+    model.clusters = next((m.clusters for m in model.models_.values() if m.clusters is not None), None)
     sentences = read_conllu(words, heads_required=False)
     model.tag(sentences[:50])
     runs = []

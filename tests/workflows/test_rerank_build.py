@@ -109,8 +109,13 @@ def test_run_tags_what_is_untagged_and_reranks(files, built):
     untagged = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None,
                         heads=np.zeros(len(s))) for s in dev]
     pipeline = Pipeline.load(directory)
-    # a gold-tags build's parser reads FEATS and LEMMA, which nothing predicts: refused, naming them
-    with pytest.raises(MissingColumnError, match="no FEATS, LEMMA values"):
+    # a gold-tags build's parser reads FEATS and LEMMA: its features tagger and lemmatiser fill them
+    out, columns = pipeline.run_with_columns(untagged)
+    assert columns == {"given": [], "predicted": ["upos", "xpos", "feats", "lemma"], "missing": []}
+    assert all(s.feats is not None and all(lemma != "_" for lemma in s.lemmas) for s in out)
+    # a column the parser reads that nothing predicts is refused, naming it
+    del pipeline.taggers["lemma"]
+    with pytest.raises(MissingColumnError, match="no LEMMA values"):
         pipeline.run(untagged)
     given = [replace(u, feats=s.feats, lemmas=s.lemmas) for u, s in zip(untagged, dev)]
     out, columns = pipeline.run_with_columns(given)
