@@ -104,8 +104,11 @@ class Work:
         self.data = json.loads(self.path.read_text()) if self.path.exists() else {}
 
     def once(self, key: str, compute):
+        """``compute()``, kept under ``key`` (merged into the file as it is now: parts of a run
+        may go side by side)."""
         if key not in self.data:
-            self.data[key] = compute()
+            value = compute()
+            self.data = {**(json.loads(self.path.read_text()) if self.path.exists() else {}), **self.data, key: value}
             self.path.write_text(json.dumps(self.data, indent=1))
         return self.data[key]
 
