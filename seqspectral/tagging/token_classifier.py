@@ -30,12 +30,16 @@ def column_of(sentence, name: str) -> list[str]:
     return ["_"] * len(sentence) if values is None else values
 
 
-def token_features(sentences, clusters, hash_bits: int, table=None) -> tuple[np.ndarray, np.ndarray]:
+def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
-    and the sentence offsets (``table``: the sentences' word table, if made already)."""
+    and the sentence offsets (``table``: the sentences' word table, if made already;
+    ``columns``: the tag columns read, the others taken as ``_`` — the features tagger must not
+    read the FEATS it predicts)."""
     slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
-    tags = np.empty((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
+    tags = np.zeros((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
     for j, name in enumerate(TAG_COLUMNS):
+        if name not in columns:
+            continue
         values = [v for s in sentences for v in column_of(s, name)]
         hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
         tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
