@@ -221,7 +221,7 @@ def add_treebank_options(parser, inherit: bool = False, output: bool = False) ->
     ``--output-encoding``): how ``parse``, ``tag``, ``evaluate`` and ``rerank`` read
     treebanks; with ``inherit`` the encoding defaults to the model's training file's."""
     from seqspectral.corpus import format_names
-    from seqspectral.corpus.rawtext import SPLITS
+    from seqspectral.corpus.options import SPLITS
 
     # the formats read as sentences (text: raw text, tokenised, where no heads are needed)
     parser.add_argument("--format", default="auto", choices=("auto", *format_names(sentences=True)),

@@ -352,8 +352,9 @@ def run_build(args) -> int:
     if args.json:
         print(json.dumps(report, indent=1))
     if not args.quiet:
-        dev = (f"dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked {report['reranked_dev']['uas']:.2f} "
-               f"(oracle {report['dev_oracle_uas']:.2f}); " if "reranked_dev" in report else "")
+        dev = (f"dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked "
+               f"{report['reranked_dev']['uas']:.2f} (oracle {report['dev_oracle_uas']:.2f}); "
+               if "reranked_dev" in report else "")
         print(f"seqspectral: rerank build: {dev}{report['total_cpu_s']:.0f} CPU s; wrote {args.output}",
               file=sys.stderr)
     return 0

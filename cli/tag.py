@@ -65,7 +65,8 @@ def register(sub) -> None:
 def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.tagging import ColumnTaggers, FeaturesTagger, Lemmatiser
-    from seqspectral.tagging.features import check_feats, has_column
+    from seqspectral.corpus.columns import has_column
+    from seqspectral.tagging.features import check_feats
     from seqspectral.workflows.training import train_tagger
 
     from .main import UsageError
@@ -88,8 +89,7 @@ def run_train(args) -> int:
         check_feats(train, args.train)
         if dev:
             check_feats(dev, args.dev)
-        attribute = {"feats": "feats", "lemma": "lemmas"}.get(args.field)
-        if attribute and not has_column(train, attribute):
+        if args.field != "all" and not has_column(train, args.field):
             raise UsageError(f"{args.train}: the {args.field.upper()} column is _ throughout: no "
                              f"{MODEL_OF[args.field]} trained")
         if args.field == "all":

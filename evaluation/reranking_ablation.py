@@ -380,7 +380,7 @@ def screen(source: str, lists, hashed, workdir: Path) -> dict:
 
 
 def _uas(score, hashed, split: str) -> float:
-    from seqspectral.reranking._kernels import best_in_groups
+    from seqspectral.reranking import best_in_groups
 
     trees = hashed.trees[split]
     picked = trees.groups[:-1] + best_in_groups(np.ascontiguousarray(score), trees.groups)

@@ -103,3 +103,12 @@ class ColumnProfile:
                 examples = ", ".join(v for v, _ in unseen.most_common(3))
                 out.append(f"{share:.0%} of the {column.upper()} values were never seen in training (e.g. {examples})")
         return out
+
+
+def has_column(sentences, column: str) -> bool:
+    """Whether any word of ``sentences`` has a value in ``column`` (upos, xpos, feats or lemma)."""
+    for s in sentences:
+        values = s.feats if column == "feats" else s.column(column)
+        if values and any(v not in ("_", "") for v in values):
+            return True
+    return False

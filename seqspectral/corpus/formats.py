@@ -157,12 +157,25 @@ def _raw_text_sentences(path, errors="raise", encoding="utf-8", heads_required=T
     return read_raw_text(path, text_split or "paragraphs", encoding)
 
 
+def _reader(module: str, name: str):
+    """The reader ``name`` of the submodule ``module``, imported when first called (so that
+    the registry, which the command line's option lists read, costs no reader's imports)."""
+    def read(*args, **kwargs):
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(*args, **kwargs)
+
+    read.__name__ = read.__qualname__ = name
+    return read
+
+
 def _register_builtin() -> None:
-    from .conllu_format import read_conllu, read_conllu_corpus
-    from .conllx import read_conllx, read_conllx_corpus, read_malttab, read_malttab_corpus
-    from .nltk_corpora import read_brown
-    from .pautomac import read_pautomac
-    from .text import read_text
+    read_conllu, read_conllu_corpus = _reader("conllu_format", "read_conllu"), _reader("conllu_format",
+                                                                                          "read_conllu_corpus")
+    read_conllx, read_conllx_corpus = _reader("conllx", "read_conllx"), _reader("conllx", "read_conllx_corpus")
+    read_malttab, read_malttab_corpus = _reader("conllx", "read_malttab"), _reader("conllx", "read_malttab_corpus")
+    read_brown, read_pautomac, read_text = (_reader("nltk_corpora", "read_brown"), _reader("pautomac", "read_pautomac"),
+                                            _reader("text", "read_text"))
 
     def pautomac_corpus(path, field="upos", tagset=None, vocabulary=None, errors="raise", encoding="utf-8"):
         if tagset is not None:

@@ -16,10 +16,10 @@ import re
 
 import numpy as np
 
+from .options import SPLITS
 from .sentence import NO_HEAD, Sentence, Source
 from .textfile import DEFAULT_ENCODING, read_text_file
 
-SPLITS = ("paragraphs", "lines")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 

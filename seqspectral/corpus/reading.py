@@ -1,9 +1,12 @@
-"""How a file is read: format, column, tagset and encoding, as data a model keeps.
+"""How a file is read: format, column, tagset and encoding, as data a model keeps — the one
+carrier of the reading options, built from the command line's options or in Python.
 
 A model trained on a file records the :class:`Reading` of that file in its model-file
 header (``reading``; :mod:`seqspectral.serialize` stores and restores a model's
-``reading_``), so the commands that apply the model read their input the same way unless
-told otherwise.
+``reading_``, which the training functions of :mod:`seqspectral.workflows.training` set), so
+the commands that apply the model read their input the same way unless told otherwise.
+:meth:`Reading.read_sentences` is the one reader of sentences; the formats are those of the
+registry (:mod:`seqspectral.corpus.formats`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import codecs
 from dataclasses import dataclass, replace
 
 from .errors import CorpusOptionError
-from .sentence import FIELDS
+from .options import FIELDS, SPLITS
 from .textfile import DEFAULT_ENCODING, check_encoding
 
 #: the fields a model file records (``errors`` and ``text_split`` say how to treat one file)
@@ -36,7 +39,6 @@ class Reading:
 
     def __post_init__(self):
         from .formats import get_format
-        from .rawtext import SPLITS
         from .tagsets import TAGSETS
 
         if self.format != "auto":

@@ -45,7 +45,7 @@ def decode(atoms, start, n, second_order, tags, single_root, weights, buf, gold,
     return eisner(S, single_root)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def parse_corpus(atoms, offsets, second_order, tags, single_root, weights):
     """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
     heads = np.zeros(len(atoms), dtype=np.int32)
@@ -59,7 +59,7 @@ def parse_corpus(atoms, offsets, second_order, tags, single_root, weights):
     return heads
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def kbest_corpus(atoms, offsets, second_order, tags, single_root, weights, k):
     """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
     heads concatenated (sentence by sentence, best first), one score per tree and the
@@ -116,7 +116,7 @@ def _squared_norm(slots, signs, k):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def training_epoch(atoms, offsets, gold, order, second_order, tags, single_root, margin, passive_aggressive,
                    weights, totals, step):
     """One online pass over the sentences in ``order`` (see the module docstring); returns

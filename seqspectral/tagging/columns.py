@@ -8,7 +8,9 @@ from dataclasses import replace
 
 from seqspectral.base import Estimator, integer, seed
 
-from .features import FeaturesTagger, has_column
+from seqspectral.corpus.columns import has_column
+
+from .features import FeaturesTagger
 from .lemmatiser import Lemmatiser
 from .tagger import PerceptronTagger
 
@@ -74,7 +76,7 @@ class ColumnTaggers(Estimator):
         sentences = list(sentences)
         self.models_, self.skipped_ = {}, {}
         for field in self.fields or FIELDS:
-            if not has_column(sentences, ATTRIBUTE[field]):
+            if not has_column(sentences, field):
                 self.skipped_[field] = f"the training treebank's {field.upper()} column is _ throughout"
                 continue
             with stage(field) if stage is not None else nullcontext() as on_epoch:

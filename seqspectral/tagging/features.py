@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from seqspectral.base import Estimator, integer, seed
+from seqspectral.corpus.columns import has_column
 from seqspectral.corpus.errors import CorpusFormatError
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
@@ -46,12 +47,6 @@ def check_feats(sentences, path) -> None:
             if not FEATS_VALUE.fullmatch(value):
                 raise CorpusFormatError(path, word_line(s, i), f"FEATS {value!r} of word {i + 1} is not "
                                                                "Name=Value|Name=Value... or _")
-
-
-def has_column(sentences, name: str) -> bool:
-    """Whether any word of ``sentences`` has its ``feats`` or ``lemmas`` column set (not ``_``
-    or empty)."""
-    return any(v not in ("_", "") for s in sentences for v in (getattr(s, name) or ()))
 
 
 class FeaturesTagger(Estimator):

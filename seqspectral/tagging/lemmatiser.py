@@ -27,7 +27,7 @@ from seqspectral.base import Estimator, integer, seed
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
-from .features import has_column
+from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
 Script = tuple
@@ -143,7 +143,7 @@ class Lemmatiser(Estimator):
         kept (``selection_``)."""
         self._validate_params()
         sentences = list(sentences)
-        if not has_column(sentences, "lemmas"):
+        if not has_column(sentences, "lemma"):
             raise ValueError("the training sentences have no LEMMA (the column is _ throughout)")
         pairs = [(f, u, l) for s in sentences for f, u, l in zip(s.forms, s.upos, s.lemmas) if l != "_"]
         scripts = {p: edit_script(p[0], p[2]) for p in set(pairs)}

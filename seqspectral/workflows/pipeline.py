@@ -124,7 +124,7 @@ class Pipeline:
         "predicted": [...], "missing": [...]}`` (a column is predicted when the input
         leaves it empty and the pipeline carries its tagger; so is every other column the
         pipeline has a tagger of, FEATS and LEMMA among them, when the input leaves it empty)."""
-        from .rerank_build import has_column
+        from seqspectral.corpus.columns import has_column
 
         columns = {"given": [], "predicted": [], "missing": []}
         for column in dict.fromkeys(["upos", *self.parser_columns, *self.taggers] if self.parser is not None

@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from seqspectral.corpus.columns import has_column
 from seqspectral.io import atomic_open
 
 from .folds import fold_blocks, load_trees, parallel_map, parse_fold, save_trees, tag_fold
@@ -43,15 +44,6 @@ CLUSTERS = {"coarse": 64, "fine": 1024}
 CLUSTER_EMBEDDINGS = {"n_components": 50, "window": 2, "min_count": 2, "lowercase": True, "digits": True}
 
 
-def has_column(sentences, column: str) -> bool:
-    """Whether any word of ``sentences`` has a value in ``column`` (upos, xpos, feats or lemma)."""
-    for s in sentences:
-        values = s.feats if column == "feats" else s.column(column)
-        if values and any(v not in ("_", "") for v in values):
-            return True
-    return False
-
-
 # -- the stages ---------------------------------------------------------------------------------
 class ClustersStage(ModelStage):
     name, requires, provides, kind = "clusters", ("train:form",), ("clusters",), "word_clusters"
@@ -60,8 +52,8 @@ class ClustersStage(ModelStage):
         return bool(state.options.clusters_from)
 
     def key_parts(self, state):
-        return (state.inputs["train"], state.inputs["reading"], [_source_digest(p) for p in state.options.clusters_from],
-                CLUSTERS, CLUSTER_EMBEDDINGS)
+        sources = [_source_digest(p) for p in state.options.clusters_from]
+        return (state.inputs["train"], state.inputs["reading"], sources, CLUSTERS, CLUSTER_EMBEDDINGS)
 
     def compute(self, state, runner):
         return fit_clusters(state.train, state.options.clusters_from)
@@ -435,7 +427,7 @@ def fit_tree_model(sentences, field: str):
 
 
 def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
-    """``(train, dev, notes, warnings)``: the treebanks of a build, refused (one line naming
+    """``(train, dev, format, notes, warnings)``: the treebanks of a build, refused (one line naming
     the file) before anything is written when they are the wrong kind: a directory, no such
     file, raw text, an n-best file, no sentences, no UPOS tags, more folds than sentences."""
     from seqspectral.corpus import Reading
@@ -455,7 +447,7 @@ def read_build_inputs(train_path, dev_path, options: BuildOptions, reading):
     options.check_folds(len(train), train_path)
     notes = read_train.notes + (read_dev.notes if read_dev else [])
     said = read_train.warnings + (read_dev.warnings if read_dev else [])
-    return train, read_dev.sentences if read_dev else None, notes, said
+    return train, read_dev.sentences if read_dev else None, read_train.format, notes, said
 
 
 def build(directory, train_path, dev_path=None, options: BuildOptions | None = None, *, reading=None,
@@ -473,10 +465,11 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
     options.check()
     directory = Path(directory)
     manifest = read_manifest(directory)  # a damaged manifest is refused before anything is done
-    train, dev, notes, said = read_build_inputs(train_path, dev_path, options, reading)
+    train, dev, fmt, notes, said = read_build_inputs(train_path, dev_path, options, reading)
     from seqspectral.corpus import Reading
 
-    reading = reading or Reading()
+    reading = (reading or Reading()).updated(format=fmt)
+    created = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     collected = list(notes)
 
@@ -489,15 +482,15 @@ def build(directory, train_path, dev_path=None, options: BuildOptions | None = N
         if on_note is not None:
             on_note(message)
     runner = Runner(directory, manifest, progress, stream, note)
-    report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
-                      reading.updated(format=_format_of(train_path, reading)), workers)
+    try:
+        report = run_plan(runner, Path(train_path), Path(dev_path) if dev_path else None, train, dev, options,
+                          reading, workers)
+    except BaseException:
+        if created and not any(directory.iterdir()):  # stopped before a stage finished: no empty directory left
+            directory.rmdir()
+        raise
     report["notes"], report["warnings"] = collected, said
     with atomic_open(runner.path(REPORT), "w") as f:
         json.dump(report, f, indent=1)
     return report
 
-
-def _format_of(path, reading) -> str:
-    from seqspectral.corpus import detect
-
-    return reading.format if reading.format != "auto" else detect(path, reading.encoding).format

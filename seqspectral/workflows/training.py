@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from seqspectral.corpus.columns import has_column
+
 from .corpora import CorpusInput
 from .reading import InputError, read_sentences
 
@@ -303,8 +305,6 @@ def train_tagger(train, *, dev=None, reading=None, names=None, on_epoch=None, fi
                  **params) -> Trained:
     """:func:`fit_tagger` of ``field`` on the file ``train`` (held-out file ``dev``); a
     file whose ``field`` column is empty (raw text, an untagged treebank) is refused."""
-    from .rerank_build import has_column
-
     reading = _reading(reading)
     start = time.perf_counter()
     read, reading = _sentences(train, reading, False, names)
@@ -323,7 +323,7 @@ def fit_reranker(train, dev=None, reading=None, on_epoch=None, **params):
     the same kind of lists), its ``reading_`` the encoding its n-best files were read in."""
     from seqspectral.reranking import Reranker
 
-    reranker = Reranker(**params).fit(train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None,
-                                      sizes=train.sizes, on_epoch=on_epoch)
+    held = (dev.features, dev.loss, dev.sizes) if dev else None
+    reranker = Reranker(**params).fit(train.features, train.loss, dev=held, sizes=train.sizes, on_epoch=on_epoch)
     reranker.reading_ = _reading(reading).recorded()
     return reranker

@@ -97,3 +97,17 @@ def test_a_damaged_manifest_is_refused_naming_the_file_and_field(inputs, capsys,
     _refused(args, capsys, f"{directory / MANIFEST}", *expected)
     assert sorted(p.name for p in directory.iterdir()) == [MANIFEST]  # nothing built
     assert (directory / MANIFEST).read_text() == text and not (tmp_path / "o.conllu").exists()
+
+
+def test_a_new_build_stopped_before_any_stage_finished_leaves_no_directory(inputs, tmp_path, monkeypatch):
+    from seqspectral.workflows import BuildOptions, build
+    from seqspectral.workflows import rerank_build
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rerank_build, "fit_clusters", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build(tmp_path / "new", inputs / "train.conllu", options=BuildOptions(clusters_from=("brown",)),
+              progress=False)
+    assert not (tmp_path / "new").exists()
