@@ -271,6 +271,9 @@ KIND_EXAMPLES = {
     "dependency_labeler": lambda: _fitted("DependencyLabeler"),
     "reranker": lambda: _fitted("Reranker"),
     "tagger": lambda: _fitted("PerceptronTagger"),
+    "features_tagger": lambda: _fitted("FeaturesTagger"),
+    "lemmatiser": lambda: _fitted("Lemmatiser"),
+    "column_taggers": lambda: _fitted("ColumnTaggers"),
 }
 
 
