@@ -15,22 +15,13 @@ from numba import njit
 
 from seqspectral.perceptron.hashing import feature, slot
 
-from ._kernels import BEFORE, AFTER, LOWER, SUFFIX1, SUFFIX3
+from ._kernels import LOWER, SUFFIX1, SUFFIX3, _atom
 
 #: template ids of :func:`tag_slots` start here (:func:`._kernels.token_slots` uses 0..31)
 FIRST_TEMPLATE = 40
 #: features per token of :func:`tag_slots`
 N_TAG_FEATURES = 14
 _GOLDEN, _PRIME = -7046029254386353131, 1099511628211  # 0x9E3779B97F4A7C15 as int64; FNV's prime
-
-
-@njit(cache=True, inline="always")
-def _tag(tags, start, n, t, col):
-    if t < 0:
-        return BEFORE
-    if t >= n:
-        return AFTER
-    return tags[start + t, col]
 
 
 @njit(cache=True)
@@ -41,6 +32,7 @@ def tag_slots(atoms, types, offsets, tags, mask):
     +1; the UPOS trigram; UPOS × lower case; XPOS × lower case; UPOS × suffix 1, 2 and 3;
     FEATS × suffix 3."""
     out = np.empty((len(types), N_TAG_FEATURES), dtype=np.int32)
+    position = np.arange(len(types), dtype=np.int32)  # a token's row of ``tags``, for _atom's boundaries
     b = FIRST_TEMPLATE
     for i in range(len(offsets) - 1):
         start = offsets[i]
@@ -49,14 +41,14 @@ def tag_slots(atoms, types, offsets, tags, mask):
             row = out[start + t]
             a = atoms[types[start + t]]
             u, x, f = tags[start + t, 0], tags[start + t, 1], tags[start + t, 2]
-            u1, u2 = _tag(tags, start, n, t - 1, 0), _tag(tags, start, n, t + 1, 0)
+            u1, u2 = _atom(tags, position, start, n, t - 1, 0), _atom(tags, position, start, n, t + 1, 0)
             row[0] = slot(feature(b, u, 0, 0, 0), mask)
             row[1] = slot(feature(b + 1, x, 0, 0, 0), mask)
             row[2] = slot(feature(b + 2, f, 0, 0, 0), mask)
             row[3] = slot(feature(b + 3, u1, 0, 0, 0), mask)
             row[4] = slot(feature(b + 4, u2, 0, 0, 0), mask)
-            row[5] = slot(feature(b + 5, _tag(tags, start, n, t - 1, 1), 0, 0, 0), mask)
-            row[6] = slot(feature(b + 6, _tag(tags, start, n, t + 1, 1), 0, 0, 0), mask)
+            row[5] = slot(feature(b + 5, _atom(tags, position, start, n, t - 1, 1), 0, 0, 0), mask)
+            row[6] = slot(feature(b + 6, _atom(tags, position, start, n, t + 1, 1), 0, 0, 0), mask)
             row[7] = slot(feature(b + 7, u1, u, u2, 0), mask)
             row[8] = slot(feature(b + 8, u, a[LOWER], 0, 0), mask)
             row[9] = slot(feature(b + 9, x, a[LOWER], 0, 0), mask)
