@@ -1,6 +1,6 @@
-"""`seqspectral evaluate parse|tag|brackets GOLD PRED`: attachment scores (of a file of trees, or the
-1-best and oracle figures of an n-best file), tagging accuracy, and EVALB's bracket scores
-(`brackets`, in cli/_evaluate_brackets.py)."""
+"""`seqspectral evaluate parse|tag|conll18|brackets GOLD PRED`: attachment scores (of a file of
+trees, or the 1-best and oracle figures of an n-best file), tagging accuracy, the CoNLL 2018
+shared task's metrics, and EVALB's bracket scores (`brackets`, in cli/_evaluate_brackets.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 from ._common import _local_file, add_treebank_options, leaf_parser, note, read_treebank, treebank_reading
 
 HELP = ("score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy; "
-        "brackets: EVALB's labelled F1 of phrase-structure trees)")
+        "conll18: the CoNLL 2018 shared task's UPOS ... BLEX; brackets: EVALB's labelled F1 of phrase-structure trees)")
 
 
 def register(sub) -> None:
@@ -36,6 +36,18 @@ def register(sub) -> None:
     t.add_argument("--json", action="store_true", help="print one JSON object (with per_tag)")
     add_treebank_options(t)
     t.set_defaults(handler=run_tag)
+
+    c = leaf_parser(esub, "conll18", help="the CoNLL 2018 shared task's metrics with gold tokenisation (the same "
+                                          "words in both files): UPOS, XPOS, UFeats, AllTags, Lemmas, UAS, LAS, "
+                                          "CLAS, MLAS, BLEX, as conll18_ud_eval.py -v prints them")
+    c.add_argument("gold", metavar="GOLD", help="gold treebank (CoNLL-U)")
+    c.add_argument("pred", metavar="PRED", help="the same words with predicted columns; without HEAD (tag run's "
+                                                "output) only the tag metrics are given")
+    c.add_argument("--counts", action="store_true", help="print the counts (correct, gold, system, aligned words) "
+                                                         "instead of the percentages, as conll18_ud_eval.py -c")
+    c.add_argument("--json", action="store_true", help="print one JSON object (counts and percentages per metric)")
+    add_treebank_options(c)
+    c.set_defaults(handler=run_conll18)
 
     from . import _evaluate_brackets  # phrase-structure trees (issue 37)
 
@@ -123,3 +135,34 @@ def run_tag(args) -> int:
     for tag, r in sorted(result["per_tag"].items(), key=lambda item: -item[1]["n"]):
         print(f"  {tag:16s}{r['n']:7d}{r['accuracy']:8.2f}")
     return 0
+
+
+def run_conll18(args) -> int:
+    from seqspectral.treebank_scores import conll18_scores
+
+    reading = treebank_reading(args)
+    result = conll18_scores(read_treebank(args.gold, args, heads_required=False, reading=reading),
+                            read_treebank(args.pred, args, heads_required=False, reading=reading),
+                            names=(args.gold, args.pred))
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(conll18_table(result, args.counts))
+    return 0
+
+
+def conll18_table(result: dict, counts: bool = False) -> str:
+    """The rows of ``conll18_ud_eval.py -v`` (or ``-c``) from Words on, in its layout."""
+    if counts:
+        lines = ["Metric     | Correct   |      Gold | Predicted | Aligned"]
+    else:
+        lines = ["Metric     | Precision |    Recall |  F1 Score | AligndAcc"]
+    lines.append("-----------+-----------+-----------+-----------+-----------")
+    for metric, r in result.items():
+        if counts:
+            aligned = r["correct"] if metric == "Words" else r["aligned"] or ""
+            lines.append(f"{metric:11}|{r['correct']:10} |{r['gold']:10} |{r['system']:10} |{aligned:10}")
+        else:
+            acc = "" if r["aligned_accuracy"] is None else f"{r['aligned_accuracy']:10.2f}"
+            lines.append(f"{metric:11}|{r['precision']:10.2f} |{r['recall']:10.2f} |{r['f1']:10.2f} |{acc}")
+    return "\n".join(lines)

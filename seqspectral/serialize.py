@@ -68,6 +68,9 @@ KINDS = {
     "markov_pcfg": "seqspectral.constituency.pcfg:MarkovPCFG",
     "spectral_lpcfg": "seqspectral.constituency.spectral:SpectralLPCFG",
     "em_lpcfg": "seqspectral.constituency.em:EMLPCFG",
+    "features_tagger": "seqspectral.tagging.features:FeaturesTagger",
+    "lemmatiser": "seqspectral.tagging.lemmatiser:Lemmatiser",
+    "column_taggers": "seqspectral.tagging.columns:ColumnTaggers",
 }
 #: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
 TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")

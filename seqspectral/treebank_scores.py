@@ -169,3 +169,112 @@ def tag_scores(gold, pred, field: str = "upos", names: tuple[str, str] = ("gold"
     pct = lambda a, b: 100.0 * a / b if b else 0.0  # noqa: E731
     return {"accuracy": pct(right, words), "complete": pct(complete, len(gold)), "n_sentences": len(gold),
             "n_words": words, "per_tag": {t: {"n": n, "accuracy": pct(h, n)} for t, (n, h) in sorted(per_tag.items())}}
+
+
+# -- the CoNLL 2018 shared task's metrics (Zeman et al. 2018, section 2.3) ----------------------
+#: the relations of content words (CLAS, MLAS, BLEX score these) and of function words (their
+#: "functional children" enter MLAS), as the shared task's ``conll18_ud_eval.py`` lists them
+CONTENT_RELATIONS = frozenset({
+    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated", "advcl", "advmod",
+    "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed", "flat", "compound", "list",
+    "parataxis", "orphan", "goeswith", "reparandum", "root", "dep"})
+FUNCTIONAL_RELATIONS = frozenset({"aux", "cop", "mark", "det", "clf", "case", "cc"})
+#: the features UFeats compares (the rest of FEATS is left out)
+UNIVERSAL_FEATURES = frozenset({
+    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
+    "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person", "Polite"})
+CONLL18_METRICS = ("Words", "UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+TAG_METRICS = CONLL18_METRICS[:6]
+
+
+def universal_features(feats: str) -> str:
+    """The universal features of a FEATS value, sorted, ``|``-joined (``""`` for none)."""
+    return "|".join(sorted(f for f in feats.split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+
+
+class _Words:
+    """The columns of one sentence as the shared task compares them: universal features,
+    relations without subtypes, and each word's functional children (in word order)."""
+
+    def __init__(self, s):
+        self.upos, self.xpos, self.lemmas = s.upos, s.xpos, s.lemmas
+        self.feats = [universal_features(f) for f in s.feats] if s.feats is not None else [""] * len(s)
+        self.heads = s.heads.tolist()
+        self.parsed = len(s) == 0 or min(self.heads) >= 0
+        self.relations = [d.split(":")[0] for d in s.deprels]
+        self.content = [r in CONTENT_RELATIONS for r in self.relations]
+        self.children = [[] for _ in range(len(s))]
+        for j, (h, r) in enumerate(zip(self.heads, self.relations)):
+            if h > 0 and r in FUNCTIONAL_RELATIONS:
+                self.children[h - 1].append((j, r, self.upos[j], self.feats[j]))
+
+
+class Conll18Counts:
+    """The counts behind every metric of :data:`CONLL18_METRICS` (``correct``, ``gold``,
+    ``system``, ``aligned`` words), added one pair of sentences at a time. The words are the
+    gold tokenisation's (the same words in both files), so every word is aligned; CLAS, MLAS
+    and BLEX count the gold words with a content relation (``gold``, ``aligned``) and the
+    predicted words with one (``system``), so they are F1 scores as the shared task's."""
+
+    def __init__(self):
+        self.counts = {m: [0, 0, 0, 0] for m in CONLL18_METRICS}
+        self.parsed = True
+
+    def _add(self, metric, correct, gold, system, aligned):
+        c = self.counts[metric]
+        c[0] += correct
+        c[1] += gold
+        c[2] += system
+        c[3] += aligned
+
+    def add(self, gold, pred) -> None:
+        g, p = _Words(gold), _Words(pred)
+        n = len(gold)
+        same = {k: [a == b for a, b in zip(getattr(g, k), getattr(p, k))] for k in ("upos", "xpos", "feats")}
+        lemma = [a == "_" or a == b for a, b in zip(g.lemmas, p.lemmas)]
+        self._add("Words", n, n, n, n)
+        for metric, right in (("UPOS", same["upos"]), ("XPOS", same["xpos"]), ("UFeats", same["feats"]),
+                              ("AllTags", [a and b and c for a, b, c in zip(same["upos"], same["xpos"], same["feats"])]),
+                              ("Lemmas", lemma)):
+            self._add(metric, sum(right), n, n, n)
+        self.parsed &= g.parsed and p.parsed
+        if not self.parsed:
+            return
+        head = [a == b for a, b in zip(g.heads, p.heads)]
+        label = [h and a == b for h, a, b in zip(head, g.relations, p.relations)]
+        self._add("UAS", sum(head), n, n, n)
+        self._add("LAS", sum(label), n, n, n)
+        content = [j for j in range(n) if g.content[j]]
+        n_gold, n_system = len(content), sum(p.content)
+        self._add("CLAS", sum(label[j] for j in content), n_gold, n_system, n_gold)
+        self._add("MLAS", sum(label[j] and same["upos"][j] and same["feats"][j] and g.children[j] == p.children[j]
+                              for j in content), n_gold, n_system, n_gold)
+        self._add("BLEX", sum(label[j] and lemma[j] for j in content), n_gold, n_system, n_gold)
+
+    def scores(self) -> dict:
+        """Per metric (the attachment ones only when both files have trees): ``correct``,
+        ``gold``, ``system``, ``aligned`` and ``precision``, ``recall``, ``f1``,
+        ``aligned_accuracy`` (None for Words) as percentages."""
+        out = {}
+        for metric in CONLL18_METRICS if self.parsed else TAG_METRICS:
+            correct, gold, system, aligned = self.counts[metric]
+            out[metric] = {"correct": correct, "gold": gold, "system": system, "aligned": aligned,
+                           "precision": 100.0 * correct / system if system else 0.0,
+                           "recall": 100.0 * correct / gold if gold else 0.0,
+                           "f1": 200.0 * correct / (system + gold) if system + gold else 0.0,
+                           "aligned_accuracy": None if metric == "Words" else
+                           100.0 * correct / aligned if aligned else 0.0}
+        return out
+
+
+def conll18_scores(gold, pred, names: tuple[str, str] = ("gold", "predicted")) -> dict:
+    """:meth:`Conll18Counts.scores` of ``pred`` against ``gold`` (the same sentences and words,
+    in the same order)."""
+    gold, pred = list(gold), list(pred)
+    if len(gold) != len(pred):
+        raise AlignmentError(f"{names[0]} has {len(gold)} sentences but {names[1]} has {len(pred)}")
+    counts = Conll18Counts()
+    for i, (g, p) in enumerate(zip(gold, pred)):
+        check_aligned(i, g, p.forms, names, f"line {p.line}")
+        counts.add(g, p)
+    return counts.scores()

@@ -146,6 +146,9 @@ SMALL_FITS = {
     "DependencyParser": lambda: (_make("DependencyParser", **_PERCEPTRON), (_sentences(),), {}),
     "DependencyLabeler": lambda: (_make("DependencyLabeler", **_PERCEPTRON), (_sentences(),), {}),
     "PerceptronTagger": lambda: (_make("PerceptronTagger", **_PERCEPTRON), (_sentences(),), {}),
+    "FeaturesTagger": lambda: (_make("FeaturesTagger", **_PERCEPTRON), (_sentences(),), {}),
+    "Lemmatiser": lambda: (_make("Lemmatiser", **_PERCEPTRON), (_sentences(),), {}),
+    "ColumnTaggers": lambda: (_make("ColumnTaggers", **_PERCEPTRON), (_sentences(),), {}),
     "Reranker": lambda: (_make("Reranker", epochs=2, hash_bits=10), *_reranking()),
     "SupervisedBayesNet": lambda: (_make("SupervisedBayesNet", _network()[0]), _network()[1:], {}),
     "ViterbiEM": lambda: (_make("ViterbiEM", _network()[0], n_restarts=2, max_iter=5), (_network()[1],), {}),
@@ -288,6 +291,9 @@ KIND_EXAMPLES = {
     "markov_pcfg": lambda: _fitted("MarkovPCFG"),
     "spectral_lpcfg": lambda: _fitted("SpectralLPCFG"),
     "em_lpcfg": lambda: _fitted("EMLPCFG"),
+    "features_tagger": lambda: _fitted("FeaturesTagger"),
+    "lemmatiser": lambda: _fitted("Lemmatiser"),
+    "column_taggers": lambda: _fitted("ColumnTaggers"),
 }
 
 

@@ -16,10 +16,9 @@ import numpy as np
 from seqspectral.base import Estimator, integer, one_of, seed
 from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
                                     sparse_state, train_epochs)
-from seqspectral.selection import SelectionResult
 
-from . import _kernels
-from .words import encode
+from . import _kernels, model_files
+from .words import per_sentence, word_slots
 
 
 class PerceptronTagger(Estimator):
@@ -46,10 +45,9 @@ class PerceptronTagger(Estimator):
         self.random_state = random_state
 
     # -- features and gold tags ------------------------------------------------------------
-    def _slots(self, sentences) -> tuple[np.ndarray, np.ndarray]:
-        table = encode([s.forms for s in sentences], self.clusters)
-        return _kernels.token_slots(table.atoms, table.types, table.offsets, (1 << self.hash_bits) - 1,
-                                    self.clusters is not None), table.offsets
+    def _slots(self, sentences, table=None) -> tuple[np.ndarray, np.ndarray]:
+        slots, table = word_slots([s.forms for s in sentences], self.clusters, self.hash_bits, table)
+        return slots, table.offsets
 
     def _gold(self, sentences) -> np.ndarray:
         """The ``field`` column as tag ids (-1 for a tag the tagger does not know)."""
@@ -99,19 +97,17 @@ class PerceptronTagger(Estimator):
     def _decode(self, slots, offsets):
         return _kernels.tag_corpus(slots, offsets, self.weights_, self.transitions_)
 
-    def predict(self, sentences) -> list[list[str]]:
-        """The best tag sequence of every sentence."""
+    def predict(self, sentences, table=None) -> list[list[str]]:
+        """The best tag sequence of every sentence (``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        tags, _ = self._decode(*self._slots(sentences))
-        names = np.array(self.tags_, dtype=object)[tags]
-        bounds = np.cumsum([0] + [len(s) for s in sentences])
-        return [names[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
+        tags, _ = self._decode(*self._slots(sentences, table))
+        return per_sentence(self.tags_, tags, sentences)
 
-    def tag(self, sentences) -> list:
+    def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with the ``field`` column predicted."""
         sentences = list(sentences)
-        return [self.with_tags(s, t) for s, t in zip(sentences, self.predict(sentences))]
+        return [self.with_tags(s, t) for s, t in zip(sentences, self.predict(sentences, table))]
 
     def with_tags(self, sentence, tags: list[str]):
         """A copy of ``sentence`` whose ``field`` column is ``tags``."""
@@ -147,44 +143,29 @@ class PerceptronTagger(Estimator):
 
     # -- model files -----------------------------------------------------------------------
     def to_state(self):
-        self._check_fitted()
-        from seqspectral import serialize
-
-        params = {k: v for k, v in self.json_params().items() if k != "clusters"}
-        header = {"params": params, "tags": self.tags_, "history": self.history_}
-        if self.selection_ is not None:
-            header["selection"] = self.selection_.to_json()
-        arrays = {**sparse_state("emission", self.weights_), "transitions": self.transitions_}
-        if self.clusters is not None:
-            header["clusters"], inner = serialize.nest("clusters", self.clusters)
-            arrays.update(inner)
-        return header, arrays
+        return model_files.state(self, {"tags": self.tags_}, {**sparse_state("emission", self.weights_),
+                                                             "transitions": self.transitions_})
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import Member, nested_schema, Schema, size
+        from seqspectral.serialize import Member
 
         tags = header["tags"]
         if not isinstance(tags, list) or not tags or not all(isinstance(x, str) for x in tags):
             raise ValueError("the tags are not a non-empty list of strings")
-        bits, T = size(header["params"]["hash_bits"], "hash_bits", 1, 30), len(tags)
-        schema = Schema({**sparse_schema("emission", bits, T), "transitions": Member("f", (T + 1, T + 1))})
-        return schema.merged(nested_schema("clusters", header["clusters"])) if "clusters" in header else schema
+        T = len(tags)
+        return model_files.schema(header, {**sparse_schema("emission", model_files.hash_bits(header), T),
+                                           "transitions": Member("f", (T + 1, T + 1))})
 
     @classmethod
     def from_state(cls, header, arrays):
-        from seqspectral.serialize import unnest
-
-        clusters = unnest("clusters", header["clusters"], arrays) if "clusters" in header else None
-        tagger = cls(**header["params"], clusters=clusters)
+        tagger = model_files.restore(cls, header, arrays)
         tagger.tags_ = list(header["tags"])
         T = len(tagger.tags_)
         tagger.weights_ = dense_from_state("emission", arrays, (1 << tagger.hash_bits) * T)
         tagger.transitions_ = np.asarray(arrays["transitions"], dtype=np.float64)
         if tagger.transitions_.shape != (T + 1, T + 1):
             raise ValueError(f"transitions have shape {tagger.transitions_.shape} for {T} tags")
-        tagger.history_ = header["history"]
-        tagger.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         return tagger
 
 

@@ -78,3 +78,23 @@ def encode(form_lists, clusters=None) -> WordTable:
         if clusters is not None:
             atoms[:, -2:] = clusters.ids(list(ids))
     return WordTable(atoms, types, offsets)
+
+
+def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
+    """The flat class ids of every token of ``sentences`` as each sentence's list of names."""
+    flat = [names[i] for i in ids.tolist()]
+    out, at = [], 0
+    for s in sentences:
+        out.append(flat[at:at + len(s)])
+        at += len(s)
+    return out
+
+
+def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
+    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
+    rows) and the word table they come from (``table``: the sentences' table, already made
+    by :func:`encode` with the same clusters)."""
+    from ._kernels import token_slots
+
+    table = encode(form_lists, clusters) if table is None else table
+    return token_slots(table.atoms, table.types, table.offsets, (1 << hash_bits) - 1, clusters is not None), table

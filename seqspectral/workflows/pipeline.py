@@ -26,7 +26,7 @@ from .manifest import MANIFEST
 
 
 #: the model kinds a build's ``tagger-<column>.npz`` may be (each has ``tag(sentences)``)
-TAGGER_KINDS = ("tagger",)
+TAGGER_KINDS = ("tagger", "features_tagger", "lemmatiser")
 
 
 def input_columns(parser) -> list[str]:
@@ -122,11 +122,13 @@ class Pipeline:
     def columns(self, sentences) -> dict:
         """Which tag columns the parser reads come from where: ``{"given": [...],
         "predicted": [...], "missing": [...]}`` (a column is predicted when the input
-        leaves it empty and the pipeline carries its tagger)."""
+        leaves it empty and the pipeline carries its tagger; so is every other column the
+        pipeline has a tagger of, FEATS and LEMMA among them, when the input leaves it empty)."""
         from seqspectral.corpus.columns import has_column
 
         columns = {"given": [], "predicted": [], "missing": []}
-        for column in dict.fromkeys(["upos", *self.parser_columns] if self.parser is not None else self.taggers):
+        for column in dict.fromkeys(["upos", *self.parser_columns, *self.taggers] if self.parser is not None
+                                    else self.taggers):
             if column in self.taggers and (self.parser is None or not has_column(sentences, column)):
                 columns["predicted"].append(column)
             elif has_column(sentences, column):

@@ -64,12 +64,14 @@ class ClustersStage(ModelStage):
 
 
 class TaggerStage(ModelStage):
-    """A tagger of one column (the build's taggers: UPOS always, XPOS when the treebank has it)."""
-
-    kind = "tagger"
+    """A tagger of one column (the build's taggers: UPOS always, XPOS, FEATS and LEMMA when the
+    treebank has them; FEATS by the features tagger, LEMMA by the lemmatiser, each trained on
+    the gold tags and reading the predicted ones at run time)."""
 
     def __init__(self, field: str, with_clusters: bool):
-        self.field = field
+        from seqspectral.tagging.columns import KIND
+
+        self.field, self.kind = field, KIND[field]
         self.name = f"tagger-{field}"
         self.requires = ("train:form", f"train:{field}") + (("clusters",) if with_clusters else ())
         self.provides = (f"tagger:{field}",)
@@ -81,10 +83,16 @@ class TaggerStage(ModelStage):
         return state.options.tagger_epochs, "epoch"
 
     def compute(self, state, runner):
+        from seqspectral.tagging import FeaturesTagger, Lemmatiser
+
         from .training import fit_tagger
 
-        return fit_tagger(state.train, state.dev, state.reading, runner.epoch_note(state.options.tagger_epochs),
-                          field=self.field, epochs=state.options.tagger_epochs, clusters=state.results.get("clusters"))
+        on_epoch, params = runner.epoch_note(state.options.tagger_epochs), {
+            "epochs": state.options.tagger_epochs, "clusters": state.results.get("clusters")}
+        if self.field in ("upos", "xpos"):
+            return fit_tagger(state.train, state.dev, state.reading, on_epoch, field=self.field, **params)
+        model = (FeaturesTagger if self.field == "feats" else Lemmatiser)(**params)
+        return model.fit(state.train, dev=state.dev, on_epoch=on_epoch)
 
 
     def after(self, result, state):
@@ -311,12 +319,15 @@ class RerankerStage(ModelStage):
 
 
 def tag_fields(columns) -> list[str]:
-    """The columns the build trains taggers of: UPOS always, XPOS when the treebank has it."""
-    return ["upos"] + (["xpos"] if "xpos" in columns else [])
+    """The columns the build trains taggers of: UPOS always, XPOS, FEATS and LEMMA when the
+    treebank has them (in that order: each reads the columns predicted before it)."""
+    return ["upos"] + [c for c in ("xpos", "feats", "lemma") if c in columns]
 
 
 def parser_columns(options: BuildOptions, columns, fields: list[str]) -> list[str]:
-    """The tag columns the parser reads: the treebank's (gold), or the predicted ones."""
+    """The tag columns the parser reads: the treebank's (gold), or the predicted ones (UPOS and
+    XPOS; whether the predicted FEATS and LEMMA help the parser has not been measured, so it
+    does not read them)."""
     if options.tags == "predicted":
         return ["upos"] + (["xpos"] if PREDICTED_XPOS and "xpos" in fields else [])
     return ["upos"] + [c for c in ("xpos", "feats", "lemma") if c in columns]
@@ -350,6 +361,9 @@ def run_plan(runner: Runner, train_path: Path, dev_path: Path | None, train: lis
              options: BuildOptions, reading, workers: int) -> dict:
     """Run every stage of :func:`plan` and write the report; returns it."""
     columns = {"form", "head", *(c for c in ("upos", "xpos", "feats", "lemma") if has_column(train, c))}
+    for column, model in (("feats", "features tagger"), ("lemma", "lemmatiser")):
+        if column not in columns:
+            runner.on_note(f"{train_path}: the {column.upper()} column is _ throughout: no {model} trained")
     inputs = {"train": file_digest(train_path), "dev": file_digest(dev_path) if dev_path else None,
               "reading": {"format": reading.format, "encoding": reading.encoding, "errors": reading.errors}}
     state = BuildState(options, train, dev, inputs, reading, columns, workers)

@@ -94,3 +94,55 @@ def test_a_latin1_conllx_treebank_without_heads_is_read_like_the_parser_reads_it
     assert [s.forms[0][-1] for s in tagged] == ["ñ"] * len(sentences)
     assert [len(s) for s in tagged] == [len(s) for s in sentences]
     assert all(line.split("\t")[6] == "_" for line in out.read_bytes().decode("latin-1").splitlines() if line)
+
+
+def _blanked(source, tmp_path, name, column):
+    """``source`` with the column ``column`` (0-based) ``_`` on every word line."""
+    lines = []
+    for line in source.read_text(encoding="utf-8").split("\n"):
+        cells = line.split("\t")
+        if len(cells) == 10:
+            cells[column] = "_"
+        lines.append("\t".join(cells))
+    path = tmp_path / name
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def test_every_column_in_one_model_and_the_columns_it_lacks_named(corpora_dir, tmp_path, capsys):
+    train, dev = corpora_dir / "ewt-sample.conllu", corpora_dir / "ewt-sample-dev.conllu"
+    model, out = tmp_path / "all.npz", tmp_path / "out.conllu"
+    assert main(["tag", "train", str(train), "--field", "all", "--epochs", "2", "--hash-bits", "14",
+                 "-o", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert all(f"{m} (" in err for m in ("UPOS tagger", "XPOS tagger", "features tagger", "lemmatiser"))
+    assert main(["tag", "run", str(model), str(dev), "-o", str(out), "--quiet"]) == 0
+    tagged, gold = read_conllu(out), read_conllu(dev)
+    assert [s.forms for s in tagged] == [s.forms for s in gold]
+    assert [s.lemmas for s in tagged] == [s.lemmas for s in serialize.load(model).tag(gold)]
+    assert main(["tag", "run", str(model), str(dev), "-k", "2", "-o", str(out)]) == 2
+    assert "-k needs a UPOS or XPOS tagger" in capsys.readouterr().err
+    # LEMMA (column 2) and FEATS (column 5) _ throughout: no lemmatiser, no features tagger, and it says so
+    bare = _blanked(_blanked(train, tmp_path, "nolemma.conllu", 2), tmp_path, "bare.conllu", 5)
+    assert main(["tag", "train", str(bare), "--field", "all", "--epochs", "1", "--hash-bits", "12",
+                 "-o", str(model)]) == 0
+    err = capsys.readouterr().err
+    assert "no features tagger: the training treebank's FEATS column is _ throughout" in err
+    assert "no lemmatiser: the training treebank's LEMMA column is _ throughout" in err
+    assert list(serialize.load(model).models_) == ["upos", "xpos"]
+    for field, what in (("lemma", "no lemmatiser trained"), ("feats", "no features tagger trained")):
+        assert main(["tag", "train", str(bare), "--field", field, "-o", str(tmp_path / "x.npz")]) == 2
+        assert what in capsys.readouterr().err
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_a_feats_value_not_name_value_is_exit_2_with_file_and_line(corpora_dir, tmp_path, capsys):
+    lines = (corpora_dir / "ewt-sample.conllu").read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.count("\t") == 9 and "=" in line.split("\t")[5]) + 3
+    cells = lines[at].split("\t")
+    cells[5] = "Number"
+    lines[at] = "\t".join(cells)
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("\n".join(lines), encoding="utf-8")
+    assert main(["tag", "train", str(bad), "--field", "all", "-o", str(tmp_path / "m.npz")]) == 2
+    assert f"bad.conllu:{at + 1}: FEATS 'Number' of word" in capsys.readouterr().err

@@ -46,7 +46,8 @@ def test_report_has_every_held_out_figure_and_stage(built):
     for key in ("tagger_dev_accuracy", "parser_dev", "dev_oracle_uas", "reranked_dev", "reranker_chosen"):
         assert key in report
     assert report["dev_oracle_uas"] >= report["parser_dev"]["uas"]
-    assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "parser", "nbest-train-fold1", "nbest-train-fold2",
+    assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "tagger-feats", "tagger-lemma", "parser",
+                                     "nbest-train-fold1", "nbest-train-fold2",
                                      "nbest-dev", "tree-fold1", "tree-fold2", "tree", "reranker"}
     assert report["parser_tag_columns"] == ["upos", "xpos", "feats", "lemma"]
 
@@ -108,8 +109,13 @@ def test_run_tags_what_is_untagged_and_reranks(files, built):
     untagged = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None,
                         heads=np.zeros(len(s))) for s in dev]
     pipeline = Pipeline.load(directory)
-    # a gold-tags build's parser reads FEATS and LEMMA, which nothing predicts: refused, naming them
-    with pytest.raises(MissingColumnError, match="no FEATS, LEMMA values"):
+    # a gold-tags build's parser reads FEATS and LEMMA: its features tagger and lemmatiser fill them
+    out, columns = pipeline.run_with_columns(untagged)
+    assert columns == {"given": [], "predicted": ["upos", "xpos", "feats", "lemma"], "missing": []}
+    assert all(s.feats is not None and all(lemma != "_" for lemma in s.lemmas) for s in out)
+    # a column the parser reads that nothing predicts is refused, naming it
+    del pipeline.taggers["lemma"]
+    with pytest.raises(MissingColumnError, match="no LEMMA values"):
         pipeline.run(untagged)
     given = [replace(u, feats=s.feats, lemmas=s.lemmas) for u, s in zip(untagged, dev)]
     out, columns = pipeline.run_with_columns(given)

@@ -1,0 +1,270 @@
+"""Every UD column from words alone (issue 40): the CoNLL 2018 metrics of the toolkit's pipeline
+against UDPipe 1 on UD English-EWT and on the Turkish Web Treebank.
+
+The input of every system is the test file with its words only (ID, FORM and the multiword
+token lines; every other column ``_``): gold tokenisation, nothing else of the gold file.
+Figures are ``seqspectral evaluate conll18`` (equal to the shared task's
+``conll18_ud_eval.py``, see ``evaluation/conll18_metrics.py``).
+
+The toolkit's pipeline: ``rerank build --tags predicted`` (its UPOS and XPOS taggers, the
+parser trained on jackknifed tags, the reranker; ``--clusters-from brown`` for EWT, none for
+Turkish, which Brown does not cover) and ``rerank run`` on the words, then the features tagger
+and the lemmatiser of ``tag train --field feats|lemma`` (``--clusters`` the build's) filling
+FEATS and LEMMA from the predicted UPOS and XPOS. Their training CPU seconds and the tagging
+speed of all four columns (the build's UPOS and XPOS taggers, the features tagger and the
+lemmatiser as one :class:`~seqspectral.tagging.ColumnTaggers`; best of 3 runs of its ``tag`` on
+test in this process, reading excluded) are given.
+
+EWT: UDPipe 1.2's published UD 2.5 figures with gold tokenisation (issue 40's table). Turkish
+(``turkish-treebanks`` 1.0.0 from PyPI, the Google Turkish Web Treebank, Apache-2.0):
+``data/web.conllu`` then ``data/wiki.conllu`` in file order, the first 80% of the 4,851
+sentences train, the next 10% dev, the last 10% test; UDPipe 1 (``ufal.udpipe``) trained
+offline on the same train with dev as its held-out data, its default tagger (MorphoDiTa,
+UPOS, XPOS, FEATS and LEMMA) and parser (Parsito) with ``--udpipe-iterations`` training
+iterations (default its own defaults, 20 and 10), tagging and parsing the same words. Writes ``evaluation/results/ud_columns.md``; work files (builds,
+models, predictions) in ``--workdir``, reused when present::
+
+    python -m evaluation ud_columns --workdir /work/data/lemmas/ud-columns
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .common import NLTK_DATA, RESULTS, SEQSPECTRAL, describe, ewt, log, markdown_table, require_data, write_results
+
+OUT = RESULTS / "ud_columns.md"
+TURKISH = Path("/work/data/turkish-treebanks/data")
+METRICS = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+#: UDPipe 1.2's UD 2.5 models with gold tokenisation (issue 40; CLAS not published there)
+UDPIPE_EWT = {"UPOS": 94.4, "XPOS": 93.9, "UFeats": 95.4, "AllTags": 92.5, "Lemmas": 96.4, "UAS": 84.4,
+              "LAS": 81.1, "MLAS": 71.6, "BLEX": 73.6}
+
+
+def words_only(src: Path, out: Path) -> Path:
+    """``src`` with every column but ID and FORM ``_`` (comments and multiword lines kept)."""
+    if not out.exists():
+        lines = []
+        for line in src.read_text(encoding="utf-8").split("\n"):
+            cells = line.split("\t")
+            if len(cells) == 10:
+                cells = cells[:2] + ["_"] * 8
+            lines.append("\t".join(cells))
+        out.write_text("\n".join(lines).rstrip("\n") + "\n\n", encoding="utf-8")
+    return out
+
+
+def turkish_split(workdir: Path) -> dict[str, Path]:
+    """The train/dev/test files of the Turkish split (module docstring)."""
+    paths = {part: workdir / f"tr-{part}.conllu" for part in ("train", "dev", "test")}
+    if not all(p.exists() for p in paths.values()):
+        blocks = [b for name in ("web", "wiki") for b in
+                  (TURKISH / f"{name}.conllu").read_text(encoding="utf-8").strip("\n").split("\n\n")]
+        n = len(blocks)
+        cut = {"train": (0, n * 8 // 10), "dev": (n * 8 // 10, n * 9 // 10), "test": (n * 9 // 10, n)}
+        for part, (a, b) in cut.items():
+            paths[part].write_text("\n\n".join(blocks[a:b]) + "\n\n", encoding="utf-8")
+    return paths
+
+
+def cli(*args, **kwargs) -> float:
+    """Run ``seqspectral ARGS``; its CPU seconds."""
+    start = time.perf_counter()
+    before = _child_cpu()
+    subprocess.run([*SEQSPECTRAL, *map(str, args)], check=True, **kwargs)
+    log(f"seqspectral {' '.join(map(str, args[:2]))}: {time.perf_counter() - start:.0f} s")
+    return _child_cpu() - before
+
+
+def _child_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def scores(gold: Path, pred: Path) -> dict:
+    out = subprocess.run([*SEQSPECTRAL, "evaluate", "conll18", "--json", str(gold), str(pred)], check=True,
+                         capture_output=True, text=True).stdout
+    return {m: v["f1"] for m, v in json.loads(out).items()}
+
+
+class Work:
+    """Timings and figures kept in ``workdir/work.json`` (a stopped run resumes)."""
+
+    def __init__(self, workdir: Path):
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = workdir / "work.json"
+        self.data = json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def once(self, key: str, compute):
+        """``compute()``, kept under ``key`` (merged into the file as it is now: parts of a run
+        may go side by side)."""
+        if key not in self.data:
+            value = compute()
+            self.data = {**(json.loads(self.path.read_text()) if self.path.exists() else {}), **self.data, key: value}
+            self.path.write_text(json.dumps(self.data, indent=1))
+        return self.data[key]
+
+
+def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_from: list[str],
+         parser_only: bool = False) -> dict:
+    """The toolkit's pipeline on ``test``'s words: figures, training CPU seconds, tagging speed.
+    With ``parser_only`` the build in ``workdir`` (made by the same command, its reranking
+    stages not finished) is used up to its parser: its taggers and the parser's 1-best trees."""
+    build = work.dir / f"{name}-build"
+    if not parser_only:
+        cli("rerank", "build", train, "--dev", dev, "--tags", "predicted",
+            *[x for c in clusters_from for x in ("--clusters-from", c)], "-o", build, "--quiet")
+    stages = json.loads((build / "build.json").read_text())["stages"]
+    build_cpu = sum(s["cpu_s"] for s in stages.values())
+    clusters = ["--clusters", build / "clusters.npz"] if clusters_from else []
+    models = {f: work.dir / f"{name}-{f}.npz" for f in ("feats", "lemma")}
+    for field, path in models.items():
+        work.once(f"{name}:{field}_train_cpu", lambda f=field, p=path: cli(
+            "tag", "train", train, "--dev", dev, "--field", f, *clusters, "-o", p, "--quiet"))
+    words = words_only(test, work.dir / f"{name}-test-words.conllu")
+    how = "parser" if parser_only else "reranked"
+    parsed, feats, full = (work.dir / f"{name}-test-{how}-{x}.conllu" for x in ("parsed", "feats", "pred"))
+    taggers = [x for f in ("upos", "xpos") if (build / f"tagger-{f}.npz").exists()
+               for x in ("--tagger", build / f"tagger-{f}.npz")]
+    parse = (("parse", "run", build / "parser.npz", words, *taggers) if parser_only else ("rerank", "run", build, words))
+    work.once(f"{name}:{how}:run_cpu", lambda: cli(*parse, "-o", parsed, "--quiet")
+              + cli("tag", "run", models["feats"], parsed, "-o", feats, "--quiet")
+              + cli("tag", "run", models["lemma"], feats, "-o", full, "--quiet"))
+    figures = work.once(f"{name}:{how}:scores", lambda: scores(test, full))
+    speed = work.once(f"{name}:tag_speed", lambda: tagging_speed(
+        {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos") if (build / f"tagger-{f}.npz").exists()} | models,
+        words))
+    return {"scores": figures, "speed": speed,
+            "feats_cpu": work.data[f"{name}:feats_train_cpu"], "lemma_cpu": work.data[f"{name}:lemma_train_cpu"],
+            "build_cpu": build_cpu, "stages": list(stages)}
+
+
+def tagging_speed(paths: dict, words: Path) -> dict:
+    """Sentences per CPU and per wall second of ``ColumnTaggers.tag`` with the models of
+    ``paths`` ({column: model file}: the build's taggers, the features tagger, the lemmatiser)
+    on ``words`` (best of 3 after a warm-up; reading excluded)."""
+    from seqspectral import serialize
+    from seqspectral.corpus import read_conllu
+    from seqspectral.tagging import ColumnTaggers
+
+    model = ColumnTaggers(tuple(paths))
+    model.models_ = {f: serialize.load(p) for f, p in paths.items()}
+    model.clusters = next((m.clusters for m in model.models_.values() if m.clusters is not None), None)
+    sentences = read_conllu(words, heads_required=False)
+    model.tag(sentences[:50])
+    runs = []
+    for _ in range(3):
+        wall, cpu = time.perf_counter(), time.process_time()
+        model.tag(sentences)
+        runs.append((time.perf_counter() - wall, time.process_time() - cpu))
+    wall, cpu = min(r[0] for r in runs), min(r[1] for r in runs)
+    return {"sentences": len(sentences), "wall": wall, "cpu": cpu, "columns": list(model.models_)}
+
+
+def udpipe(work: Work, name: str, train: Path, dev: Path, test: Path, iterations: tuple[int, int]) -> dict:
+    """UDPipe 1 trained on ``train`` (``dev`` held out, default options but the tagger's and the
+    parser's ``iterations``), tagging and parsing ``test``'s words."""
+    from ufal.udpipe import Model, OutputFormat, ProcessingError, Sentences, Trainer
+
+    from ._udpipe import udpipe_sentences
+
+    label = f"{name}-udpipe-{iterations[0]}-{iterations[1]}"
+    path = work.dir / f"{label}.model"
+    if not path.exists():
+        log(f"training UDPipe 1 on {train.name} (tagger {iterations[0]}, parser {iterations[1]} iterations)")
+        error = ProcessingError()
+        start = time.process_time()
+        blob = Trainer.train("morphodita_parsito", Sentences(udpipe_sentences(train)),
+                             Sentences(udpipe_sentences(dev)), "none", f"iterations={iterations[0]}",
+                             f"iterations={iterations[1]}", error)
+        if error.occurred():
+            raise RuntimeError(f"UDPipe training failed: {error.message}")
+        work.once(f"{label}:train_cpu", lambda: time.process_time() - start)
+        path.write_bytes(blob if isinstance(blob, bytes) else blob.encode("latin-1"))
+    pred = work.dir / f"{label}-test.conllu"
+    if not pred.exists():
+        model = Model.load(str(path))
+        sentences = udpipe_sentences(words_only(test, work.dir / f"{name}-test-words.conllu"))
+        start = time.process_time()
+        for s in sentences:
+            model.tag(s, Model.DEFAULT)
+            model.parse(s, Model.DEFAULT)
+        work.once(f"{label}:run_cpu", lambda: time.process_time() - start)
+        writer = OutputFormat.newConlluOutputFormat()
+        pred.write_text("".join(writer.writeSentence(s) for s in sentences), encoding="utf-8")
+    return {"scores": work.once(f"{label}:scores", lambda: scores(test, pred)),
+            "train_cpu": work.data[f"{label}:train_cpu"], "run_cpu": work.data[f"{label}:run_cpu"]}
+
+
+def _row(label: str, figures: dict, *rest) -> list:
+    return [label, *(f"{figures[m]:.2f}" if isinstance(figures.get(m), float) and label != "UDPipe 1.2 (published)"
+                     else f"{figures[m]:.1f}" if m in figures else "—" for m in METRICS), *rest]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--workdir", type=Path, required=True, help="builds, models and predictions (reused)")
+    ap.add_argument("--only", choices=("ewt", "turkish"), default=None, help="one treebank only")
+    ap.add_argument("--parser-only", action="store_true",
+                    help="use the builds in WORKDIR (made by this benchmark's command, unfinished) up to their "
+                         "parser: its 1-best trees, no reranking")
+    ap.add_argument("--udpipe-iterations", default="20,10", metavar="TAGGER,PARSER",
+                    help="UDPipe 1's training iterations of its tagger and parser (default 20,10: its defaults)")
+    args = ap.parse_args()
+    require_data(ewt("train"), TURKISH / "web.conllu", NLTK_DATA)
+    work = Work(args.workdir)
+    lines = ["# Every UD column from words alone (issue 40)", "", describe(__file__, sys.argv[1:]), "",
+             __doc__.split("\n\n")[1].replace("\n", " "), ""]
+    header = ("system", *METRICS, "training", "tagging (4 columns)")
+    if args.only in (None, "ewt"):
+        log("EWT")
+        r = ours(work, "ewt", ewt("train"), ewt("dev"), ewt("test"), ["brown"], args.parser_only)
+        lines += ["## UD English-EWT test", "", *markdown_table(header, [
+            _row("UDPipe 1.2 (published, UD 2.5)", UDPIPE_EWT, "", ""),
+            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted --clusters-from brown; tag train "
+                 "--field feats, lemma)", r["scores"], _training(r), _speed(r["speed"]))]), ""]
+    if args.only in (None, "turkish"):
+        log("Turkish")
+        split = turkish_split(work.dir)
+        iterations = tuple(int(x) for x in args.udpipe_iterations.split(","))
+        u = udpipe(work, "tr", split["train"], split["dev"], split["test"], iterations)
+        r = ours(work, "tr", split["train"], split["dev"], split["test"], [], args.parser_only)
+        lines += ["## Turkish Web Treebank (web + wiki, 80/10/10 in file order), test", "", *markdown_table(header, [
+            _row(f"UDPipe 1 (ufal.udpipe trained here: tagger {iterations[0]}, parser {iterations[1]} iterations; "
+                 "defaults 20, 10)", u["scores"],
+                 f"{u['train_cpu']:.0f} CPU s", f"{_n(split['test']) / u['run_cpu']:,.0f} sentences / CPU s "
+                 "(tag + parse)"),
+            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted; tag train --field feats, lemma)",
+                 r["scores"], _training(r), _speed(r["speed"]))]), ""]
+    write_results(OUT, "\n".join(lines))
+    print("\n".join(lines))
+    return 0
+
+
+def _how(args) -> str:
+    return "the parser's 1-best trees" if args.parser_only else "reranked trees"
+
+
+def _n(path: Path) -> int:
+    return path.read_text(encoding="utf-8").strip("\n").count("\n\n") + 1
+
+
+def _training(r: dict) -> str:
+    return (f"build {r['build_cpu']:.0f} CPU s ({', '.join(r['stages'])}); features tagger {r['feats_cpu']:.0f}, "
+            f"lemmatiser {r['lemma_cpu']:.0f} CPU s (whole tag train command)")
+
+
+def _speed(s: dict) -> str:
+    return (f"{s['sentences'] / s['cpu']:,.0f} sentences / CPU s ({s['sentences'] / s['wall']:,.0f} / wall s)")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""The lemmatiser: edit scripts from form to lemma, chosen per word by a classifier.
+
+Every training pair (form, lemma) gives an edit script (:func:`edit_script`): the case rule
+(``keep`` the form's case, or ``lower`` it first), then around the longest substring the
+two share, the prefix of the form to remove and the one to put instead, and the same at the
+end (``running`` → ``run``: remove ``ning``, add nothing; ``better`` → ``good`` shares
+nothing: the whole form is replaced) — the suffix/prefix rewrite classes of UDPipe's
+lemmatiser (Straka et al. 2016) and of spaCy's edit trees, flattened to one prefix and one
+suffix rule. A script applies to a form that starts and ends with what it removes, so a
+word never seen in training gets the scripts of words that end like it.
+
+A word whose (form, UPOS) had one lemma only in training (and was seen ``min_count``
+times) gets that lemma; failing that (a UPOS its form never had, often a wrong predicted
+one), a word whose form had one lemma only, whatever its UPOS; every other word the script the per-token averaged perceptron of
+:mod:`.token_classifier` prefers among the scripts that apply to its form and were seen with
+its UPOS (those that apply at all when none was), with the tagger's features and the
+sentence's UPOS, XPOS and FEATS.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from seqspectral.base import Estimator, integer, seed
+from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
+
+from . import model_files, token_classifier as tc
+from seqspectral.corpus.columns import has_column
+
+#: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
+Script = tuple
+
+
+def _common_substring(a: str, b: str) -> tuple[int, int, int]:
+    """(start in ``a``, start in ``b``, length) of the longest common substring (the first)."""
+    best = (0, 0, 0)
+    prev = [0] * (len(b) + 1)
+    for i in range(1, len(a) + 1):
+        cur = [0] * (len(b) + 1)
+        for j in range(1, len(b) + 1):
+            if a[i - 1] == b[j - 1]:
+                cur[j] = prev[j - 1] + 1
+                if cur[j] > best[2]:
+                    best = (i - cur[j], j - cur[j], cur[j])
+        prev = cur
+    return best
+
+
+def edit_script(form: str, lemma: str) -> Script:
+    """The cheapest script (characters removed plus added; ``lower`` on ties) turning
+    ``form`` into ``lemma``."""
+    out = None
+    for case, source in (("lower", form.lower()), ("keep", form)):
+        i, j, n = _common_substring(source, lemma)
+        script = (case, source[:i], lemma[:j], source[i + n:], lemma[j + n:]) if n else (case, "", "", source, lemma)
+        cost = sum(len(x) for x in script[1:])
+        if out is None or cost < out[0]:
+            out = (cost, script)
+    return out[1]
+
+
+def apply_script(script: Script, form: str) -> str | None:
+    """The lemma ``script`` makes of ``form`` (None when it does not apply)."""
+    case, pre_cut, pre_add, suf_cut, suf_add = script
+    source = form.lower() if case == "lower" else form
+    if len(source) < len(pre_cut) + len(suf_cut) or not source.startswith(pre_cut) or not source.endswith(suf_cut):
+        return None
+    return pre_add + source[len(pre_cut):len(source) - len(suf_cut)] + suf_add
+
+
+class Lemmatiser(Estimator):
+    """Fills the LEMMA column of CoNLL-U sentences (module docstring).
+
+    Parameters: ``epochs`` (the best on dev kept when dev is given); ``hash_bits`` (2**hash_bits
+    weights shared by every (feature, script) pair); ``min_count`` (how often a (form, UPOS)
+    with one lemma must have been seen for that lemma to be used as it is; 0: never, the
+    classifier decides every word); ``clusters`` (as the tagger's); ``random_state``.
+    """
+
+    kind = "lemmatiser"
+    field = "lemma"
+    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(8, 26), "min_count": integer(0),
+                         "clusters": lambda v: None if v is None or hasattr(v, "ids") else
+                         "fitted word clusters or None",
+                         "random_state": seed}
+
+    def __init__(self, *, epochs=10, hash_bits=20, min_count=1, clusters=None, random_state=0):
+        self.epochs = epochs
+        self.hash_bits = hash_bits
+        self.min_count = min_count
+        self.clusters = clusters
+        self.random_state = random_state
+
+    # -- the scripts a word may take -------------------------------------------------------
+    def _index(self):
+        """(case, removed suffix) -> removed prefix -> script ids, and UPOS -> which scripts were
+        seen with it (booleans)."""
+        by_suffix: dict = {}
+        for i, (case, pre_cut, _, suf_cut, _) in enumerate(self.scripts_):
+            by_suffix.setdefault((case, suf_cut), {}).setdefault(pre_cut, []).append(i)
+        by_suffix = {k: {p: np.array(ids, dtype=np.int32) for p, ids in group.items()}
+                     for k, group in by_suffix.items()}
+        seen = {}
+        for u, ids in self.by_upos_.items():
+            seen[u] = np.zeros(len(self.scripts_), dtype=bool)
+            seen[u][ids] = True
+        return by_suffix, seen
+
+    def _candidates(self, sentences, needed=None) -> tc.Candidates:
+        """Each word's candidate scripts (none for the words ``needed`` says are not, a list of
+        booleans per sentence)."""
+        by_suffix, by_upos = self._index()
+        memo: dict = {}
+        per_token = []
+        none = np.zeros(0, dtype=np.int32)
+        for n, s in enumerate(sentences):
+            for j, (form, upos) in enumerate(zip(s.forms, s.upos)):
+                if needed is not None and not needed[n][j]:
+                    per_token.append(none)
+                    continue
+                key = (form, upos)
+                if key not in memo:
+                    applies = []
+                    for case, source in (("lower", form.lower()), ("keep", form)):
+                        for k in range(len(source) + 1):
+                            group = by_suffix.get((case, source[len(source) - k:]))
+                            if group is not None:
+                                applies += [group[source[:p]] for p in range(len(source) - k + 1)
+                                            if source[:p] in group]
+                    applies = np.concatenate(applies) if applies else none
+                    seen = by_upos.get(upos)
+                    mine = applies[seen[applies]] if seen is not None else none
+                    memo[key] = np.sort(mine if len(mine) else applies)
+                per_token.append(memo[key])
+        return tc.Candidates.of(per_token)
+
+    # -- training --------------------------------------------------------------------------
+    def fit(self, sentences, dev=None, on_epoch=None):
+        """Train on the words of ``sentences`` whose LEMMA is given (not ``_``), with their gold
+        UPOS, XPOS and FEATS as features; with ``dev`` the epoch of the best dev accuracy is
+        kept (``selection_``)."""
+        self._validate_params()
+        sentences = list(sentences)
+        if not has_column(sentences, "lemma"):
+            raise ValueError("the training sentences have no LEMMA (the column is _ throughout)")
+        pairs = [(f, u, l) for s in sentences for f, u, l in zip(s.forms, s.upos, s.lemmas) if l != "_"]
+        scripts = {p: edit_script(p[0], p[2]) for p in set(pairs)}
+        self.scripts_ = sorted(set(scripts.values()))
+        index = {sc: i for i, sc in enumerate(self.scripts_)}
+        self.by_upos_ = {}
+        for (f, u, l), sc in sorted(scripts.items()):
+            self.by_upos_.setdefault(u, set()).add(index[sc])
+        self.by_upos_ = {u: sorted(ids) for u, ids in self.by_upos_.items()}
+        self.lexicon_ = tc.unambiguous([p[:2] for p in pairs], [p[2] for p in pairs], self.min_count)
+        self.forms_ = tc.unambiguous([p[0] for p in pairs], [p[2] for p in pairs], self.min_count)
+        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits)
+        given = np.array([l != "_" for s in sentences for l in s.lemmas], dtype=bool)
+        gold = np.array([index[scripts[(f, u, l)]] if l != "_" else -1 for s in sentences
+                         for f, u, l in zip(s.forms, s.upos, s.lemmas)], dtype=np.int32)
+        candidates = self._candidates(sentences)
+        keep = np.flatnonzero(given)
+        candidates = tc.Candidates.of([candidates.classes[candidates.offsets[t]:candidates.offsets[t + 1]]
+                                       for t in keep])
+        held = None
+        if dev:
+            dev = list(dev)
+            dev_gold = [l for s in dev for l in s.lemmas]
+            dev_slots = tc.token_features(dev, self.clusters, self.hash_bits)[0]
+            dev_forms = [f for s in dev for f in s.forms]
+            held = (dev_slots, self._candidates(dev),
+                    lambda pred: _accuracy([apply_script(self.scripts_[c], f) for c, f in zip(pred, dev_forms)],
+                                           dev_gold))
+        run = tc.train(slots[keep], candidates, gold[keep], epochs=self.epochs, hash_bits=self.hash_bits,
+                       random_state=self.random_state, dev=held, on_epoch=on_epoch)
+        self.history_, self.weights_ = run.history, run.model
+        self.selection_ = epoch_selection(run)
+        return self
+
+    # -- lemmatising -----------------------------------------------------------------------
+    def predict(self, sentences, table=None) -> list[list[str]]:
+        """The lemma of every word of every sentence (their UPOS, XPOS and FEATS read as they
+        are; ``table``: their word table, if made already)."""
+        self._check_fitted()
+        sentences = list(sentences)
+        lexicon, forms = self.lexicon_, self.forms_
+        known = [[lexicon.get((f, u)) or forms.get(f) for f, u in zip(s.forms, s.upos)] for s in sentences]
+        needed = [[k is None for k in row] for row in known]
+        if any(map(any, needed)):
+            slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
+            classes = tc.classify(slots, self._candidates(sentences, needed), self.weights_, self.hash_bits).tolist()
+            at = 0
+            for s, row in zip(sentences, known):
+                for j, form in enumerate(s.forms):
+                    if row[j] is None:
+                        c = classes[at + j]
+                        row[j] = apply_script(self.scripts_[c], form) if c >= 0 else form
+                at += len(s)
+        return known
+
+    def tag(self, sentences, table=None) -> list:
+        """Copies of ``sentences`` with LEMMA filled."""
+        sentences = list(sentences)
+        return [replace(s, lemmas=l) for s, l in zip(sentences, self.predict(sentences, table))]
+
+    def score(self, sentences) -> float:
+        """Lemma accuracy (%) over the words whose gold lemma is given."""
+        sentences = list(sentences)
+        return _accuracy([l for p in self.predict(sentences) for l in p], [l for s in sentences for l in s.lemmas])
+
+    # -- model files -----------------------------------------------------------------------
+    def to_state(self):
+        return model_files.state(self, {"scripts": [list(s) for s in self.scripts_], "by_upos": self.by_upos_,
+                                        "lexicon": [[f, u, l] for (f, u), l in sorted(self.lexicon_.items())],
+                                        "forms": sorted(self.forms_.items())},
+                                 sparse_state("weights", self.weights_))
+
+    @classmethod
+    def schema(cls, header):
+        scripts = header["scripts"]
+        if not isinstance(scripts, list) or not all(
+                isinstance(s, list) and len(s) == 5 and s[0] in ("keep", "lower") and all(isinstance(x, str) for x in s)
+                for s in scripts):
+            raise ValueError("the edit scripts are not lists of a case rule and four strings")
+        return model_files.schema(header, sparse_schema("weights", model_files.hash_bits(header)))
+
+    @classmethod
+    def from_state(cls, header, arrays):
+        model = model_files.restore(cls, header, arrays)
+        model.scripts_ = [tuple(s) for s in header["scripts"]]
+        n = len(model.scripts_)
+        model.by_upos_ = {str(u): [int(i) for i in ids] for u, ids in header["by_upos"].items()}
+        if any(not 0 <= i < n for ids in model.by_upos_.values() for i in ids):
+            raise ValueError("a UPOS lists a script the lemmatiser does not have")
+        model.lexicon_ = {(str(f), str(u)): str(l) for f, u, l in header["lexicon"]}
+        model.forms_ = {str(f): str(l) for f, l in header["forms"]}
+        model.weights_ = dense_from_state("weights", arrays, 1 << model.hash_bits)
+        return model
+
+
+def _accuracy(pred, gold) -> float:
+    """Accuracy (%) over the words whose gold lemma is given (not ``_``)."""
+    pairs = [(p, g) for p, g in zip(pred, gold) if g != "_"]
+    return 100.0 * sum(p == g for p, g in pairs) / len(pairs) if pairs else 0.0

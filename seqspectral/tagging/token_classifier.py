@@ -1,0 +1,105 @@
+"""The per-token averaged perceptron under the features tagger and the lemmatiser.
+
+Both choose, for every word, one class among a few candidates (a feature bundle among those
+seen with the word's UPOS; an edit script among those that apply to its form). The features
+are the tagger's (:func:`.words.word_slots`: form, affixes, shape, context words, word
+clusters) and the tags the sentence already has (:func:`._classifier_kernels.tag_slots`:
+UPOS, XPOS, FEATS of the word and its neighbours, crossed with its form and suffixes). The
+weights of a (feature, class) pair are hashed into one vector; training is the averaged
+perceptron (Collins 2002), its number of epochs chosen on dev like the tagger's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from seqspectral.perceptron import AveragedWeights, HeldOut, train_epochs
+
+from . import _classifier_kernels as kernels
+from .words import _hash, word_slots
+
+#: the tag columns read as features, in the order of :func:`._classifier_kernels.tag_slots`
+TAG_COLUMNS = ("upos", "xpos", "feats")
+
+
+def column_of(sentence, name: str) -> list[str]:
+    """The ``upos``, ``xpos``, ``feats`` or ``lemmas`` column of a sentence (``_`` for unset FEATS)."""
+    values = getattr(sentence, name)
+    return ["_"] * len(sentence) if values is None else values
+
+
+def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
+    """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
+    and the sentence offsets (``table``: the sentences' word table, if made already;
+    ``columns``: the tag columns read, the others taken as ``_`` — the features tagger must not
+    read the FEATS it predicts)."""
+    slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
+    tags = np.zeros((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
+    for j, name in enumerate(TAG_COLUMNS):
+        if name not in columns:
+            continue
+        values = [v for s in sentences for v in column_of(s, name)]
+        hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
+        tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
+    context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
+    return np.hstack([slots, context]), table.offsets
+
+
+def unambiguous(keys, values, min_count: int) -> dict:
+    """key -> value for the keys seen ``min_count`` times or more, always with one value (the
+    words whose class training settles; {} for ``min_count`` 0)."""
+    if not min_count:
+        return {}
+    seen: dict = {}
+    for k, v in zip(keys, values):
+        first, n = seen.get(k, (v, 0))
+        seen[k] = (first if first == v else None, n + 1)
+    return {k: v for k, (v, n) in seen.items() if v is not None and n >= min_count}
+
+
+@dataclass
+class Candidates:
+    """Each token's candidate classes: ``classes[offsets[t]:offsets[t+1]]`` (int32)."""
+
+    offsets: np.ndarray
+    classes: np.ndarray
+
+    @classmethod
+    def of(cls, per_token: list) -> "Candidates":
+        """From one int32 array (or list) of class ids per token."""
+        offsets = np.zeros(len(per_token) + 1, dtype=np.int64)
+        np.cumsum([len(c) for c in per_token], out=offsets[1:])
+        classes = np.concatenate([np.asarray(c, dtype=np.int32) for c in per_token]) if per_token else \
+            np.zeros(0, dtype=np.int32)
+        return cls(offsets, classes.astype(np.int32))
+
+
+def classify(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:
+    """The best candidate class of every token."""
+    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1)
+
+
+def train(slots, candidates: Candidates, gold, *, epochs: int, hash_bits: int, random_state, dev=None,
+          on_epoch=None):
+    """The :class:`~seqspectral.perceptron.EpochRun` of training the classifier on ``gold``
+    (one class id per token, always among its candidates); ``dev`` = ``(slots, candidates,
+    score)`` with ``score(predicted classes)`` a dev accuracy: the best epoch's weights are kept."""
+    rng = np.random.default_rng(random_state)
+    mask = (1 << hash_bits) - 1
+    weights = AveragedWeights(1 << hash_bits)
+    gold = np.asarray(gold, dtype=np.int32)
+
+    def run_epoch(epoch):
+        order = rng.permutation(len(gold)).astype(np.int64)
+        weights.step, correct = kernels.classifier_epoch(slots, candidates.offsets, candidates.classes, gold, order,
+                                                         weights.current, weights.totals, mask, weights.step)
+        return {"train_accuracy": 100.0 * correct / max(len(gold), 1)}
+
+    held_out = None
+    if dev is not None:
+        dev_slots, dev_candidates, score = dev
+        held_out = HeldOut("dev_accuracy", lambda w: score(classify(dev_slots, dev_candidates, w, hash_bits)),
+                           on="dev accuracy")
+    return train_epochs(epochs, run_epoch, weights.average, held_out, on_epoch=on_epoch)
