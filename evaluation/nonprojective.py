@@ -1,0 +1,296 @@
+"""Non-projective dependency parsing (issue 41): projective and non-projective decoders side by side.
+
+Treebanks: the Turkish Web Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google, Apache-2.0:
+``data/web.conllu`` then ``data/wiki.conllu`` concatenated in file order, the first 80 % of
+the sentences train, the next 10 % dev, the rest test); UD English-EWT (train/dev/test);
+the NLTK WSJ dependency sample as the Latin-1 CoNLL-X files with several root words that
+``corpora/make_wsj_splits.py`` writes. On each: first- and second-order parsers with the
+projective decoder (Eisner) and the non-projective one (maximum spanning trees; second order
+rearranged), every other setting the parser's default (all tag columns, epochs chosen on dev
+out of 10 for first order, 8 for second); what ``decoder="auto"`` picks and the share of
+non-projective training arcs; test UAS/LAS (every word) on all test sentences and on those
+whose gold tree is non-projective; 50-best oracle UAS; CPU and wall seconds of training,
+1-best and 50-best parsing of test (sentences in parallel on the machine's cores). EWT:
+the auto parser's heads against the projective one's. Turkish, with ``--rerank``: the
+``rerank build`` command (default decoder ``auto``) and ``rerank run`` on test, reranked
+against its own parser's 1-best.
+
+Writes ``evaluation/results/nonprojective.md``; models, n-best and timing go to ``--workdir``
+(reused, so a stopped run resumes). ``--lock FILE`` holds an exclusive lock on FILE for each
+timed step (training, parsing), so timings on a shared machine do not overlap others'.
+Run from the repository root::
+
+    python -m evaluation nonprojective --workdir /tmp/nonproj-eval --lock /work/timing.lock --rerank
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .common import (EWT, NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, markdown_table, require_data, timed,
+                     write_results)
+
+OUT = RESULTS / "nonprojective.md"
+TURKISH = Path("/work/data/turkish-treebanks/data")
+EPOCHS = {1: 10, 2: 8}
+K = 50
+DECODERS = ("projective", "nonprojective")
+
+
+class Work:
+    """Models (``.npz``) and measurements (``results.json``) of the run, kept in ``workdir``."""
+
+    def __init__(self, workdir: Path, lock: Path | None):
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = workdir / "results.json"
+        self.results = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.lock = lock
+
+    def record(self, key: str, value) -> None:
+        self.results[key] = value
+        self.path.write_text(json.dumps(self.results, indent=1))
+
+    @contextlib.contextmanager
+    def timing(self):
+        """Hold ``--lock`` (when given) while a timed step runs."""
+        if self.lock is None:
+            yield
+            return
+        with open(self.lock, "a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def model(self, name: str, build):
+        from seqspectral import serialize
+
+        path = self.dir / f"{name}.npz"
+        if path.exists():
+            return serialize.load(path)
+        with self.timing():
+            model, t = timed(build)
+        self.record(f"{name}:fit", {"cpu": t.cpu, "wall": t.wall})
+        serialize.save(path, model)
+        return model
+
+
+# -- treebanks -----------------------------------------------------------------------------
+def turkish(directory: Path) -> tuple[list, list, list]:
+    """web then wiki, in file order, 80/10/10."""
+    from seqspectral.corpus import read_conllu
+
+    paths = [directory / "web.conllu", directory / "wiki.conllu"]
+    require_data(*paths, hint="pip download --no-deps turkish-treebanks==1.0.0 and unzip the wheel's data/")
+    sentences = [s for p in paths for s in read_conllu(p)]
+    a, b = len(sentences) * 8 // 10, len(sentences) * 9 // 10
+    return sentences[:a], sentences[a:b], sentences[b:]
+
+
+def ewt() -> tuple[list, list, list]:
+    from seqspectral.corpus import read_conllu
+
+    paths = [EWT / f"en_ewt-ud-{part}.conllu" for part in ("train", "dev", "test")]
+    require_data(*paths)
+    return tuple(read_conllu(p) for p in paths)
+
+
+def wsj_roots(workdir: Path) -> tuple[list, list, list]:
+    """The several-roots Latin-1 CoNLL-X files of ``corpora/make_wsj_splits.py``."""
+    from seqspectral.corpus import read_conllx
+
+    zipped = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+    require_data(zipped)
+    out = workdir / "wsj"
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "wsj-roots.test.conllx").exists():
+        subprocess.run([sys.executable, str(Path(__file__).parents[1] / "corpora" / "make_wsj_splits.py"), str(out),
+                        str(zipped)], check=True)
+    return tuple(read_conllx(out / f"wsj-roots.{part}.conllx", encoding="latin-1")
+                 for part in ("train", "dev", "test"))
+
+
+# -- measurements --------------------------------------------------------------------------
+def scores(gold, heads_of, parser):
+    """UAS/LAS on every test sentence and on the non-projective ones."""
+    from seqspectral.corpus import is_projective
+    from seqspectral.parsing import attachment_scores
+
+    pred = parser.with_trees(gold, heads_of)
+    crossing = [i for i, s in enumerate(gold) if not is_projective(s.heads)]
+    out = {"all": attachment_scores(gold, pred)}
+    if crossing:
+        out["nonprojective"] = attachment_scores([gold[i] for i in crossing], [pred[i] for i in crossing])
+    out["n_nonprojective"] = len(crossing)
+    out["pred_nonprojective"] = sum(not is_projective(h) for h in heads_of)
+    return out
+
+
+def oracle(trees, gold) -> float:
+    wrong, n_scored = trees.wrong_heads(gold)
+    best = [int(wrong[a:b].min()) for a, b in zip(trees.groups[:-1], trees.groups[1:])]
+    return 100.0 * (1 - sum(best) / sum(len(g) for g in gold))
+
+
+def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
+    from seqspectral.parsing import DependencyParser
+
+    out = {}
+    for order in orders:
+        for decoder in DECODERS:
+            key = f"{name}:{order}:{decoder}"
+            log(key)
+            parser = work.model(key.replace(":", "-"), lambda: DependencyParser(order, decoder=decoder,
+                                                                                 epochs=EPOCHS[order]).fit(train, dev=dev))
+            row = work.results.get(key)
+            if row is None:
+                parser.predict(test[:5])  # compiled before timing
+                with work.timing():
+                    heads, t1 = timed(parser.predict, test)
+                row = {"decoder_share": parser.crossing_share_, "single_root": parser.single_root_,
+                       "epochs": parser.selection_.chosen["epochs"], "fit": work.results[f"{key.replace(':', '-')}:fit"],
+                       "parse": {"cpu": t1.cpu, "wall": t1.wall}, "scores": scores(test, heads, parser)}
+                if order == 1:
+                    parser.kbest_trees(test[:5], K)
+                    with work.timing():
+                        trees, tk = timed(parser.kbest_trees, test, K)
+                    row["kbest"] = {"cpu": tk.cpu, "wall": tk.wall}
+                    row["oracle"] = oracle(trees, test)
+                work.record(key, row)
+            out[(order, decoder)] = row
+    return out
+
+
+def auto_matches(work: Work, name: str, train, dev, test) -> dict:
+    """``decoder="auto"``'s choice, and whether its heads equal the projective parser's."""
+    from seqspectral.parsing import DependencyParser
+
+    key = f"{name}:auto"
+    if key not in work.results:
+        auto = work.model(f"{name}-1-auto", lambda: DependencyParser(1, epochs=EPOCHS[1]).fit(train, dev=dev))
+        proj = work.model(f"{name}-1-projective", lambda: None)
+        same = all(np.array_equal(a, b) for a, b in zip(auto.predict(test), proj.predict(test)))
+        work.record(key, {"decoder": auto.decoder_, "share": auto.crossing_share_, "identical": same})
+    return work.results[key]
+
+
+def rerank(work: Work, train, dev, test) -> dict:
+    """``rerank build`` (defaults: decoder auto) on the Turkish split, then ``rerank run`` on test."""
+    from seqspectral.corpus import read_conllu, write_conllu
+    from seqspectral.parsing import attachment_scores
+
+    key = "turkish:rerank"
+    if key in work.results:
+        return work.results[key]
+    d = work.dir / "turkish"
+    d.mkdir(exist_ok=True)
+    for part, sents in (("train", train), ("dev", dev), ("test", test)):
+        write_conllu(d / f"{part}.conllu", sents)
+    build = d / "build"
+    with work.timing():
+        _, tb = timed(subprocess.run, SEQSPECTRAL + ["rerank", "build", str(d / "train.conllu"), "--dev",
+                                                       str(d / "dev.conllu"), "-o", str(build), "--quiet"], check=True)
+        subprocess.run(SEQSPECTRAL + ["rerank", "run", str(build), str(d / "test.conllu"), "-o",
+                                      str(d / "reranked.conllu"), "--quiet"], check=True)
+    subprocess.run(SEQSPECTRAL + ["parse", "run", str(build / "parser.npz"), str(d / "test.conllu"), "-o",
+                                  str(d / "parsed.conllu"), "--quiet"], check=True)
+    report = json.loads((build / "report.json").read_text())
+    from seqspectral import serialize
+
+    parser = serialize.load(build / "parser.npz")
+    row = {"decoder": parser.decoder_, "share": parser.crossing_share_,
+           "parser_test": attachment_scores(test, read_conllu(d / "parsed.conllu")),
+           "reranked_test": attachment_scores(test, read_conllu(d / "reranked.conllu")),
+           "parser_dev": report.get("parser_dev"), "reranked_dev": report.get("reranked_dev"),
+           "build_cpu_children": tb.child_cpu, "build_wall": tb.wall}
+    work.record(key, row)
+    return row
+
+
+# -- report --------------------------------------------------------------------------------
+def table(name: str, rows: dict, n_test: int) -> list[str]:
+    lines = []
+    header = ["parser", "decoder", "UAS", "LAS", "UAS non-proj.", "LAS non-proj.", "non-proj. trees out",
+              "50-best oracle", "epochs", "train CPU s", "train wall s", "1-best sent/s (wall)", "1-best CPU s",
+              "50-best sent/s (wall)", "50-best CPU s"]
+    body = []
+    for (order, decoder), r in rows.items():
+        s, np_ = r["scores"]["all"], r["scores"].get("nonprojective", {})
+        kb = r.get("kbest")
+        body.append([f"order {order}", decoder, f"{s['uas']:.2f}", f"{s['las']:.2f}",
+                     f"{np_['uas']:.2f}" if np_ else "—", f"{np_['las']:.2f}" if np_ else "—",
+                     r["scores"]["pred_nonprojective"], f"{r['oracle']:.2f}" if "oracle" in r else "—", r["epochs"],
+                     f"{r['fit']['cpu']:.1f}", f"{r['fit']['wall']:.1f}", f"{n_test / r['parse']['wall']:.0f}",
+                     f"{r['parse']['cpu']:.2f}", f"{n_test / kb['wall']:.0f}" if kb else "—",
+                     f"{kb['cpu']:.2f}" if kb else "—"])
+    lines += markdown_table(header, body, "ll" + "r" * (len(header) - 2))
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-nonprojective"))
+    ap.add_argument("--turkish", type=Path, default=TURKISH, metavar="DIR",
+                    help="the turkish-treebanks wheel's data/ folder (web.conllu, wiki.conllu)")
+    ap.add_argument("--treebanks", default="turkish,ewt,wsj-roots",
+                    help="comma-separated, of turkish, ewt, wsj-roots (default all three)")
+    ap.add_argument("--rerank", action="store_true", help="also rerank build / rerank run on the Turkish split")
+    ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
+                    help="hold an exclusive lock on FILE during each timed step")
+    args = ap.parse_args(argv)
+    work = Work(args.workdir, args.lock)
+    names = args.treebanks.split(",")
+    text = ["# Non-projective dependency parsing (issue 41)", "", describe(__file__, sys.argv[1:]), "",
+            "Gold tokenization and tags (UPOS, XPOS, FEATS, LEMMA: the parser's defaults); scores in %, every "
+            "word scored (punctuation included), LAS with the parser's label classifier. \"non-proj.\": the test "
+            "sentences whose gold tree has crossing arcs; \"non-proj. trees out\": test trees the parser returned "
+            "with a crossing arc. Parsing speeds are wall-clock over the machine's cores (sentences in parallel), "
+            "CPU seconds summed over threads. Second-order non-projective: projective second-order parse, then "
+            "McDonald & Pereira's (2006) greedy rearrangement.", ""]
+    loaders = {"turkish": lambda: turkish(args.turkish), "ewt": ewt, "wsj-roots": lambda: wsj_roots(args.workdir)}
+    titles = {"turkish": "Turkish Web Treebank (web + wiki in file order, 80/10/10)", "ewt": "UD English-EWT",
+              "wsj-roots": "WSJ dependency sample, Latin-1 CoNLL-X with several root words (80/10/10)"}
+    for name in names:
+        train, dev, test = loaders[name]()
+        from seqspectral.corpus import is_projective
+        rows = run_treebank(work, name, train, dev, test, (1, 2))
+        first = next(iter(rows.values()))
+        n_np_train = sum(not is_projective(s.heads) for s in train)
+        text += [f"## {titles[name]}", "",
+                 f"{len(train)} / {len(dev)} / {len(test)} sentences; non-projective: {n_np_train} training "
+                 f"sentences, {first['scores']['n_nonprojective']} test sentences; non-projective training arcs "
+                 f"{first['decoder_share']:.2f} %; root: {'one word' if first['single_root'] else 'several words'} "
+                 f"(detected from train); `decoder=\"auto\"` picks "
+                 f"{'non-projective' if first['decoder_share'] > 0.5 else 'projective'} (threshold 0.5 %).", ""]
+        text += table(name, rows, len(test)) + [""]
+        if name == "ewt":
+            a = auto_matches(work, name, train, dev, test)
+            text += [f"`decoder=\"auto\"` on EWT: chose {a['decoder']} (share {a['share']:.2f} %); its test heads "
+                     f"{'are identical to' if a['identical'] else 'DIFFER from'} the projective parser's.", ""]
+        if name == "turkish" and args.rerank:
+            r = rerank(work, train, dev, test)
+            text += ["### `rerank build` on the Turkish split (default options, decoder auto), `rerank run` on test",
+                     "",
+                     f"Parser decoder {r['decoder']} (non-projective training arcs {r['share']:.2f} %). Test UAS / "
+                     f"LAS: parser 1-best {r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}, reranked "
+                     f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}; dev UAS: parser "
+                     f"{r['parser_dev']['uas']:.2f}, reranked {r['reranked_dev']['uas']:.2f}. Build: "
+                     f"{r['build_wall']:.0f} s wall, {r['build_cpu_children']:.0f} CPU s.", ""]
+    write_results(OUT, "\n".join(text))
+    log(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
