@@ -166,3 +166,24 @@ def test_the_decoder_is_saved_and_old_files_parse_projectively(planted_crossing,
     del header["params"]["decoder"]
     old = DependencyParser.from_state(header, arrays)
     assert old.decoder_ == "projective" and all(is_projective(h) for h in old.predict(test))
+
+
+def test_tree_models_score_a_crossing_tree_by_its_structure():
+    """The spectral tree model and the planted one read a tree's heads and sides only: a
+    crossing tree scores as its nested rearrangement (same heads, sides and sibling order),
+    and the planted model's score is the brute-force sum over hidden states."""
+    from seqspectral.corpus.sequences import Corpus
+    from seqspectral.dependency_trees import SpectralTreeModel, branching_topologies, planted_model
+
+    from ..dependency_trees.test_trees import _brute_force
+
+    model = planted_model(3, 6, random_state=3, emission_concentration=1.0)
+    crossing = Corpus(np.array([2, 3, 4, 5]), np.array([0, 4]), model.vocabulary, np.array([3, 4, 0, 3]))
+    nested = Corpus(np.array([2, 4, 3, 5]), np.array([0, 4]), model.vocabulary, np.array([2, 0, 4, 2]))
+    assert not is_projective(crossing.heads) and is_projective(nested.heads)
+    exact = model.log_probs(crossing)[0]
+    assert exact == pytest.approx(np.log(_brute_force(model, crossing, 0)))
+    assert exact == pytest.approx(model.log_probs(nested)[0])
+    spectral = SpectralTreeModel(3).fit(model.sample(branching_topologies(3_000, random_state=4), random_state=5))
+    assert spectral.log_probs(crossing)[0] == pytest.approx(spectral.log_probs(nested)[0])
+    assert np.isfinite(spectral.log_probs(crossing)[0])
