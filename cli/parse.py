@@ -31,7 +31,7 @@ def register(sub) -> None:
                    help="factorisation order (1: arcs; 2: arcs and adjacent siblings)")
     t.add_argument("--decoder", default="auto", choices=("auto", "projective", "nonprojective"),
                    help="projective (Eisner) or nonprojective (maximum spanning trees; order 2: the projective parse "
-                        "rearranged); auto (default): nonprojective when more than 0.5%% of the training arcs cross, "
+                        "rearranged); auto (default): nonprojective when more than 1%% of the training arcs cross, "
                         "the choice and the share printed and kept in the parser file")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="training epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",

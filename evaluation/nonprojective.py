@@ -12,8 +12,8 @@ non-projective training arcs; test UAS/LAS (every word) on all test sentences an
 whose gold tree is non-projective; 50-best oracle UAS; CPU and wall seconds of training,
 1-best and 50-best parsing of test (sentences in parallel on the machine's cores). EWT:
 the auto parser's heads against the projective one's. Turkish, with ``--rerank``: the
-``rerank build`` command (default decoder ``auto``) and ``rerank run`` on test, reranked
-against its own parser's 1-best.
+command-line reranking path with the non-projective decoder (jackknifed 50-best lists,
+spectral tree model, reranker), reranked against its own parser's 1-best.
 
 Writes ``evaluation/results/nonprojective.md``; models, n-best and timing go to ``--workdir``
 (reused, so a stopped run resumes). ``--lock FILE`` holds an exclusive lock on FILE for each
@@ -186,8 +186,12 @@ def auto_matches(work: Work, name: str, train, dev, test) -> dict:
 
 
 def rerank(work: Work, train, dev, test) -> dict:
-    """``rerank build`` (defaults: decoder auto) on the Turkish split, then ``rerank run`` on test."""
-    from seqspectral.corpus import read_conllu, write_conllu
+    """The command-line reranking path on the Turkish split with the non-projective decoder:
+    ``parse train --decoder nonprojective --dev``, jackknifed 50-best lists of train
+    (``parse run --folds 3 -k 50``), 50-best lists of dev and test, ``tree train`` (the
+    spectral tree model, UPOS), ``rerank train`` (epochs on dev) and ``rerank apply`` on test,
+    against the same parser's 1-best."""
+    from seqspectral.corpus import is_projective, read_conllu, read_nbest, write_conllu
     from seqspectral.parsing import attachment_scores
 
     key = "turkish:rerank"
@@ -197,23 +201,31 @@ def rerank(work: Work, train, dev, test) -> dict:
     d.mkdir(exist_ok=True)
     for part, sents in (("train", train), ("dev", dev), ("test", test)):
         write_conllu(d / f"{part}.conllu", sents)
-    build = d / "build"
-    with work.timing():
-        _, tb = timed(subprocess.run, SEQSPECTRAL + ["rerank", "build", str(d / "train.conllu"), "--dev",
-                                                       str(d / "dev.conllu"), "-o", str(build), "--quiet"], check=True)
-        subprocess.run(SEQSPECTRAL + ["rerank", "run", str(build), str(d / "test.conllu"), "-o",
-                                      str(d / "reranked.conllu"), "--quiet"], check=True)
-    subprocess.run(SEQSPECTRAL + ["parse", "run", str(build / "parser.npz"), str(d / "test.conllu"), "-o",
-                                  str(d / "parsed.conllu"), "--quiet"], check=True)
-    report = json.loads((build / "report.json").read_text())
-    from seqspectral import serialize
 
-    parser = serialize.load(build / "parser.npz")
-    row = {"decoder": parser.decoder_, "share": parser.crossing_share_,
-           "parser_test": attachment_scores(test, read_conllu(d / "parsed.conllu")),
-           "reranked_test": attachment_scores(test, read_conllu(d / "reranked.conllu")),
-           "parser_dev": report.get("parser_dev"), "reranked_dev": report.get("reranked_dev"),
-           "build_cpu_children": tb.child_cpu, "build_wall": tb.wall}
+    def run(*argv):
+        subprocess.run(SEQSPECTRAL + [str(a) for a in argv] + ["--quiet"], check=True)
+
+    parser = d / "parser.npz"
+    with work.timing():
+        _, t = timed(lambda: (
+            run("parse", "train", d / "train.conllu", "-o", parser, "--decoder", "nonprojective", "--dev",
+                d / "dev.conllu"),
+            run("parse", "run", parser, d / "train.conllu", "--folds", 3, "-k", K, "-o", d / "train.nbest.conllu"),
+            [run("parse", "run", parser, d / f"{p}.conllu", "-k", K, "-o", d / f"{p}.nbest.conllu")
+             for p in ("dev", "test")],
+            run("parse", "run", parser, d / "test.conllu", "-o", d / "test.parsed.conllu"),
+            run("tree", "train", d / "train.conllu", "-o", d / "tree.npz"),
+            run("rerank", "train", d / "train.nbest.conllu", "--gold", d / "train.conllu", "--tree-model",
+                d / "tree.npz", "--dev", d / "dev.nbest.conllu", "--dev-gold", d / "dev.conllu", "-o", d / "rr.npz"),
+            run("rerank", "apply", d / "rr.npz", d / "test.nbest.conllu", "--tree-model", d / "tree.npz", "-o",
+                d / "test.reranked.conllu")))
+    lists = read_nbest(d / "test.nbest.conllu")
+    crossing = sum(not is_projective(c.heads) for x in lists for c in x.candidates)
+    chosen = read_conllu(d / "test.reranked.conllu")
+    row = {"parser_test": attachment_scores(test, read_conllu(d / "test.parsed.conllu")),
+           "reranked_test": attachment_scores(test, chosen), "candidates": sum(len(x) for x in lists),
+           "crossing_candidates": crossing, "reranked_crossing": sum(not is_projective(s.heads) for s in chosen),
+           "cpu_children": t.child_cpu, "wall": t.wall}
     work.record(key, row)
     return row
 
@@ -245,7 +257,8 @@ def main(argv=None) -> int:
                     help="the turkish-treebanks wheel's data/ folder (web.conllu, wiki.conllu)")
     ap.add_argument("--treebanks", default="turkish,ewt,wsj-roots",
                     help="comma-separated, of turkish, ewt, wsj-roots (default all three)")
-    ap.add_argument("--rerank", action="store_true", help="also rerank build / rerank run on the Turkish split")
+    ap.add_argument("--rerank", action="store_true",
+                    help="also rerank non-projective 50-best lists on the Turkish split (command line)")
     ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
                     help="hold an exclusive lock on FILE during each timed step")
     args = ap.parse_args(argv)
@@ -261,6 +274,8 @@ def main(argv=None) -> int:
     loaders = {"turkish": lambda: turkish(args.turkish), "ewt": ewt, "wsj-roots": lambda: wsj_roots(args.workdir)}
     titles = {"turkish": "Turkish Web Treebank (web + wiki in file order, 80/10/10)", "ewt": "UD English-EWT",
               "wsj-roots": "WSJ dependency sample, Latin-1 CoNLL-X with several root words (80/10/10)"}
+    from seqspectral.parsing.parser import AUTO_CROSSING_SHARE
+
     for name in names:
         train, dev, test = loaders[name]()
         from seqspectral.corpus import is_projective
@@ -272,7 +287,8 @@ def main(argv=None) -> int:
                  f"sentences, {first['scores']['n_nonprojective']} test sentences; non-projective training arcs "
                  f"{first['decoder_share']:.2f} %; root: {'one word' if first['single_root'] else 'several words'} "
                  f"(detected from train); `decoder=\"auto\"` picks "
-                 f"{'non-projective' if first['decoder_share'] > 0.5 else 'projective'} (threshold 0.5 %).", ""]
+                 f"{'non-projective' if first['decoder_share'] > AUTO_CROSSING_SHARE else 'projective'} "
+                 f"(threshold {AUTO_CROSSING_SHARE} %).", ""]
         text += table(name, rows, len(test)) + [""]
         if name == "ewt":
             a = auto_matches(work, name, train, dev, test)
@@ -280,13 +296,15 @@ def main(argv=None) -> int:
                      f"{'are identical to' if a['identical'] else 'DIFFER from'} the projective parser's.", ""]
         if name == "turkish" and args.rerank:
             r = rerank(work, train, dev, test)
-            text += ["### `rerank build` on the Turkish split (default options, decoder auto), `rerank run` on test",
-                     "",
-                     f"Parser decoder {r['decoder']} (non-projective training arcs {r['share']:.2f} %). Test UAS / "
-                     f"LAS: parser 1-best {r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}, reranked "
-                     f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}; dev UAS: parser "
-                     f"{r['parser_dev']['uas']:.2f}, reranked {r['reranked_dev']['uas']:.2f}. Build: "
-                     f"{r['build_wall']:.0f} s wall, {r['build_cpu_children']:.0f} CPU s.", ""]
+            text += ["### Reranking non-projective 50-best lists (Turkish split, command line)", "",
+                     "`parse train --decoder nonprojective --dev`; `parse run --folds 3 -k 50` on train (jackknifed), "
+                     "`-k 50` on dev and test; `tree train` (spectral tree model, UPOS); `rerank train --tree-model "
+                     "--dev`; `rerank apply` on test.", "",
+                     f"Test UAS / LAS: parser 1-best {r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}, "
+                     f"reranked {r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}. Test lists: "
+                     f"{r['candidates']} candidates, {r['crossing_candidates']} of them non-projective; "
+                     f"{r['reranked_crossing']} reranked trees non-projective. All steps: {r['wall']:.0f} s wall, "
+                     f"{r['cpu_children']:.0f} CPU s.", ""]
     write_results(OUT, "\n".join(text))
     log(f"wrote {OUT}")
     return 0
