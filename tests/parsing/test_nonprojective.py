@@ -188,3 +188,22 @@ def test_tree_models_score_a_crossing_tree_by_its_structure():
     spectral = SpectralTreeModel(3).fit(model.sample(branching_topologies(3_000, random_state=4), random_state=5))
     assert spectral.log_probs(crossing)[0] == pytest.approx(spectral.log_probs(nested)[0])
     assert np.isfinite(spectral.log_probs(crossing)[0])
+
+
+def test_crossing_arc_count_matches_the_definition():
+    """An arc h -> m is non-projective when some word strictly between them is not
+    dominated by h; counted over a treebank of every tree of 5 words."""
+    from seqspectral.parsing._training_kernels import crossing_arcs
+
+    trees = all_trees(5, False)
+
+    def dominated(h, heads, b):
+        while b != 0 and b != h:
+            b = heads[b - 1]
+        return b == h
+
+    brute = sum(any(not dominated(h, t, b) for b in range(min(h, m) + 1, max(h, m)))
+                for t in trees for m, h in enumerate(t.tolist(), 1))
+    flat = np.concatenate([np.concatenate(([0], t)) for t in trees]).astype(np.int32)
+    offsets = np.arange(len(trees) + 1, dtype=np.int64) * 6
+    assert crossing_arcs(flat, offsets) == brute > 0
