@@ -207,3 +207,19 @@ def test_crossing_arc_count_matches_the_definition():
     flat = np.concatenate([np.concatenate(([0], t)) for t in trees]).astype(np.int32)
     offsets = np.arange(len(trees) + 1, dtype=np.int64) * 6
     assert crossing_arcs(flat, offsets) == brute > 0
+
+
+def test_auto_trains_exactly_the_decoder_it_picks():
+    """``decoder="auto"`` is the projective parser, weight for weight, on projective data, and
+    the non-projective one on crossing data."""
+    from seqspectral.parsing import DependencyParser
+
+    from .test_parser import planted_sentences
+
+    theta = np.random.default_rng(5).normal(scale=2.0, size=(5, 5, 2))
+    for decode, picked in ((None, "projective"), (chu_liu_edmonds, "nonprojective")):
+        train, _ = planted_sentences(60, 3, theta, **({"decode": decode} if decode else {}))
+        auto, fixed = (DependencyParser(epochs=2, hash_bits=16, labels=False, decoder=d).fit(train)
+                       for d in ("auto", picked))
+        assert auto.decoder_ == picked
+        np.testing.assert_array_equal(auto.weights_, fixed.weights_)
