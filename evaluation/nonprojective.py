@@ -52,12 +52,12 @@ DECODERS = ("projective", "nonprojective")
 class Work:
     """Models (``.npz``) and measurements (``results.json``) of the run, kept in ``workdir``."""
 
-    def __init__(self, workdir: Path, lock: Path | None):
+    def __init__(self, workdir: Path, lock: Path | None, lock_wait: float = 600.0):
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = workdir / "results.json"
         self.results = json.loads(self.path.read_text()) if self.path.exists() else {}
-        self.lock = lock
+        self.lock, self.lock_wait, self.unlocked_runs = lock, lock_wait, 0
 
     def record(self, key: str, value) -> None:
         """Keep ``value`` under ``key`` (merged into the file as it is now: runs over different
@@ -70,16 +70,29 @@ class Work:
 
     @contextlib.contextmanager
     def timing(self):
-        """Hold ``--lock`` (when given) while a timed step runs."""
+        """Hold ``--lock`` (when given) while a timed step runs; after ``lock_wait`` seconds
+        without it the step runs anyway and ``unlocked_runs`` counts it."""
         if self.lock is None:
             yield
             return
         with open(self.lock, "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+            deadline = time.monotonic() + self.lock_wait
+            while True:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        held = False
+                        self.unlocked_runs += 1
+                        break
+                    time.sleep(1.0)
             try:
                 yield
             finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+                if held:
+                    fcntl.flock(f, fcntl.LOCK_UN)
 
     def model(self, name: str, build):
         from seqspectral import serialize
@@ -194,7 +207,7 @@ def speed(work: Work, name: str, test, repeats: int = 3) -> dict:
                     with work.timing():
                         runs.append(timed(run)[1])
                 out[f"{decoder}:{what}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
-        work.record(key, {**out, "load": list(os.getloadavg())})
+        work.record(key, {**out, "load": list(os.getloadavg()), "unlocked_runs": work.unlocked_runs})
     return work.results[key]
 
 
@@ -288,8 +301,10 @@ def main(argv=None) -> int:
                     help="also rerank non-projective 50-best lists on the Turkish split (command line)")
     ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
                     help="hold an exclusive lock on FILE during each timed run of the EWT speed table")
+    ap.add_argument("--lock-wait", type=float, default=600.0, metavar="S",
+                    help="seconds to wait for --lock before a timed run goes ahead without it (default 600)")
     args = ap.parse_args(argv)
-    work = Work(args.workdir, args.lock)
+    work = Work(args.workdir, args.lock, args.lock_wait)
     names = args.treebanks.split(",")
     text = ["# Non-projective dependency parsing (issue 41)", "", describe(__file__, sys.argv[1:]), "",
             "Gold tokenization and tags (UPOS, XPOS, FEATS, LEMMA: the parser's defaults); scores in %, every "
@@ -321,9 +336,11 @@ def main(argv=None) -> int:
         text += table(name, rows, len(test)) + [""]
         if name == "ewt":
             sp = speed(work, name, test)
-            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of 3, each run under the timing lock "
-                     f"(load average when measured {', '.join(f'{x:.1f}' for x in sp['load'])}; wall over "
-                     f"{os.cpu_count()} cores, CPU summed over threads):", ""]
+            locked = "each run under the timing lock" if not sp["unlocked_runs"] else \
+                f"{sp['unlocked_runs']} of the 12 runs without the timing lock (not free within --lock-wait)"
+            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of 3, {locked} (load average "
+                     f"when measured {', '.join(f'{x:.1f}' for x in sp['load'])}; wall over {os.cpu_count()} cores, CPU "
+                     "summed over threads):", ""]
             text += markdown_table(["decoder", "1-best sent/s (wall)", "1-best sent/CPU-s", "50-best sent/s (wall)",
                                     "50-best sent/CPU-s"],
                                    [[d, *(f"{len(test) / sp[f'{d}:{w}'][c]:.0f}" for w in ("1-best", "50-best")
