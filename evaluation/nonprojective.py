@@ -207,7 +207,8 @@ def speed(work: Work, name: str, test, repeats: int = 3) -> dict:
                     with work.timing():
                         runs.append(timed(run)[1])
                 out[f"{decoder}:{what}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
-        work.record(key, {**out, "load": list(os.getloadavg()), "unlocked_runs": work.unlocked_runs})
+        work.record(key, {**out, "load": list(os.getloadavg()), "unlocked_runs": work.unlocked_runs,
+                          "repeats": repeats})
     return work.results[key]
 
 
@@ -301,6 +302,8 @@ def main(argv=None) -> int:
                     help="also rerank non-projective 50-best lists on the Turkish split (command line)")
     ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
                     help="hold an exclusive lock on FILE during each timed run of the EWT speed table")
+    ap.add_argument("--repeats", type=int, default=3, metavar="R",
+                    help="timed runs of each step of the EWT speed table, the best kept (default 3)")
     ap.add_argument("--lock-wait", type=float, default=600.0, metavar="S",
                     help="seconds to wait for --lock before a timed run goes ahead without it (default 600)")
     args = ap.parse_args(argv)
@@ -335,10 +338,12 @@ def main(argv=None) -> int:
                  f"(threshold {AUTO_CROSSING_SHARE} %).", ""]
         text += table(name, rows, len(test)) + [""]
         if name == "ewt":
-            sp = speed(work, name, test)
+            sp = speed(work, name, test, args.repeats)
             locked = "each run under the timing lock" if not sp["unlocked_runs"] else \
-                f"{sp['unlocked_runs']} of the 12 runs without the timing lock (not free within --lock-wait)"
-            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of 3, {locked} (load average "
+                f"{sp['unlocked_runs']} of the {4 * sp['repeats']} runs without the timing lock (not free within " \
+                "--lock-wait)"
+            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of {sp['repeats']}, {locked} (load "
+                     "average "
                      f"when measured {', '.join(f'{x:.1f}' for x in sp['load'])}; wall over {os.cpu_count()} cores, CPU "
                      "summed over threads):", ""]
             text += markdown_table(["decoder", "1-best sent/s (wall)", "1-best sent/CPU-s", "50-best sent/s (wall)",
