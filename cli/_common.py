@@ -11,7 +11,6 @@ from pathlib import Path
 
 #: the reading options recorded in a model file and inherited by the commands that use it
 INHERITED = ("format", "field", "tagset", "encoding")
-DEFAULTS = {"format": "auto", "field": "upos", "tagset": None, "encoding": "utf-8", "errors": "raise"}
 STDIN = STDOUT = "-"
 
 
@@ -94,12 +93,14 @@ def leaf_parser(sub, name: str, **kwargs):
 def add_reading_options(parser, inherit: bool = False, field: str = "upos") -> None:
     """``--format --field --tagset --encoding --errors``; with ``inherit`` the first four
     default to what the model's training file was read with; else ``--field`` to ``field``."""
-    from seqspectral.corpus import FIELDS, FORMATS
+    from seqspectral.corpus import FIELDS, format_names
     from seqspectral.corpus.tagsets import TAGSETS
 
     given = " (default: as the training file was read)" if inherit else ""
-    d = (lambda name: None) if inherit else {**DEFAULTS, "field": field}.get
-    parser.add_argument("--format", default=d("format"), choices=("auto", *FORMATS),
+    from seqspectral.corpus import Reading
+
+    d = (lambda name: None) if inherit else (lambda name: field if name == "field" else getattr(Reading(), name))
+    parser.add_argument("--format", default=d("format"), choices=("auto", *format_names()),
                         help="file format; auto: by the file's name, else by its first lines (what was "
                              f"detected is printed){given or ' (default: auto)'}")
     parser.add_argument("--field", default=d("field"), choices=FIELDS,
@@ -114,24 +115,23 @@ def add_reading_options(parser, inherit: bool = False, field: str = "upos") -> N
                              "stopping at the first (default: raise)")
 
 
-def reading_of(args, inherited=None) -> dict:
-    """The reading options: given on the command line, else ``inherited`` (a model's
-    :class:`~seqspectral.corpus.Reading`), else the defaults."""
-    inherited = inherited.to_json() if inherited is not None else {}
-    reading = {}
-    for name in (*INHERITED, "errors"):
-        value = getattr(args, name, None)
-        reading[name] = value if value is not None else inherited.get(name, DEFAULTS[name])
-    return reading
+def reading_of(args, inherited=None):
+    """The :class:`~seqspectral.corpus.Reading` of the options: given on the command line, else
+    ``inherited`` (a model's Reading), else the defaults."""
+    from seqspectral.corpus import Reading
+
+    given = {name: getattr(args, name, None) for name in (*INHERITED, "errors")}
+    reading = inherited.recorded() if inherited is not None else Reading()
+    return reading.updated(**given)
 
 
 class Input:
-    """A corpus file as a command reads it (``-``: standard input): the format detected
-    (and said, when the content decided), the readers' warnings printed, errors about
-    standard input named ``<stdin>``. After reading, ``format`` and ``n_skipped`` hold
-    the format read and the number of malformed records skipped."""
+    """A corpus file as a command reads it (``-``: standard input), through
+    :class:`seqspectral.workflows.corpora.CorpusInput`: its notes and warnings printed
+    (unless ``quiet``), errors about standard input named ``<stdin>``. After reading,
+    ``format`` and ``n_skipped`` hold the format read and the malformed records skipped."""
 
-    def __init__(self, path: str, reading: dict, vocabulary=None, quiet: bool = False):
+    def __init__(self, path: str, reading, vocabulary=None, quiet: bool = False):
         self.path, self.reading, self.vocabulary, self.quiet = path, reading, vocabulary, quiet
         self.format: str | None = None
         self.n_skipped = 0
@@ -141,65 +141,23 @@ class Input:
         (corpus,) = self.chunks(whole=True)
         return corpus
 
-    def _empty(self) -> Exception:
-        from .main import UsageError
-
-        return UsageError(f"{self.path}: no {'symbols' if self.format == 'pautomac' else 'words'} to read"
-                          + (f" (all {self.n_skipped} malformed ones skipped)" if self.n_skipped else ""))
-
     def chunks(self, whole: bool = False):
-        """The corpus as consecutive corpora: block by block where the format allows it
-        (PAutomaC: memory follows a block, not the file), else in one piece."""
-        import warnings
+        """The corpus as consecutive corpora (:meth:`CorpusInput.chunks`)."""
+        from seqspectral.workflows.corpora import CorpusInput
 
-        from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect, iter_pautomac, read_corpus
-
-        reading = self.reading
         with _local_file(self.path) as local:
-            self.format = reading["format"]
-            if self.format == "auto":
-                detection = detect(local, reading["encoding"])
-                self.format = detection.format
-                if detection.by_content and not self.quiet:
-                    note(f"{self.path}: read as {self.format} ({detection.reason}); if it is not, give --format")
-            n_tokens = 0
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", CorpusWarning)
-                try:
-                    if self.format == "pautomac" and reading["tagset"] is None and not whole:
-                        parts = iter_pautomac(local, self.vocabulary, reading["errors"], reading["encoding"])
-                    else:
-                        parts = [read_corpus(local, format=self.format, field=reading["field"],
-                                             tagset=reading["tagset"], vocabulary=self.vocabulary,
-                                             errors=reading["errors"], encoding=reading["encoding"])]
-                    for part in parts:
-                        n_tokens += part.n_tokens
-                        if len(part) or whole:
-                            yield part
-                except CorpusFormatError as e:
-                    if local == self.path:
-                        raise
-                    raise CorpusFormatError("<stdin>", e.line, e.reason) from None
-            self._report(caught, local)
-            if n_tokens == 0:  # one rule for every command: an input with nothing to read is bad input
-                raise self._empty()
-
-    def _report(self, caught, local: str) -> None:
-        import warnings
-
-        from seqspectral.corpus import CorpusWarning, SkippedRecordsWarning
-
-        for w in caught:
-            if not isinstance(w.message, CorpusWarning):  # not the readers': as Python would have shown it
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-                continue
-            if isinstance(w.message, SkippedRecordsWarning):
-                self.n_skipped += w.message.n_skipped
-            if not self.quiet:
-                warn(str(w.message) if local == self.path else str(w.message).replace(local, "<stdin>"))
+            source = CorpusInput(local, self.reading, self.vocabulary, name="<stdin>" if self.path == STDIN else None)
+            try:
+                yield from source.chunks(whole)
+            finally:
+                self.format, self.n_skipped = source.format, source.n_skipped
+                for message in source.notes if not self.quiet else ():
+                    note(message)
+                for message in source.warnings if not self.quiet else ():
+                    warn(message)
 
 
-def read_input(path: str, reading: dict, vocabulary=None, quiet: bool = False):
+def read_input(path: str, reading, vocabulary=None, quiet: bool = False):
     """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`)."""
     source = Input(path, reading, vocabulary, quiet)
     corpus = source.read()
@@ -241,10 +199,10 @@ def add_sharding_options(parser, default_mb: float = 64.0) -> None:
                         help=f"about this many MB of a file per shard (default {default_mb:g})")
 
 
-def shards_of(paths, args, reading: dict):
-    """``(shards, where)``: the byte-range shards of ``paths`` for ``args.workers`` (a
-    multiple of them) and the keyword arguments that send counting there."""
-    from seqspectral.counting.shards import shard_files
+def sharding_of(args, paths):
+    """The :class:`~seqspectral.workflows.training.Sharding` of ``--workers``, ``--scheduler``
+    and ``--shard-mb`` (checked: one of the first two, workers bounded by the CPUs, files not -)."""
+    from seqspectral.workflows.training import Sharding
 
     from .main import UsageError
 
@@ -255,49 +213,18 @@ def shards_of(paths, args, reading: dict):
         raise UsageError(f"--workers {args.workers}: at most {WORKERS_PER_CPU * cpus} on this machine of {cpus} CPUs")
     if STDIN in paths:
         raise UsageError("sharded counting reads files where they lie: give file names, not -")
-    for path in paths:
-        require_content(path, reading)
-    shards = shard_files(paths, int(args.shard_mb * 2 ** 20), reading["format"], reading["encoding"],
-                         workers=args.workers or 1)
-    where = {"workers": args.workers, "scheduler": args.scheduler,
-             "progress": not getattr(args, "quiet", False)}
-    return shards, where
-
-
-def require_content(path: str, reading: dict) -> None:
-    """The rule of :class:`Input` for a file counted in shards: refuse it, naming it, when it
-    holds no sentence (only blank lines, comments, or a PAutomaC header). Reads up to the
-    first sentence."""
-    from seqspectral.corpus import detect
-
-    from .main import UsageError
-
-    fmt = detect(path, reading["encoding"]).format if reading["format"] == "auto" else reading["format"]
-    skip = 1 if fmt == "pautomac" else 0
-    with open(path, encoding=reading["encoding"], errors="replace") as f:
-        for line in f:
-            text = line.strip()
-            if not text or (fmt in ("conllu", "conllx") and text.startswith("#")):
-                continue
-            if skip:
-                skip -= 1
-                continue
-            if fmt != "pautomac" or len(text.split()) > 1:  # a PAutomaC line: length, then symbols
-                return
-    raise UsageError(f"{path}: no {'symbols' if fmt == 'pautomac' else 'words'} to read")
-
-
-#: the formats ``parse`` and ``tag`` read (text: raw text, tokenised, where no heads are needed)
-TREEBANK_FORMATS = ("auto", "conllu", "conllx", "malttab", "text")
+    return Sharding(args.workers, args.scheduler, args.shard_mb, progress=not getattr(args, "quiet", False))
 
 
 def add_treebank_options(parser, inherit: bool = False, output: bool = False) -> None:
     """``--format``, ``--encoding``, ``--errors``, ``--quiet`` (and with ``output``
     ``--output-encoding``): how ``parse``, ``tag``, ``evaluate`` and ``rerank`` read
     treebanks; with ``inherit`` the encoding defaults to the model's training file's."""
-    from seqspectral.corpus.rawtext import SPLITS
+    from seqspectral.corpus import format_names
+    from seqspectral.corpus.options import SPLITS
 
-    parser.add_argument("--format", default="auto", choices=TREEBANK_FORMATS,
+    # the formats read as sentences (text: raw text, tokenised, where no heads are needed)
+    parser.add_argument("--format", default="auto", choices=("auto", *format_names(sentences=True)),
                         help="treebank format; auto: by the file's name, else by its first lines; text: raw text, "
                              "tokenised (NLTK Punkt + Treebank tokeniser) where no heads are needed (default auto)")
     parser.add_argument("--text-split", default="paragraphs", choices=SPLITS,
@@ -314,56 +241,53 @@ def add_treebank_options(parser, inherit: bool = False, output: bool = False) ->
     parser.add_argument("--quiet", action="store_true", help="no progress or summary on standard error")
 
 
-def treebank_reading(args, model=None):
-    """The :class:`~seqspectral.corpus.Reading` of ``args`` (the encoding, if not given, the
-    one ``model``'s training file was read with)."""
+def treebank_reading(args, inherited=None):
+    """The :class:`~seqspectral.corpus.Reading` of ``args`` (the encoding, if not given, that
+    of ``inherited``: the Reading a model or build recorded)."""
     from seqspectral.corpus import Reading
 
-    inherited = getattr(model, "reading_", None)
     encoding = args.encoding or (inherited.encoding if inherited is not None else None)
-    return Reading(format=args.format).updated(encoding=encoding)
+    return Reading(format=args.format, errors=args.errors).updated(encoding=encoding,
+                                                                   text_split=getattr(args, "text_split", None))
 
 
-def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None) -> list:
+def read_treebank(path: str, args, heads_required: bool = True, reading=None, name: str | None = None,
+                  nbest: bool = False) -> list:
     """The sentences of a treebank file (``-``: standard input) read as ``reading`` (default:
-    :func:`treebank_reading` of ``args``); without ``heads_required`` HEAD may be ``_`` and a
-    text file is raw text, tokenised. Reader warnings are printed; messages call the file
-    ``name`` (default: ``path``)."""
-    import warnings
-
-    from seqspectral.corpus import CorpusFormatError, CorpusWarning, detect
-
-    from .main import UsageError
+    :func:`treebank_reading` of ``args``) by :func:`seqspectral.workflows.read_sentences`;
+    without ``heads_required`` HEAD may be ``_`` and a text file is raw text, tokenised. Its
+    notes and warnings are printed; messages call the file ``name`` (default: ``path``); an
+    n-best file is refused unless ``nbest``."""
+    from seqspectral.workflows import read_sentences
 
     reading = reading or treebank_reading(args)
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: a directory; give a treebank file")
     shown = "<stdin>" if (name or path) == STDIN else (name or path)
-    with _local_file(path) as local, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", CorpusWarning)
-        if reading.format == "auto":
-            detection = detect(local, reading.encoding)
-            if detection.by_content and not args.quiet:
-                note(f"{name or path}: read as {detection.format} ({detection.reason}); if it is not, give --format")
-            reading = reading.updated(format=detection.format)
-        try:
-            sentences = reading.read_sentences(local, args.errors, heads_required, getattr(args, "text_split", None)
-                                               or "paragraphs")
-        except CorpusFormatError as e:
-            if local == shown:
-                raise
-            raise CorpusFormatError(shown, e.line, e.reason) from None
-    for w in caught:
-        if isinstance(w.message, CorpusWarning) and not args.quiet:
-            warn(str(w.message).replace(local, shown))
-    if not sentences:
-        raise UsageError(f"{shown}: no sentences")
-    limit = getattr(args, "max_words", None)
-    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
-    if limit is not None and len(sentences[longest]) > limit:
-        raise UsageError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
-                         f"at most {limit} (its time grows with the cube of the length)")
-    return sentences
+    with _local_file(path) as local:
+        read = read_sentences(local, reading, heads_required, name=shown, max_words=getattr(args, "max_words", None),
+                              nbest=nbest)
+    say(read, args.quiet)
+    return read.sentences
+
+
+@contextmanager
+def stdin_names(*paths):
+    """``(paths, names)``: the paths (None kept; ``-``: standard input copied to a file) and
+    what messages call them (:mod:`seqspectral.workflows.training`'s ``names``)."""
+    from .main import UsageError
+
+    if [p for p in paths if p is not None].count(STDIN) > 1:
+        raise UsageError("only one input can be - (standard input)")
+    given = next((p for p in paths if p == STDIN), None)
+    with _local_file(given or "") as local:
+        yield [local if p == STDIN else p for p in paths], ({local: "<stdin>"} if given else {})
+
+
+def say(read, quiet: bool) -> None:
+    """Print what reading (or training from) files said: its notes and warnings."""
+    for message in read.notes if not quiet else ():
+        note(message)
+    for message in read.warnings if not quiet else ():
+        warn(message)
 
 
 def output_encoding(args, reading) -> str:

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from ._common import (MAX_DIM, MAX_WINDOW, add_reading_options, add_sharding_options, at_most, positive_int,
-                      read_input, reading_of, shards_of)
+                      reading_of, say, sharding_of, stdin_names)
 
 USAGE = ("seqspectral embed CORPUS... -o EMB.txt [--dim K] [--window W] [--min-count N] [options]\n"
          "       seqspectral embed neighbours EMB.txt WORD... [-n N]")
@@ -58,43 +57,19 @@ def run(args) -> int:
 
 
 def run_train(args) -> int:
-    import warnings
-
-    from seqspectral.corpus.errors import SkippedRecordsWarning
+    from seqspectral.workflows.training import train_embeddings
 
     from .main import UsageError
 
     if not args.output:
         raise UsageError("embed needs -o EMB.txt (the word2vec file to write)")
-    if args.workers is not None or args.scheduler is not None:
-        return _run_sharded(args)
-    corpora = []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SkippedRecordsWarning)
-        for path in args.inputs:
-            corpora.append(_read(path, args))
-    for w in caught:
-        print(f"seqspectral: warning: {w.message}", file=sys.stderr)
-    est = _estimator(args)
-    est.fit(corpora)
-    return _write(est, args)
-
-
-def _run_sharded(args) -> int:
-    """Count the files in shards where they are read (seqspectral.counting.sharded), then fit."""
-    from functools import partial
-
-    from seqspectral.embeddings.sharded import sharded_view_counts
-    from seqspectral.counting.shards import read_shard
-
-    reading = reading_of(args)
-    shards, where = shards_of(args.inputs, args, reading)
-    est = _estimator(args)
-    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
-                   encoding=reading["encoding"])
-    counts, vocabulary = sharded_view_counts(shards, est, read=read, **where)
-    est.fit_counts(counts, vocabulary)
-    return _write(est, args)
+    sharded = args.workers is not None or args.scheduler is not None
+    sharding = sharding_of(args, args.inputs) if sharded else None
+    with stdin_names(*args.inputs) as (paths, names):
+        trained = train_embeddings(paths, reading=reading_of(args), sharding=sharding, names=names,
+                                   **_estimator_params(args))
+    say(trained, args.quiet)
+    return _write(trained.model, args)
 
 
 def _write(est, args) -> int:
@@ -112,21 +87,10 @@ def _write(est, args) -> int:
     return 0
 
 
-def _estimator(args):
-    from seqspectral.embeddings import CCAEmbeddings
-
-    return CCAEmbeddings(args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
-                         method=args.method, lowercase=args.lowercase, digits=args.digits,
-                         random_state=args.random_state, progress=not args.quiet)
-
-
-def _read(path: str, args):
-    from seqspectral.corpus.nltk_corpora import read_brown
-
-    reading = reading_of(args)
-    if path == "brown" and reading["format"] in ("auto", "brown") and not Path(path).exists():
-        return read_brown(None, field=reading["field"], tagset=reading["tagset"])
-    return read_input(path, reading, quiet=args.quiet)[0]
+def _estimator_params(args) -> dict:
+    return dict(n_components=args.dim, window=args.window, min_count=args.min_count, max_vocab=args.max_vocab,
+                method=args.method, lowercase=args.lowercase, digits=args.digits, random_state=args.random_state,
+                progress=not args.quiet)
 
 
 def run_neighbours(args) -> int:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
-from ._common import (INHERITED, MAX_BASIS_LENGTH, add_reading_options, add_sharding_options, at_most, leaf_parser,
-                      note, positive_int, read_input, reading_of, shards_of, warn)
+from ._common import (MAX_BASIS_LENGTH, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
+                      positive_int, reading_of, say, sharding_of, stdin_names, warn)
 
 HELP = "symbol-sequence language models (POS tags, PAutomaC, ...)"
 #: sequences scored per chunk by `lm score` (an interrupt is delivered between chunks)
@@ -158,78 +157,36 @@ def _check_unknown(corpus, path: str, allow: bool, quiet: bool = False) -> None:
 
 def run_train(args) -> int:
     from seqspectral.io import check_output_path
-    from seqspectral.lm import save_lm, train_lm
+    from seqspectral.lm import save_lm
+    from seqspectral.workflows.training import train_lm
 
     check_output_path(args.output)
     _check_plot(args)
     verbose = not args.quiet  # progress on stderr, also when piped: convex and EM take minutes
-    reading = reading_of(args)
-    t0 = time.perf_counter()
-    if len(args.train) > 1 or args.workers is not None or args.scheduler is not None:
-        return _train_sharded(args, reading, t0)
-    args.train = args.train[0]
-    train, n_skipped, fmt = read_input(args.train, reading, quiet=args.quiet)
-    dev = None
-    if args.dev is not None:
-        dev, _, _ = read_input(args.dev, {**reading, "format": fmt if reading["format"] == "auto" else reading["format"]},
-                               vocabulary=train.vocabulary, quiet=args.quiet)
-        _check_unknown(dev, args.dev, args.allow_unknown, args.quiet)
-    read_seconds = time.perf_counter() - t0
-    try:
-        lm = train_lm(train, args.method, n_states=args.states, dev=dev, basis_length=args.basis_length,
-                      random_state=args.random_state, verbose=verbose, order=args.order, max_iter=args.max_iter)
-    except ValueError as e:  # a learner refusing its hyper-parameters or data
-        if getattr(e, "user_facing", False):
-            raise
-        from .main import UsageError
+    sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
+    sharding = sharding_of(args, args.train) if sharded else None
+    params = dict(n_states=args.states, basis_length=args.basis_length, random_state=args.random_state,
+                  order=args.order)
+    if not sharded:
+        params.update(verbose=verbose, max_iter=args.max_iter)
+    with stdin_names(*args.train, args.dev) as (paths, names):
+        try:
+            trained = train_lm(paths[:-1] if sharded else paths[0], args.method, dev=paths[-1],
+                               reading=reading_of(args), sharding=sharding, names=names,
+                               check_dev=lambda corpus, name: _check_unknown(corpus, name, args.allow_unknown,
+                                                                             args.quiet), **params)
+        except ValueError as e:  # a learner refusing its hyper-parameters or data
+            if getattr(e, "user_facing", False):
+                raise
+            from .main import UsageError
 
-        raise UsageError(f"{args.method}: {e}") from None
-    fit_seconds = time.perf_counter() - t0 - read_seconds
-    return _save_and_report(args, lm, reading, fmt, n_skipped, read_seconds, fit_seconds)
-
-
-def _train_sharded(args, reading: dict, t0: float) -> int:
-    """``lm train`` over byte-range shards of the TRAIN files, counted on --workers / --scheduler."""
-    from functools import partial
-
-    from seqspectral.counting.sharded import sharded_vocabulary
-    from seqspectral.counting.shards import read_shard
-    from seqspectral.lm import train_lm_sharded
-
-    shards, where = shards_of(args.train, args, reading)
-    fmt = shards[0].format
-    read = partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
-                   encoding=reading["encoding"])
-    vocabulary = None  # PAutomaC: the ids are fixed by the alphabet size of the header
-    if fmt != "pautomac":
-        vocabulary = sharded_vocabulary(shards, read=read, **where)
-        read = partial(read, vocabulary=vocabulary)
-    dev = None
-    if args.dev is not None:
-        dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
-        _check_unknown(dev, args.dev, args.allow_unknown, args.quiet)
-    try:
-        lm = train_lm_sharded(shards, args.method, read=read, dev=dev, n_states=args.states,
-                              basis_length=args.basis_length, random_state=args.random_state,
-                              verbose=not args.quiet, order=args.order, **where)
-    except ValueError as e:
-        if getattr(e, "user_facing", False):
-            raise
-        from .main import UsageError
-
-        raise UsageError(f"{args.method}: {e}") from None
-    return _save_and_report(args, lm, reading, fmt, 0, 0.0, time.perf_counter() - t0)
-
-
-def _save_and_report(args, lm, reading: dict, fmt: str, n_skipped: int, read_seconds: float,
-                     fit_seconds: float) -> int:
-    from seqspectral.lm import save_lm
-
-    save_lm(args.output, lm, {"file": args.train, "dev": args.dev, "reading": {**{k: reading[k] for k in INHERITED},
-                                                                              "format": fmt},
-                              "n_skipped": n_skipped})  # no timings: equal runs give equal files
+            raise UsageError(f"{args.method}: {e}") from None
+    say(trained, args.quiet)
+    lm = trained.model
+    save_lm(args.output, lm)  # no timings: equal runs give equal files
     if args.plot is not None:
         _write_plot(args, lm)
+    read_seconds, fit_seconds = trained.read_seconds, trained.fit_seconds
     summary = {**lm.summary(), "n_sequences": lm.training["n_sequences"], "n_tokens": lm.training["n_tokens"],
                "n_symbols": len(lm.vocabulary) - 2, "read_seconds": round(read_seconds, 2),
                "fit_seconds": round(fit_seconds, 2), "output": args.output}

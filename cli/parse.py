@@ -6,7 +6,7 @@ import sys
 import time
 
 from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
-                      positive_int, predict_treebank, read_treebank, treebank_reading, warn)
+                      positive_int, predict_treebank, read_treebank, say, stdin_names, treebank_reading, warn)
 
 HELP = ("dependency parsing (first or second order; projective by Eisner's algorithm or non-projective by maximum "
         "spanning trees; k-best) with a label classifier")
@@ -71,45 +71,36 @@ def register(sub) -> None:
 
 def run_train(args) -> int:
     from seqspectral import serialize
-    from seqspectral.parsing import DependencyParser
+    from seqspectral.workflows.training import train_parser
 
-    train = read_treebank(args.train, args)
-    dev = read_treebank(args.dev, args) if args.dev else None
     use_xpos, use_feats, use_lemma = TAGS[args.tags]
-    from seqspectral.corpus.columns import ColumnProfile
-
-    parser = DependencyParser(order=args.order, decoder=args.decoder, epochs=args.epochs, hash_bits=args.hash_bits, use_xpos=use_xpos,
-                              use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root, update=args.update,
-                              random_state=args.random_state)
     start = time.process_time()
-
-    with epoch_progress(args, "parse train", "uas") as on_epoch:
-        parser.fit(train, dev=dev, on_epoch=on_epoch)
-    parser.reading_ = treebank_reading(args)
-    parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
+    with epoch_progress(args, "parse train", "uas") as on_epoch, stdin_names(args.train, args.dev) as (paths, names):
+        trained = train_parser(paths[0], dev=paths[1], reading=treebank_reading(args), names=names, on_epoch=on_epoch,
+                               order=args.order, decoder=args.decoder, epochs=args.epochs, hash_bits=args.hash_bits,
+                               use_xpos=use_xpos, use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root,
+                               update=args.update, random_state=args.random_state, max_words=args.max_words)
+    say(trained, args.quiet)
+    parser = trained.model
     serialize.save(args.output, parser)
     if not args.quiet:
         chosen = f", kept epoch {parser.selection_.chosen['epochs']} (best dev UAS)" \
             if getattr(parser, "selection_", None) is not None else ""
-        print(f"seqspectral: {len(train)} sentences, {parser.crossing_share_:.2f}% of the arcs non-projective: "
-              f"{parser.decoder_} decoder{' (auto)' if args.decoder == 'auto' else ''}{chosen}, "
+        print(f"seqspectral: {trained.n_sentences} sentences, {parser.crossing_share_:.2f}% of the arcs "
+              f"non-projective: {parser.decoder_} decoder{' (auto)' if args.decoder == 'auto' else ''}{chosen}, "
               f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0
-
-
-def input_columns(parser) -> list[str]:
-    """The tag columns ``parser`` reads (LEMMA among them)."""
-    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats + ["lemma"] * parser.use_lemma
 
 
 def run_parse(args) -> int:
     from seqspectral import serialize
     from seqspectral.corpus.columns import ColumnProfile
     from seqspectral.parsing.jackknife import jackknife
+    from seqspectral.workflows.pipeline import input_columns
 
     parser = serialize.load(args.parser, kind="dependency_parser")
     taggers = [serialize.load(path, kind="tagger") for path in args.tagger]
-    reading = treebank_reading(args, parser)
+    reading = treebank_reading(args, getattr(parser, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     for tagger in taggers:
         sentences = tagger.tag(sentences)
@@ -120,6 +111,12 @@ def run_parse(args) -> int:
     filled = ", ".join(t.field.upper() for t in taggers)
     hint = ("tag the input (--tagger)" if not taggers else
             f"add a tagger of that column (the --tagger given {'fills' if len(taggers) == 1 else 'fill'} {filled})")
+    missing = [] if args.folds else profile.missing(sentences)  # --folds trains on the input itself
+    if missing:
+        from .main import UsageError
+
+        raise UsageError(f"{name}: no {', '.join(c.upper() for c in missing)} values, which the parser reads (parse "
+                         f"train --tags): {hint}")
     for problem in profile.problems(sentences) if not args.quiet else ():
         warn(f"{name}: {problem}; the parser reads it (parse train --tags): expect poor trees, or {hint}")
     return predict_treebank(args, parser, sentences, jackknife, parser.parse, "parsed", reading)

@@ -8,7 +8,7 @@ import sys
 from contextlib import contextmanager
 
 from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
-                      read_treebank, require_content, treebank_reading)
+                      read_treebank, treebank_reading)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -184,6 +184,7 @@ def run_train(args) -> int:
     from seqspectral import serialize
     from seqspectral.reranking import Reranker
     from seqspectral.reranking.files import KINDS, read_training_lists
+    from seqspectral.workflows.training import fit_reranker
 
     from .main import UsageError
 
@@ -211,17 +212,16 @@ def run_train(args) -> int:
     from seqspectral.progress import stage
     from seqspectral.reranking.reranker import ANCHOR_GRID
 
-    reranker = Reranker(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
-                        random_state=args.random_state)
-    steps = len(reranker.feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
+    params = dict(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
+                  random_state=args.random_state)
+    steps = len(Reranker(**params).feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
     # the progress rule: a bar on a terminal, a line per epoch of every anchor otherwise, nothing with --quiet
     with stage("rerank train", steps, "step", show=not args.quiet) as bar:
-        reranker.fit(
-            train.features, train.loss, dev=(dev.features, dev.loss, dev.sizes) if dev else None, sizes=train.sizes,
+        reranker = fit_reranker(  # apply reads its n-best lists in the same encoding (its reading_)
+            train, dev, reading, **params,
             on_epoch=lambda r: bar.step(f"{r['feature_set']} features, anchor {r['anchor']:g}, epoch {r['epoch']}: "
                                         f"held-out loss {r['held_out_loss']:g}, gain bound "
                                         f"{r['held_out_gain_bound']:.1f}"))
-    reranker.reading_ = reading  # apply reads its n-best lists in the same encoding
     serialize.save(args.output, reranker)
     held = reranker.held_out_
     measure = "UAS" if kind.name == "parses" else f"{args.field} accuracy"
@@ -248,8 +248,9 @@ def run_apply(args) -> int:
     import json
 
     from seqspectral import serialize
-    from seqspectral.corpus import write_treebank
+    from seqspectral.corpus import Reading, write_treebank
     from seqspectral.reranking.files import KINDS, rerank_file
+    from seqspectral.workflows.training import require_content
 
     reranker = serialize.load(args.reranker, kind="reranker")
     kind = KINDS[reranker.ranks_]
@@ -257,10 +258,10 @@ def run_apply(args) -> int:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)
     else:
         scorers = _recorded_scorers(reranker, kind.name)
-    reading = treebank_reading(args, reranker)
+    reading = treebank_reading(args, getattr(reranker, "reading_", None))
     count = [0]
     with nbest_file(args.nbest) as local:
-        require_content(local, {"format": "conllu", "encoding": "utf-8"})
+        require_content(local, Reading(format="conllu"))
         best, problems = rerank_file(reranker, kind, local, scorers, progress=_progress(args),
                                      encoding=reading.encoding)
 
@@ -286,6 +287,9 @@ def register_build(rsub) -> None:
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
     b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
+    b.add_argument("--decoder", default="auto", choices=("auto", "projective", "nonprojective"),
+                   help="the parser's decoder (parse train --decoder; default auto: non-projective when more than 1%% "
+                        "of the training arcs cross)")
     b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
     b.add_argument("--folds", type=positive_int, default=3, metavar="F", help="jackknifing folds (default 3)")
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
@@ -325,16 +329,13 @@ def register_build(rsub) -> None:
     r.set_defaults(handler=run_run)
 
 
-def _reading(args) -> dict:
-    return {"format": args.format, "encoding": args.encoding, "errors": args.errors}
-
-
 def run_build(args) -> int:
     import json
 
     from seqspectral.io import check_output_path
-    from seqspectral.reranking.build import BuildOptions, build
+    from seqspectral.workflows import BuildOptions, build
 
+    from ._common import note, warn
     from .main import UsageError
 
     if os.path.exists(args.output) and not os.path.isdir(args.output):
@@ -346,42 +347,34 @@ def run_build(args) -> int:
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, tag_folds=args.tag_folds,
                            clusters_from=tuple(args.clusters_from), templates=args.templates,
                            field="" if args.field == "none" else args.field, spectral=args.spectral,
-                           parser_hash_bits=args.hash_bits, **epochs)
-    try:
-        options.check()
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    report = build(args.output, args.train, args.dev, options, reading=_reading(args), workers=args.workers,
-                   progress=not args.quiet)
+                           parser_hash_bits=args.hash_bits, **epochs,
+                           parser_params={} if args.decoder == "auto" else {"decoder": args.decoder})
+    report = build(args.output, args.train, args.dev, options, reading=treebank_reading(args), workers=args.workers,
+                   progress=not args.quiet, on_note=None if args.quiet else note)
+    for message in report["warnings"] if not args.quiet else ():
+        warn(message)
     if args.json:
         print(json.dumps(report, indent=1))
-    if not args.quiet and "reranked_dev" in report:
-        print(f"seqspectral: dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked "
-              f"{report['reranked_dev']['uas']:.2f} (oracle {report['dev_oracle_uas']:.2f}); {report['total_cpu_s']:.0f} "
-              f"CPU s; wrote {args.output}", file=sys.stderr)
+    if not args.quiet:
+        dev = (f"dev UAS: parser 1-best {report['parser_dev']['uas']:.2f}, reranked "
+               f"{report['reranked_dev']['uas']:.2f} (oracle {report['dev_oracle_uas']:.2f}); "
+               if "reranked_dev" in report else "")
+        print(f"seqspectral: rerank build: {dev}{report['total_cpu_s']:.0f} CPU s; wrote {args.output}",
+              file=sys.stderr)
     return 0
 
 
 def run_run(args) -> int:
     from seqspectral.corpus import write_nbest, write_treebank
-    from seqspectral.reranking.build import Built, run
+    from seqspectral.workflows import Pipeline
 
-    from .main import UsageError
-
-    try:
-        built = Built(args.build)
-    except FileNotFoundError as e:
-        raise UsageError(str(e)) from None
-    reading = treebank_reading(args, built)  # the build's encoding unless told otherwise
+    pipeline = Pipeline.load(args.build)
+    reading = treebank_reading(args, pipeline.reading)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
-    out, columns = run(built, sentences, args.k)
+    out, columns = pipeline.run_with_columns(sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))
     if not args.quiet:
         said = "; ".join(f"{how}: {', '.join(c.upper() for c in cols)}" for how, cols in columns.items() if cols)
         print(f"seqspectral: tag columns read by the parser — {said}; wrote {len(sentences)} sentences to "
               f"{args.output}", file=sys.stderr)
-        if columns["missing"]:
-            print(f"seqspectral: warning: the parser was trained with {', '.join(columns['missing']).upper()} "
-                  "features, which the input lacks and nothing predicts (build with --tags predicted for untagged "
-                  "input)", file=sys.stderr)
     return 0

@@ -39,7 +39,7 @@ def run_show(args) -> int:
     if args.html is not None:
         check_output_path(args.html)
     gold = read_treebank(args.gold, args) if args.gold is not None else None
-    shown = read_treebank(args.input, args)
+    shown = read_treebank(args.input, args, nbest=True)  # n-best lists: their candidates are shown
     try:
         items = shown_items(shown, gold)
     except ValueError as e:

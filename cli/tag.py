@@ -6,7 +6,7 @@ import sys
 import time
 
 from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
-                      read_treebank, treebank_reading)
+                      read_treebank, say, stdin_names, treebank_reading)
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
 
@@ -47,21 +47,20 @@ def register(sub) -> None:
 
 def run_train(args) -> int:
     from seqspectral import serialize
-    from seqspectral.tagging import PerceptronTagger
+    from seqspectral.workflows.training import train_tagger
 
-    train = read_treebank(args.train, args, heads_required=False)
-    dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
-    tagger = PerceptronTagger(args.field, epochs=args.epochs, hash_bits=args.hash_bits,
-                              random_state=args.random_state)
     start = time.process_time()
-
-    with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch:
-        tagger.fit(train, dev=dev, on_epoch=on_epoch)
-    tagger.reading_ = treebank_reading(args).updated(field=args.field)
+    with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch, \
+            stdin_names(args.train, args.dev) as (paths, names):
+        trained = train_tagger(paths[0], dev=paths[1], reading=treebank_reading(args), names=names, on_epoch=on_epoch,
+                               field=args.field, epochs=args.epochs, hash_bits=args.hash_bits,
+                               random_state=args.random_state)
+    say(trained, args.quiet)
+    tagger = trained.model
     serialize.save(args.output, tagger)
     if not args.quiet:
         chosen = f", kept epoch {tagger.selection_.chosen['epochs']}" if tagger.selection_ is not None else ""
-        print(f"seqspectral: {len(train)} sentences, {len(tagger.tags_)} {args.field} tags{chosen}, "
+        print(f"seqspectral: {trained.n_sentences} sentences, {len(tagger.tags_)} {args.field} tags{chosen}, "
               f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0
 
@@ -71,6 +70,6 @@ def run_tag(args) -> int:
     from seqspectral.tagging.jackknife import jackknife
 
     tagger = serialize.load(args.tagger, kind="tagger")
-    reading = treebank_reading(args, tagger)
+    reading = treebank_reading(args, getattr(tagger, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)
     return predict_treebank(args, tagger, sentences, jackknife, tagger.tag, "tagged", reading)

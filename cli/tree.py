@@ -6,8 +6,8 @@ import json
 import sys
 import time
 
-from ._common import (INHERITED, MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note,
-                      positive_int, read_input, reading_of, shards_of)
+from ._common import (MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note, positive_int,
+                      read_input, reading_of, say, sharding_of, stdin_names)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
 KINDS = ("spectral_tree_model", "em_tree_model")
@@ -76,20 +76,6 @@ def register(sub) -> None:
     s.set_defaults(handler=run_score)
 
 
-def _check_trees(corpus, path: str, fmt: str) -> None:
-    """A usage error naming ``path`` unless every sentence of ``corpus`` is a tree."""
-    from seqspectral.dependency_trees import TreeError, tree_layout
-
-    from .main import UsageError
-
-    if corpus.heads is None:
-        raise UsageError(f"{path}: no trees (read as {fmt}); the tree model needs a treebank or an n-best file")
-    try:
-        tree_layout(corpus)
-    except TreeError as e:
-        raise UsageError(f"{path}: {e}") from None
-
-
 def _states(text: str):
     return text if text == "auto" else at_most(MAX_DIM)(text)
 
@@ -110,9 +96,8 @@ def _real_or_auto(text: str):
 
 def run_train(args) -> int:
     from seqspectral import serialize
-    from seqspectral.corpus import Reading
     from seqspectral.io import check_output_path
-    from seqspectral.dependency_trees import train_tree_model
+    from seqspectral.workflows.training import train_tree
 
     from .main import UsageError
 
@@ -125,25 +110,24 @@ def run_train(args) -> int:
         raise UsageError("--selection says how 'auto' values are chosen: give --ridge, --shrinkage or --floor auto")
     sharded = len(args.train) > 1 or args.workers is not None or args.scheduler is not None
     if sharded:
-        shards, where, vocabulary, fmt = _shards(args, reading)
-    else:
-        train, n_skipped, fmt = read_input(args.train[0], reading, quiet=args.quiet)
-        _check_trees(train, args.train[0], fmt)
-        vocabulary = train.vocabulary
-    dev = None
-    if args.dev is not None:
-        dev, _, _ = read_input(args.dev, {**reading, "format": fmt}, vocabulary=vocabulary, quiet=args.quiet)
-        _check_trees(dev, args.dev, fmt)
-        if args.selection == "ranking" and not (dev.lengths >= 3).any():
-            raise UsageError(f"{args.dev}: --selection ranking re-attaches words of held-out trees; none has 3 words")
+        if args.method == "spectral" and "auto" in (args.floor, args.ridge, args.shrinkage) and args.dev is None:
+            raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
+        if args.method == "em" and (args.workers is not None or args.scheduler is not None):
+            raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
+    sharding = sharding_of(args, args.train) if sharded else None
     params = _params(args, reading)
-    if not sharded:
-        model = train_tree_model(train, args.method, dev=dev, n_states=args.n_states, **params)
-        n_sentences, n_tokens = len(train), train.n_tokens
-    else:
-        model, n_sentences, n_tokens = _train_sharded(args, shards, where, vocabulary, dev, params)
-        n_skipped = 0
-    model.reading_ = Reading(**{k: reading[k] for k in INHERITED}).updated(format=fmt)
+    with stdin_names(*args.train, args.dev) as (paths, names):
+        try:
+            trained = train_tree(paths[:-1] if sharded else paths[0], args.method, dev=paths[-1], reading=reading,
+                                 sharding=sharding, names=names, n_states=args.n_states, **params)
+        except ValueError as e:
+            if getattr(e, "user_facing", False) or not sharded:
+                raise
+            raise UsageError(f"{' '.join(args.train)}: {e}") from None
+    say(trained, args.quiet)
+    model, fmt, n_skipped = trained.model, trained.format, trained.n_skipped
+    n_sentences, n_tokens = trained.n_sentences, trained.n_tokens
+    vocabulary = model.vocabulary_ if hasattr(model, "vocabulary_") else model.model_.vocabulary
     serialize.save(args.output, model)
     seconds = time.perf_counter() - t0
     summary = {"model": args.output, "method": args.method, "n_sentences": n_sentences, "n_tokens": n_tokens,
@@ -167,7 +151,7 @@ def run_train(args) -> int:
     return 0
 
 
-def _params(args, reading: dict) -> dict:
+def _params(args, reading) -> dict:
     """The estimator's hyper-parameters the options give (``n_states`` apart)."""
     if args.method == "em":
         return {"max_iter": args.max_iter, "init": args.init, "random_state": args.random_state,
@@ -176,53 +160,10 @@ def _params(args, reading: dict) -> dict:
     if args.embeddings is not None:
         from seqspectral.embeddings.word2vec_format import read_word2vec
 
-        representation = read_word2vec(args.embeddings, encoding=reading["encoding"])
+        representation = read_word2vec(args.embeddings, encoding=reading.encoding)
     given = {name: getattr(args, name) for name in ("floor", "ridge", "shrinkage") if getattr(args, name) is not None}
     return {"representation": representation, "selection": args.selection, "random_state": args.random_state,
             **given}
-
-
-def _shards(args, reading: dict):
-    """``(shards, where, vocabulary, format)``: the byte-range shards of the TRAIN files, where
-    they are counted, and the vocabulary of all of them (counted there first)."""
-    from seqspectral.counting.sharded import sharded_vocabulary
-
-    from .main import UsageError
-
-    shards, where = shards_of(args.train, args, reading)
-    fmt = shards[0].format
-    if fmt not in ("conllu", "conllx", "malttab"):
-        raise UsageError(f"{shards[0].path}: no trees (read as {fmt}); the tree model needs treebanks")
-    return shards, where, sharded_vocabulary(shards, read=_reader(reading), **where), fmt
-
-
-def _reader(reading: dict):
-    from functools import partial
-
-    from seqspectral.counting.shards import read_shard
-
-    return partial(read_shard, field=reading["field"], tagset=reading["tagset"], errors=reading["errors"],
-                   encoding=reading["encoding"])
-
-
-def _train_sharded(args, shards, where, vocabulary, dev, params):
-    """``train_tree_model_sharded`` on the shards, its refusals as usage errors naming the files."""
-    from seqspectral.dependency_trees import train_tree_model_sharded
-
-    from .main import UsageError
-
-    reading = reading_of(args)
-    if args.method == "spectral" and "auto" in (args.floor, args.ridge, args.shrinkage) and dev is None:
-        raise UsageError("'auto' values with sharded counting are chosen on --dev DEV: give held-out trees")
-    if args.method == "em" and (args.workers is not None or args.scheduler is not None):
-        raise UsageError("--workers / --scheduler count statistics for --method spectral; EM needs the trees")
-    try:
-        return train_tree_model_sharded(shards, vocabulary, args.method, read=_reader(reading), dev=dev,
-                                        n_states=args.n_states, **{**where, **params})  # both say progress
-    except ValueError as e:
-        if getattr(e, "user_facing", False):
-            raise
-        raise UsageError(f"{' '.join(args.train)}: {e}") from None
 
 
 def run_score(args) -> int:
@@ -230,12 +171,13 @@ def run_score(args) -> int:
 
     from seqspectral import serialize
     from seqspectral.io import atomic_open
+    from seqspectral.workflows.training import check_trees
 
     model = serialize.load(args.model, kind=KINDS)
     vocabulary = model.vocabulary_ if hasattr(model, "vocabulary_") else model.model_.vocabulary
     reading = reading_of(args, getattr(model, "reading_", None))
     corpus, _, fmt = read_input(args.test, reading, vocabulary=vocabulary)
-    _check_trees(corpus, args.test, fmt)
+    check_trees(corpus, args.test, fmt)
     if hasattr(model, "tree_scores"):
         scores = model.tree_scores(corpus)
         log_probs, n_floored, n_reset = scores.log_prob, scores.n_floored, scores.n_reset

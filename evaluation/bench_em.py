@@ -38,7 +38,7 @@ import numpy as np
 
 from .common import PAUTOMAC as DATA, RESULTS, describe, require_data
 
-from seqspectral.automata.baum_welch import _random_start, em
+from seqspectral.automata.baum_welch import random_start, em
 from seqspectral.automata.spectral import SpectralWA
 from seqspectral.automata.hmm import HMM
 from seqspectral.automata.planted import matched_errors, planted_hmm
@@ -72,7 +72,7 @@ def compare_em(problem: int, n_states: int, n_iter: int, n_strings: int) -> dict
     test = read_pautomac(DATA / f"{problem}.pautomac.test", vocabulary=train.vocabulary)
     solution = read_pautomac_solution(DATA / f"{problem}.pautomac_solution.txt")
     part = train[:n_strings]
-    start = _random_start(part, n_states, len(train.vocabulary), np.random.default_rng(0))
+    start = random_start(part, n_states, len(train.vocabulary), np.random.default_rng(0))
     em(part, start, 1, -np.inf)  # compile
     t0 = time.perf_counter()
     ours, history = em(part, start, n_iter, -np.inf)
@@ -88,7 +88,7 @@ def compare_em(problem: int, n_states: int, n_iter: int, n_strings: int) -> dict
     log_s = (time.perf_counter() - t0) / n_log
     ll_ours = float(ours.sequence_log_probs(part).sum())
     ll_ref = float(ref.score(X, lengths))
-    full_start = _random_start(train, n_states, len(train.vocabulary), np.random.default_rng(0))
+    full_start = random_start(train, n_states, len(train.vocabulary), np.random.default_rng(0))
     t0 = time.perf_counter()
     em(train, full_start, 5, -np.inf)
     full_s = (time.perf_counter() - t0) / 5
@@ -121,7 +121,7 @@ def convergence_row(problem: int, n_states: int, tol: float, cap: int) -> dict:
     t0 = time.perf_counter()
     SpectralWA(n_states=n_states, statistic="substring", floor=0.01).fit(train)
     spectral_s = time.perf_counter() - t0
-    start = _random_start(train, n_states, len(train.vocabulary), np.random.default_rng(0))
+    start = random_start(train, n_states, len(train.vocabulary), np.random.default_rng(0))
     t0 = time.perf_counter()
     _, history = em(train, start, cap, tol)
     em_s = time.perf_counter() - t0

@@ -49,7 +49,7 @@ PHASES = {
     "Hankel basis": [["counting/basis.py", "from_corpus"]],
     "counting (Hankel + n-gram)": [["counting/hankel.py", "hankel_statistics"], ["lm/ngram.py", "ngram_counts"]],
     "SVD and automaton": [["automata/spectral.py", "_prepare"], ["automata/spectral.py", "_build"]],
-    "selection (floor x weight sweep, n-gram k)": [["seqspectral/selection.py", "floor_sweep"],
+    "selection (floor x weight sweep, n-gram k)": [["automata/floor_sweep.py", "floor_sweep"],
                                                    ["lm/ngram.py", "_k_scores"], ["lm/ngram.py", "event_log_probs"],
                                                    ["lm/mixture.py", "select_weight"]],
     "saving": [["lm/trained.py", "save_lm"]],

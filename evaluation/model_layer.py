@@ -17,8 +17,13 @@ in the same run.
    memory of the scoring process against the dense (V, k, k) operator tensor the old scoring
    built on every call.
 
-Usage: python -m evaluation model_layer [--repeats 3] [--problems 4 13]
-Writes evaluation/results/model_layer.md (only when every part has run).
+With ``--startup``, part 3 alone and extended (issue 43: every command's start-up in the
+50 ms class): ``seqspectral --help`` and ``seqspectral GROUP --help`` of every command group,
+best of ``--repeats`` (at least 10) wall and CPU seconds each, beside a bare ``python -c pass``.
+
+Usage: python -m evaluation model_layer [--repeats 3] [--problems 4 13] [--startup]
+Writes evaluation/results/model_layer.md (only when every part has run); with ``--startup``,
+evaluation/results/startup.md.
 """
 
 from __future__ import annotations
@@ -96,11 +101,35 @@ def hmm_memory() -> dict:
             "seconds": seconds, "dense_mb": v * k * k * 8 / 2**20, "perplexity": ppl}
 
 
+def startup(repeats: int, header: str) -> None:
+    """``seqspectral --help`` and every group's ``--help`` (the installed script), best of ``repeats``."""
+    from seqspectral.cli.main import COMMAND_GROUPS
+    from seqspectral.io import atomic_write_text
+
+    script = str(Path(sys.executable).parent / "seqspectral")
+    rows = []
+    for what, command in [("`python -c pass` (the interpreter alone)", [sys.executable, "-c", "pass"]),
+                          ("`seqspectral --help`", [script, "--help"]),
+                          *[(f"`seqspectral {g} --help`", [script, g, "--help"]) for g in COMMAND_GROUPS]]:
+        wall, cpu = best_of(command, repeats, **QUIET)
+        rows.append([what, f"{wall:.3f}", f"{cpu:.3f}"])
+        print(" | ".join(rows[-1]), file=sys.stderr)
+    lines = ["# Start-up: `--help` of the command and of every command group", "", header, "",
+             f"Best of {repeats} fresh processes each, warm; wall and CPU (user + system) seconds.", "",
+             *markdown_table(["command", "wall (s)", "CPU (s)"], rows), ""]
+    atomic_write_text(RESULTS / "startup.md", "\n".join(lines))
+    print("\n".join(lines))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--problems", type=int, nargs="+", default=[4, 13])
+    ap.add_argument("--startup", action="store_true", help="only the start-up table (results/startup.md)")
     args = ap.parse_args(argv)
+    if args.startup:
+        return startup(max(args.repeats, 10), describe("evaluation/model_layer.py",
+                                                         sys.argv[1:] if argv is None else argv))
     needed = [PAUTOMAC / f"{n}.pautomac.train" for n in args.problems] + [EWT / "en_ewt-ud-train.conllu"]
     missing = [str(p) for p in needed if not p.exists()]
     if missing:

@@ -205,7 +205,7 @@ def main(argv=None) -> int:
     from seqspectral.corpus import Reading, corpus_from_sentences
     from seqspectral.parsing import DependencyParser, attachment_scores
     from seqspectral.reranking import tree_model_scorers
-    from seqspectral.dependency_trees import SpectralTreeModel
+    from seqspectral.dependency_trees import train_tree_model
 
     work = Work(args.workdir)
 
@@ -233,12 +233,14 @@ def main(argv=None) -> int:
 
     # -- tree models and rerankers -----------------------------------------------------------
     log("spectral tree models")
-    upos_model = work.model("tree.upos", lambda: SpectralTreeModel(representation="identity").fit(
-        corpus_from_sentences(train, field="upos")))
-    upos_model.reading_ = Reading(field="upos")
-    form_model = work.model("tree.form.svd", lambda: SpectralTreeModel(32, representation="svd").fit(
-        corpus_from_sentences(train, field="form")))
-    form_model.reading_ = Reading(field="form")
+    # the models record the column they read (reading_, set by train_tree_model; ".read": caches of
+    # earlier runs did not record it)
+    upos_model = work.model("tree.upos.read", lambda: train_tree_model(
+        corpus_from_sentences(train, field="upos"), "spectral", reading=Reading(field="upos"),
+        representation="identity"))
+    form_model = work.model("tree.form.svd.read", lambda: train_tree_model(
+        corpus_from_sentences(train, field="form"), "spectral", n_states=32, reading=Reading(field="form"),
+        representation="svd"))
     spectral = tree_model_scorers(upos_model, "tree", topology=False)
     with_topology = tree_model_scorers(upos_model, "tree", topology=True)
     forms = tree_model_scorers(form_model, "tree_forms", topology=False)

@@ -299,11 +299,11 @@ def em_to_convergence(n_states: int, cap: int = 2000, random_state: int = 0) -> 
     """One Baum-Welch run on EWT train (17 tags) from a random start until hmmlearn's default
     convergence test; also when the toolkit's default rule (mean gain < 1e-4 nats, ≤ 100
     iterations) would have stopped the same run. Returns the iterations and seconds of each."""
-    from seqspectral.automata.baum_welch import _random_start, em
+    from seqspectral.automata.baum_welch import random_start, em
     from seqspectral.corpus.readers import read_corpus
 
     train = read_corpus(EWT / "en_ewt-ud-train.conllu", field="upos")
-    start = _random_start(train, n_states, len(train.vocabulary), np.random.default_rng(random_state))
+    start = random_start(train, n_states, len(train.vocabulary), np.random.default_rng(random_state))
     em(train[:50], start, 2, 0.0)  # compile / load the kernels
     t0 = time.perf_counter()
     _, history = em(train, start, cap, HMMLEARN_TOL / len(train))

@@ -57,11 +57,12 @@ def scores(gold, pred) -> dict:
 def measured(directory, test, given=None) -> dict:
     """1-best and reranked scores of a finished build on ``test`` (``given``: the input as the
     build reads it, default ``test`` itself)."""
-    from seqspectral.reranking.build import Built, run, tag
+    from seqspectral.workflows import Pipeline
+    from seqspectral.workflows.rerank_build import tag
 
-    built = Built(directory)
+    built = Pipeline.load(directory)
     given = test if given is None else given
-    reranked, columns = run(built, given)
+    reranked, columns = built.run_with_columns(given)
     tagged = tag({c: built.taggers[c] for c in columns["predicted"]}, given)
     report = json.loads((Path(directory) / "report.json").read_text())
     return {"one_best": scores(test, built.parser.parse(tagged)), "reranked": scores(test, reranked),
@@ -69,13 +70,11 @@ def measured(directory, test, given=None) -> dict:
 
 
 def part_build(workdir, name, train, dev, test, options, reading=None, given=None, workers=1) -> dict:
-    from seqspectral.reranking.build import build
+    from seqspectral.corpus import Reading
+    from seqspectral.workflows import build, read_sentences
 
-    build(workdir / name, train, dev, options, reading=reading, workers=workers, progress=True)
-    from seqspectral.reranking.build import read_treebank
-
-    test_sentences = read_treebank(test, {**{"format": "auto", "encoding": "utf-8", "errors": "raise"},
-                                          **(reading or {})})
+    build(workdir / name, train, dev, options, reading=reading or Reading(), workers=workers, progress=True)
+    test_sentences = read_sentences(test, reading or Reading()).sentences
     return measured(workdir / name, test_sentences, given(test_sentences) if given else None)
 
 
@@ -127,33 +126,32 @@ def wsj_files(workdir: Path, latin1: bool) -> dict:
 
 
 # -- rerankers on a build's lists ---------------------------------------------------------------------
-READ = {"format": "auto", "encoding": "utf-8", "errors": "raise"}
-
-
 class Lists:
     """A build's training (per fold), dev and test lists with their gold sentences (``files``:
     train, dev, test treebanks, read with ``reading``; default EWT's)."""
 
     def __init__(self, directory: Path, files=None, reading=None):
-        from seqspectral.reranking.build import Built, _fold_blocks, _load_trees, read_treebank
+        from seqspectral.corpus import Reading
+        from seqspectral.workflows import Pipeline, read_sentences
+        from seqspectral.workflows.folds import fold_blocks, load_trees
 
         files = files or {split: ewt(split) for split in ("train", "dev", "test")}
-        reading = {**READ, **(reading or {})}
+        reading = reading or Reading()
         self.directory = directory
-        self.built = Built(directory)
+        self.built = Pipeline.load(directory)
         o = self.built.options
-        self.train, self.dev, self.test = (read_treebank(files[x], reading) for x in ("train", "dev", "test"))
-        self.blocks = _fold_blocks(len(self.train), o.folds)
-        self.folds = [_load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.train[a:b])
+        self.train, self.dev, self.test = (read_sentences(files[x], reading).sentences for x in ("train", "dev", "test"))
+        self.blocks = fold_blocks(len(self.train), o.folds)
+        self.folds = [load_trees(directory / f"nbest-train-fold{i + 1}.npz", self.train[a:b])
                       for i, (a, b) in enumerate(self.blocks)]
-        self.dev_trees = _load_trees(directory / "nbest-dev.npz", self.dev)
+        self.dev_trees = load_trees(directory / "nbest-dev.npz", self.dev)
         self.test_trees = self.built.parser.kbest_trees(self.test, o.k)
 
 
 def part_devonly(workdir: Path, name: str = "ewt", files=None, reading=None) -> dict:
     """A reranker trained only on the dev lists of build ``name`` (its choice on 20% of them)."""
     from seqspectral.reranking import Reranker, head_losses, parse_features
-    from seqspectral.reranking.build import scorers_of
+    from seqspectral.workflows.nbest_features import scorers_of
 
     lists = Lists(workdir / name, files, reading)
     o = lists.built.options
@@ -186,7 +184,7 @@ def part_memory(workdir: Path) -> dict:
     import subprocess
 
     from seqspectral.corpus import write_nbest
-    from seqspectral.reranking.build import concatenated
+    from seqspectral.workflows.nbest_features import concatenated
 
     lists = Lists(workdir / "ewt")
     files = {"train": workdir / "ewt-train.50best.conllu", "dev": workdir / "ewt-dev.50best.conllu"}
@@ -211,7 +209,8 @@ def part_memory(workdir: Path) -> dict:
 
 
 def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
-    from seqspectral.reranking.build import BuildOptions
+    from seqspectral.corpus import Reading
+    from seqspectral.workflows import BuildOptions
 
     if part == "ewt":
         return part_build(workdir, "ewt", ewt("train"), ewt("dev"), ewt("test"), BuildOptions(), workers=workers)
@@ -224,7 +223,7 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
                           workers=workers)
     if part in ("wsj", "latin1"):
         files = wsj_files(workdir, part == "latin1")
-        reading = {"format": "conllx", "encoding": "latin-1"} if part == "latin1" else {"format": "conllx"}
+        reading = Reading(format="conllx", encoding="latin-1" if part == "latin1" else "utf-8")
         return part_build(workdir, part, files["train"], files["dev"], files["test"], BuildOptions(), reading)
     if part == "sample":
         return part_build(workdir, "sample", REPO / "corpora" / "ewt-sample.conllu",
@@ -232,7 +231,7 @@ def run_part(part: str, workdir: Path, workers: int = 1) -> dict:
     if part == "devonly":
         return part_devonly(workdir)
     if part == "latin1devonly":
-        return part_devonly(workdir, "latin1", wsj_files(workdir, True), {"format": "conllx", "encoding": "latin-1"})
+        return part_devonly(workdir, "latin1", wsj_files(workdir, True), Reading(format="conllx", encoding="latin-1"))
     if part == "memory":
         return part_memory(workdir)
     raise ValueError(part)

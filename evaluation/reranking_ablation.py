@@ -108,13 +108,11 @@ def _cached_model(workdir: Path, name: str, fit, field: str):
     from seqspectral.corpus import Reading
 
     path = workdir / "ablation-models" / f"{name}.npz"
-    if path.is_file():
-        model = serialize.load(path)
-    else:
+    model = serialize.load(path) if path.is_file() else None
+    if model is None or getattr(model, "reading_", None) != Reading(field=field):  # caches that recorded no reading
         model = fit()
         path.parent.mkdir(exist_ok=True)
         serialize.save(path, model)
-    model.reading_ = Reading(field=field)
     return model
 
 
@@ -148,8 +146,8 @@ def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
     """A spectral tree model of ``spec`` on ``sentences`` (forms seen :data:`FORM_MIN_COUNT` times;
     tags all); ridge, shrinkage and floor chosen by ranking (on ``dev`` when given, else on 20% of
     ``sentences``), or those of the model ``like``."""
-    from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.dependency_trees import SpectralTreeModel
+    from seqspectral.corpus import Reading, corpus_from_sentences
+    from seqspectral.dependency_trees import train_tree_model
 
     chosen = ({"ridge": like.ridge_, "shrinkage": like.shrinkage_, "floor": like.floor_} if like else
               {"ridge": "auto", "shrinkage": "auto", "floor": "auto"})
@@ -157,8 +155,8 @@ def _spectral(spec: Fitted, sentences, workdir: Path, dev=None, like=None):
                                    FORM_MIN_COUNT)
     representation = cca_words(workdir) if spec.representation == "cca" else spec.representation
     held = None if like or dev is None else corpus_from_sentences(dev, field=spec.field, vocabulary=corpus.vocabulary)
-    return SpectralTreeModel(spec.n_states, representation=representation, selection="ranking",
-                             **chosen).fit(corpus, held)
+    return train_tree_model(corpus, "spectral", held, spec.n_states, Reading(field=spec.field),
+                            representation=representation, selection="ranking", **chosen)
 
 
 def cca_words(workdir: Path) -> tuple:
@@ -190,11 +188,12 @@ def read_treebank_ewt(split: str) -> list:
 def _em(sentences, every):
     """The EM tree model over UPOS, in the vocabulary of ``every`` training sentence (so that a
     fold's model gives every tag of train its smoothed mass, not -inf)."""
-    from seqspectral.corpus import corpus_from_sentences
-    from seqspectral.dependency_trees import EMTreeModel
+    from seqspectral.corpus import Reading, corpus_from_sentences
+    from seqspectral.dependency_trees import train_tree_model
 
     vocabulary = corpus_from_sentences(every, field="upos").vocabulary
-    return EMTreeModel(17, max_iter=40).fit(corpus_from_sentences(sentences, field="upos", vocabulary=vocabulary))
+    return train_tree_model(corpus_from_sentences(sentences, field="upos", vocabulary=vocabulary), "em", n_states=17,
+                            reading=Reading(field="upos"), max_iter=40)
 
 
 def _models(source: str, lists, workdir: Path, part: str):
@@ -208,10 +207,7 @@ def _models(source: str, lists, workdir: Path, part: str):
     if source == "upos":
         if part == "full":
             return lists.built.tree_model
-        models = [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
-        for m in models:
-            m.reading_ = Reading(field="upos")
-        return models
+        return [serialize.load(lists.directory / f"tree-fold{i + 1}.npz") for i in range(len(lists.folds))]
     spec = FITTED[source]
     extra = brown_parsed(workdir) if spec.brown else []
     if lists.name == "wsj":  # the WSJ sample has the PTB tag in both tag columns: so has Brown for it
@@ -260,7 +256,7 @@ ROWS = {"none": (), "default": ("upos",), "leaky": ("leaky",), "direction": ("up
 
 
 def _trees(lists) -> dict:
-    from seqspectral.reranking.build import concatenated
+    from seqspectral.workflows.nbest_features import concatenated
 
     return {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}
 
@@ -325,11 +321,12 @@ def brown_parsed(workdir: Path) -> list:
     import zipfile
 
     from seqspectral.corpus import Sentence, read_conllu, write_conllu
-    from seqspectral.reranking.build import Built, tag
+    from seqspectral.workflows import Pipeline
+    from seqspectral.workflows.rerank_build import tag
 
     path = workdir / "brown-parsed.conllu"
     if not path.is_file():
-        built = Built(workdir / "untagged")
+        built = Pipeline.load(workdir / "untagged")
         sentences = []
         with zipfile.ZipFile(NLTK_DATA / "corpora" / "brown.zip") as z:
             for name in sorted(n for n in z.namelist() if re.fullmatch(r"brown/c[a-r]\d\d", n)):
@@ -383,7 +380,7 @@ def screen(source: str, lists, hashed, workdir: Path) -> dict:
 
 
 def _uas(score, hashed, split: str) -> float:
-    from seqspectral.reranking._kernels import best_in_groups
+    from seqspectral.reranking import best_in_groups
 
     trees = hashed.trees[split]
     picked = trees.groups[:-1] + best_in_groups(np.ascontiguousarray(score), trees.groups)
@@ -397,7 +394,7 @@ class Hashed:
 
     def __init__(self, lists):
         from seqspectral.reranking import head_losses
-        from seqspectral.reranking.build import concatenated
+        from seqspectral.workflows.nbest_features import concatenated
 
         self.templates = lists.built.options.templates
         self.trees = {"train": concatenated(lists.folds), "dev": lists.dev_trees, "test": lists.test_trees}
@@ -447,12 +444,14 @@ def row(key: str, lists, hashed: Hashed, workdir: Path) -> dict:
 
 
 def lists_of(name: str, workdir: Path):
+    from seqspectral.corpus import Reading
+
     from .reranking import Lists, wsj_files
 
     if name == "ewt":
         lists = Lists(workdir / "ewt")
     else:
-        lists = Lists(workdir / "wsj", wsj_files(workdir, False), {"format": "conllx"})
+        lists = Lists(workdir / "wsj", wsj_files(workdir, False), Reading(format="conllx"))
     lists.name = name
     return lists
 

@@ -33,7 +33,7 @@ ALONE = ("tests/test_docs.py::test_the_docs_examples_run[spectral-experts.md]", 
 #: by number of tests
 LONGEST_FIRST = ("tests/test_docs.py", "tests/cli/test_lm.py", "tests/cli/test_parse.py",
                  "tests/mixtures/test_convex_em.py", "tests/cli/test_determinism.py", ALONE[1],
-                 "tests/reranking/test_build.py", "tests/automata/test_tensor_hmm.py",
+                 "tests/workflows/test_rerank_build.py", "tests/automata/test_tensor_hmm.py",
                  "tests/mixtures/test_smooth_product.py", "tests/cli/test_fuzz.py", "tests/parsing/test_eisner.py",
                  "tests/cli/test_user_path.py", ALONE[0], ALONE[2], "tests/test_selection.py", "tests/cli/test_lossless.py",
                  "tests/test_kernel_cache.py", "tests/corpus/test_one_pass.py", "tests/cli/test_tree.py", ALONE[3])

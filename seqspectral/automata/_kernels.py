@@ -237,7 +237,7 @@ def add_event(p_floors, partner, count, mix_weights, products, exponents, logs):
     finite partner probability). An event seen fewer than ``COUNT_CLASSES`` times is
     multiplied into the running product of its count's class, products[count, f, w] *= v,
     kept in range by exact powers of two counted in ``exponents`` (no logarithm per event;
-    ``seqspectral.selection.log_likelihoods`` weighs each class's logarithm by its count); one
+    ``seqspectral.automata.floor_sweep.log_likelihoods`` weighs each class's logarithm by its count); one
     seen more often adds count · log v to ``logs``."""
     n_w = products.shape[2]
     if count >= products.shape[0]:
@@ -278,7 +278,7 @@ def held_out_sweep(symbols, offsets, representatives, counts, initial, operators
     ``products``, ``exponents`` and ``logs`` (``add_event``), one pass over the distinct events.
 
     ``representatives`` and ``counts``: the corpus's distinct sequences in lexicographic order
-    and how often each occurs (``seqspectral.selection.distinct_sequences``), walked in that
+    and how often each occurs (``seqspectral.automata.floor_sweep.distinct_sequences``), walked in that
     order, each once. An event — a prefix and what follows it — is scored once, when the walk
     first reaches it: its state is on a stack by prefix length and is advanced only past the
     common prefix of a sequence and the one before it; its count is the number of sequences

@@ -87,7 +87,7 @@ class BaumWelchHMM(SelectingLearner):
             if self.init == "tensor":
                 starts = _tensor_starts(corpus, k, self.n_init, rng)
             else:
-                starts = [_random_start(corpus, k, _n_symbols(corpus), rng) for _ in range(self.n_init)]
+                starts = [random_start(corpus, k, _n_symbols(corpus), rng) for _ in range(self.n_init)]
             self._runs[k] = self._best_run(corpus, starts)
             return self._runs[k][0]
 
@@ -182,7 +182,7 @@ def _covering(model: HMM, corpus, weight: float = 1e-3) -> HMM:
     return HMM(model.initial, model.transitions, emit, stop, model.vocabulary, model.floor)
 
 
-def _random_start(corpus, n_states: int, n_symbols: int, rng) -> HMM:
+def random_start(corpus, n_states: int, n_symbols: int, rng) -> HMM:
     """Dirichlet(1) initial and transition rows; emissions = the corpus's symbol and stop
     frequencies times a random factor in [0.5, 1.5], so unseen symbols stay at 0."""
     freq = np.bincount(corpus.symbols, minlength=n_symbols).astype(np.float64)[:n_symbols]

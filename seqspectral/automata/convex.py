@@ -63,6 +63,7 @@ class ADMMSolver:
             turn = previous.eigvec.T @ self.eigvec  # from the previous eigenbasis to this one
             self.A, self.Z, self.U = A @ turn, Z @ turn, U @ turn
         self.iterations, self.solutions = {}, {}  # per tau: (ADMM iterations run, converged)
+        self.residuals = {}  # per tau: (primal, dual) residual after each iteration
 
     def solve(self, tau: float):
         """Run ADMM at regularisation ``tau`` (a fraction of ``tau_max``) from the current
@@ -71,6 +72,7 @@ class ADMMSolver:
         n = np.sqrt(A.size)
         scale = max(np.linalg.norm(self.cross), 1e-300)
         threshold = tau * self.tau_max
+        residuals = []
         for it in range(1, self.max_iter + 1):
             A = (2.0 * self.cross + rho * (Z - U)) / (2.0 * self.eigval + rho)
             L, R = singular_value_threshold(A + U, threshold / rho)
@@ -78,6 +80,7 @@ class ADMMSolver:
             U = U + A - Z
             primal = np.linalg.norm(A - Z)
             dual = rho * np.linalg.norm(Z - Z_prev)
+            residuals.append((primal, dual))
             eps_primal = n * 1e-9 * scale + self.tol * max(np.linalg.norm(A), np.linalg.norm(Z))
             eps_dual = n * 1e-9 * scale + self.tol * rho * np.linalg.norm(U)
             converged = primal <= eps_primal and dual <= eps_dual
@@ -92,6 +95,7 @@ class ADMMSolver:
         self.A, self.Z, self.U, self.rho = A, Z, U, rho
         self.solutions[tau] = (A, Z, U, rho)
         self.iterations[tau] = (it, converged)
+        self.residuals[tau] = np.array(residuals)
         return L, R @ self.eigvec.T
 
     def automaton(self, L, R, alphabet, n_symbols, statistic, vocabulary):
@@ -127,6 +131,8 @@ class ConvexWA(HankelEstimator):
     Attributes
     ----------
     n_iter_, converged_ : ADMM iterations at the chosen τ, and whether they converged.
+    history_ : (n_iter_, 2) the primal and dual residuals after each of those iterations (what
+        the convergence test compares with ``tol``).
     """
 
     _swept = "regularization"
@@ -161,6 +167,7 @@ class ConvexWA(HankelEstimator):
     def _finish(self, value, floor) -> None:
         super()._finish(value, floor)
         self.n_iter_, self.converged_ = self.prepared_.iterations[float(value)]
+        self.history_ = self.prepared_.residuals[float(value)]
 
     def _build(self, solver, regularization):
         L, R = solver.solve(float(regularization))

@@ -30,7 +30,8 @@ from typing import ClassVar
 from ..base import Estimator
 from ..progress import stage
 from ..protocols import EventLogProbs, SequenceLanguageModel
-from ..selection import FLOOR_GRID, floor_sweep, grid_search, select_and_refit
+from ..selection import FLOOR_GRID, grid_search, select_and_refit
+from .floor_sweep import floor_sweep
 
 
 class SelectingLearner(Estimator, SequenceLanguageModel):

@@ -177,8 +177,8 @@ class WeightedAutomaton(FlooredEventModel):
     def held_out_sweep(self, corpus, floors: np.ndarray, partner_log_prob: np.ndarray,
                        mix_weights: np.ndarray) -> np.ndarray:
         """Total log-likelihood of ``corpus`` under every floor × mixture weight, one compiled
-        pass over its distinct events (``seqspectral.selection.floor_sweep`` says what the table holds)."""
-        from ..selection import candidate_accumulators, distinct_sequences, log_likelihoods
+        pass over its distinct events (``seqspectral.automata.floor_sweep`` says what the table holds)."""
+        from .floor_sweep import candidate_accumulators, distinct_sequences, log_likelihoods
 
         self._check_ids(corpus.symbols)
         matrix, _, column = self._event_arrays()

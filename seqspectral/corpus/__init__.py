@@ -1,31 +1,38 @@
 """Vocabulary, flat corpora, dependency trees, readers and writers."""
 
-from .conllu_format import read_conllu, read_conllu_corpus
-from .conllx import read_conllx, read_malttab
-from .describe import describe
-from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
-from .nbest import NBestList, iter_nbest, read_nbest, write_nbest
-from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
-from .readers import FORMATS, Detection, detect, detect_format, read_corpus
-from .reading import Reading
-from .sentence import FIELDS, Sentence, corpus_from_sentences
-from .sequences import Corpus
-from .tagsets import UNIVERSAL12, tag_mapping
-from .text import read_text, write_text
-from .textfile import DEFAULT_ENCODING
-from .dependency_trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
-from .vocabulary import EOS, UNK, Vocabulary
-from .writer import write_conllu, write_treebank
+from typing import TYPE_CHECKING
+
+from seqspectral.exports import lazy_exports
+
+if TYPE_CHECKING:  # the exported names, each imported when first used (seqspectral.exports)
+    from .conllu_format import read_conllu, read_conllu_corpus
+    from .conllx import read_conllx, read_malttab
+    from .dependency_trees import DependencyTree, head_errors, invalid_trees, is_projective, nonprojective
+    from .description import describe
+    from .errors import CorpusFormatError, CorpusWarning, SeveralRootsWarning, SkippedRecordsWarning
+    from .formats import Format, format_names, get_format, register
+    from .nbest import NBestList, iter_nbest, read_nbest, write_nbest
+    from .options import FIELDS
+    from .pautomac import iter_pautomac, read_pautomac, read_pautomac_solution, write_pautomac, write_pautomac_solution
+    from .readers import Detection, detect, detect_format, read_corpus
+    from .reading import Reading
+    from .sentence import Sentence, corpus_from_sentences
+    from .sequences import Corpus
+    from .tagsets import UNIVERSAL12, tag_mapping
+    from .text import read_text, write_text
+    from .textfile import DEFAULT_ENCODING
+    from .vocabulary import EOS, UNK, Vocabulary
+    from .writer import write_conllu, write_treebank
 
 __all__ = [
     "DEFAULT_ENCODING",
     "FIELDS",
-    "FORMATS",
     "UNIVERSAL12",
     "Corpus",
     "CorpusFormatError",
     "CorpusWarning",
     "Detection",
+    "Format",
     "DependencyTree",
     "EOS",
     "NBestList",
@@ -39,6 +46,8 @@ __all__ = [
     "describe",
     "detect",
     "detect_format",
+    "format_names",
+    "get_format",
     "head_errors",
     "invalid_trees",
     "is_projective",
@@ -54,6 +63,7 @@ __all__ = [
     "read_pautomac",
     "read_pautomac_solution",
     "read_text",
+    "register",
     "tag_mapping",
     "write_conllu",
     "write_nbest",
@@ -62,3 +72,5 @@ __all__ = [
     "write_text",
     "write_treebank",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

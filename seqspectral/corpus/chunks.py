@@ -27,6 +27,9 @@ MAX_CHUNK_BYTES = 1 << 26
 MIN_CHUNK_TOKENS = 1 << 16
 #: bytes looked at a time for a record boundary after a cut
 _WINDOW = 1 << 16
+#: the bits of the parts' hashes ``number_parts`` uses (all; the tests use none: every part
+#: then collides), for every reader that numbers its chunks' parts
+HASH_MASK = np.uint64(2**64 - 1)
 
 
 def reading_threads() -> int:
@@ -89,7 +92,6 @@ def joined_numbering(parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]]):
     if len(parts) == 1:
         return parts[0]
     from ._kernels import number_parts
-    from .tokens import HASH_MASK
 
     arena = np.concatenate([a for _, a, _ in parts])
     shifts = np.cumsum([0] + [len(a) for _, a, _ in parts[:-1]])

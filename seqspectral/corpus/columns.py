@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 #: a share above this is a problem
 THRESHOLD = 0.5
+#: an input column entirely empty with less than this probability under training's share of ``_``
+CHANCE = 1e-3
 
 
 def _values(sentences, column: str) -> Counter:
@@ -26,6 +28,13 @@ def _values(sentences, column: str) -> Counter:
         else:
             counts.update(values)
     return counts
+
+
+class MissingColumnError(ValueError):
+    """Sentences lack a column the model was trained to read (every value ``_``) and nothing
+    predicts it: never a silent guess."""
+
+    user_facing = True
 
 
 @dataclass
@@ -50,6 +59,31 @@ class ColumnProfile:
             raise ValueError("an input profile is a JSON object with counts")
         return cls({str(c): {str(v): int(n) for v, n in dict(counts).items()} for c, counts in data["counts"].items()})
 
+    def missing(self, sentences) -> list[str]:
+        """The columns that had values in training and have none at all in ``sentences``, where
+        that is not chance: a column empty for a share p of the training words is missing from
+        n words all ``_`` when p**n < :data:`CHANCE` (UPOS, LEMMA: p about 0, one word is enough;
+        FEATS, empty for many words: a short sentence without features is not refused)."""
+        sentences = list(sentences)
+        out = []
+        for column, trained in self.counts.items():
+            counts = _values(sentences, column)
+            if not counts or set(counts) != {"_"} or not any(v != "_" for v in trained):
+                continue
+            p = trained.get("_", 0) / sum(trained.values())
+            if p ** counts["_"] < CHANCE:
+                out.append(column)
+        return out
+
+    def require(self, sentences, model: str = "the model") -> None:
+        """Raise :class:`MissingColumnError` naming the :meth:`missing` columns, if any."""
+        missing = self.missing(sentences)
+        if missing:
+            names = ", ".join(c.upper() for c in missing)
+            raise MissingColumnError(f"the input has no {names} values, which {model} was trained to read; tag the "
+                                     "input first (or use a pipeline that carries its taggers: rerank build --tags "
+                                     "predicted)")
+
     def problems(self, sentences) -> list[str]:
         """One sentence per column of ``sentences`` that is mostly empty or mostly unseen."""
         sentences = list(sentences)
@@ -69,3 +103,12 @@ class ColumnProfile:
                 examples = ", ".join(v for v, _ in unseen.most_common(3))
                 out.append(f"{share:.0%} of the {column.upper()} values were never seen in training (e.g. {examples})")
         return out
+
+
+def has_column(sentences, column: str) -> bool:
+    """Whether any word of ``sentences`` has a value in ``column`` (upos, xpos, feats or lemma)."""
+    for s in sentences:
+        values = s.feats if column == "feats" else s.column(column)
+        if values and any(v not in ("_", "") for v in values):
+            return True
+    return False

@@ -16,21 +16,27 @@ import re
 
 import numpy as np
 
+from .options import SPLITS
 from .sentence import NO_HEAD, Sentence, Source
 from .textfile import DEFAULT_ENCODING, read_text_file
 
-SPLITS = ("paragraphs", "lines")
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def read_raw_text(path, split: str = "paragraphs", encoding: str = DEFAULT_ENCODING) -> list[Sentence]:
     """The sentences of the plain-text file ``path``, tokenised."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    return sentences_of_text(read_text_file(path, encoding), split)
+
+
+def sentences_of_text(text: str, split: str = "paragraphs") -> list[Sentence]:
+    """The sentences of raw ``text``, tokenised (as :func:`read_raw_text` tokenises a file)."""
     from nltk.tokenize import TreebankWordTokenizer
     from nltk.tokenize.punkt import PunktSentenceTokenizer
 
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
-    text = read_text_file(path, encoding)
     if split == "lines":
         paragraphs = [[line.strip()] for line in text.split("\n") if line.strip()]
     else:

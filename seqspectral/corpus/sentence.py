@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import CorpusOptionError
+from .options import FIELDS
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .dependency_trees import DependencyTree
 from .vocabulary import Vocabulary
 
-FIELDS = ("form", "lemma", "upos", "xpos", "deprel")
 #: the head of a word not parsed yet (HEAD ``_`` in the file; written back as ``_``)
 NO_HEAD = -1
 

@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from .errors import CorpusOptionError, ErrorPolicy, SeveralRootsWarning
-from .sentence import FIELDS, NO_HEAD, Sentence, Source
+from .options import FIELDS
+from .sentence import NO_HEAD, Sentence, Source
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, iter_lines
@@ -342,9 +343,9 @@ def _one_pass(path, layout: Layout, field: str, encoding: str):
     line-by-line reader's judgement. A large file is read on several threads, cut at blank lines
     (:mod:`seqspectral.corpus.chunks`)."""
     from ._kernels import number_parts, tabular_words, tree_defects
-    from .chunks import chunk_bounds, joined_numbering, thread_map
+    from .chunks import HASH_MASK, chunk_bounds, joined_numbering, thread_map
     from .textfile import check_encoding, every_byte_decodes, mapped_bytes
-    from .tokens import HASH_MASK, distinct_strings
+    from .tokens import distinct_strings
 
     name = check_encoding(encoding)
     columns = _MALTTAB_COLUMNS if layout.name == "malttab" else layout.index if layout.name in _KERNEL_LAYOUTS else {}

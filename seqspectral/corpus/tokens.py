@@ -14,8 +14,6 @@ import numpy as np
 
 #: the part of each token kept: the token, the word of ``word/tag``, its tag (upper-cased)
 WHOLE, WORD, TAG = 0, 1, 2
-#: the bits of the parts' hashes used (all; the tests use none: every part then collides)
-HASH_MASK = np.uint64(2**64 - 1)
 
 
 def distinct_strings(arena: np.ndarray, bounds: np.ndarray, fold_case: bool = False,
@@ -33,7 +31,7 @@ def numbered_tokens(data, part: int = WHOLE, text_lines: bool = True):
     is UTF-8 (or ASCII). A large buffer is read on several threads, cut at line feeds
     (:mod:`seqspectral.corpus.chunks`); the result is the same."""
     from ._kernels import number_parts, split_tokens
-    from .chunks import chunk_bounds, joined_numbering, thread_map
+    from .chunks import HASH_MASK, chunk_bounds, joined_numbering, thread_map
 
     buf = np.frombuffer(data, dtype=np.uint8)
     fold_case = part == TAG

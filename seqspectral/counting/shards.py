@@ -18,10 +18,9 @@ from dataclasses import dataclass
 
 from seqspectral.corpus import CorpusFormatError, detect, read_corpus
 from seqspectral.corpus.errors import CorpusOptionError
+from seqspectral.corpus.formats import SHARD_AT_BLANK_LINE, get_format
 from seqspectral.corpus.textfile import DEFAULT_ENCODING
 
-_TREEBANKS = ("conllu", "conllx", "malttab")
-_LINES = ("pautomac", "text")
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 _NONBLANK_LINE = re.compile(rb"^[ \t]*[^\s]", re.MULTILINE)
 _SCAN = 1 << 16  # bytes read at a time while looking for a boundary
@@ -49,9 +48,10 @@ def split_file(path, n_shards: int, format: str = "auto", encoding: str = DEFAUL
         raise ValueError("n_shards must be >= 1")
     path = str(path)
     format = detect(path, encoding).format if format == "auto" else format
-    if n_shards == 1 or format == "brown":
+    cut_at = get_format(format).shard
+    if n_shards == 1 or get_format(format).directory:
         return [Shard(path, format)]
-    if format not in _TREEBANKS + _LINES:
+    if cut_at is None:
         raise CorpusOptionError(f"cannot cut a {format!r} file into byte ranges")
     if "a\n".encode(encoding) != b"a\n":
         raise CorpusOptionError(f"{path}: byte ranges need an ASCII-compatible encoding, not {encoding}")
@@ -62,7 +62,7 @@ def split_file(path, n_shards: int, format: str = "auto", encoding: str = DEFAUL
         cuts = [0]
         for i in range(1, n_shards):
             target = max(size * i // n_shards, header_end, cuts[-1])
-            cut = _blank_line_end(f, target) if format in _TREEBANKS else _line_end(f, target)
+            cut = _blank_line_end(f, target) if cut_at == SHARD_AT_BLANK_LINE else _line_end(f, target)
             if cut < size and cut > cuts[-1]:
                 cuts.append(cut)
     cuts.append(size)

@@ -113,6 +113,165 @@ def _longest(offsets):
 
 
 @njit(cache=True)
+def _work(longest, k):
+    """The work arrays of the predictive-state passes for sentences of up to ``longest``
+    words, rows indexed by a word's position in its sentence: ``(w, b, M, a, reset, same)``,
+    the state marginals, the inside rows, the operator of each word's inside row, the
+    propagated columns, whether a word's inside row was reset, whether it is the source
+    sentence's (``_inside``)."""
+    return (np.empty((longest, k)), np.empty((longest, k)), np.empty((longest, k, k)), np.empty((longest, k)),
+            np.zeros(longest, np.int8), np.zeros(longest, np.bool_))
+
+
+@njit(cache=True)
+def _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, w):
+    """Pass 1 of ``spectral_states``: the state marginals, top-down."""
+    k = len(cinf)
+    for q in range(lo, hi):
+        i = order[q]
+        g = parent[i]
+        if g < 0:
+            for c in range(k):
+                w[i - lo, c] = cinf[c]
+        else:
+            E = EL if is_left[i] else ER
+            for r in range(k):
+                acc = 0.0
+                for c in range(k):
+                    acc += E[r, c] * w[g - lo, c]
+                w[i - lo, r] = acc
+
+
+@njit(cache=True)
+def _same_inside(i, lo, child_start, child_list, w, same, src_lo, src_child_start, src_child_list, src_w):
+    """Whether word i's inside row (and its dependents' operators) are those the source
+    sentence computed at the same position: the same dependents, each with an unchanged
+    inside row, and the same marginal (then every number of pass 2 is the same)."""
+    p = i - lo
+    n_children = child_start[i + 1] - child_start[i]
+    g = src_lo + p
+    if n_children != src_child_start[g + 1] - src_child_start[g]:
+        return False
+    for t in range(n_children):
+        ch = child_list[child_start[i] + t]
+        if ch - lo != src_child_list[src_child_start[g] + t] - src_lo or not same[ch - lo]:
+            return False
+    for c in range(w.shape[1]):
+        if w[p, c] != src_w[p, c]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work, v, tmp,
+            src_lo, src_child_start, src_child_list, src_work):
+    """Pass 2 of ``spectral_states``: the inside rows, bottom-up, and each dependent's
+    operator. With a source sentence (``src_lo`` >= 0: the same words, heads that differ
+    in places), a word whose inputs are the source's (``_same_inside``) takes its row and
+    its dependents' operators from ``src_work`` instead of recomputing them (k^3 per arc).
+    Returns the number of rows reset."""
+    w, b, M, _, reset, same = work
+    k = len(c1)
+    n_reset = 0
+    for q in range(hi - 1, lo - 1, -1):
+        i = order[q]
+        p = i - lo
+        if src_lo >= 0:
+            same[p] = _same_inside(i, lo, child_start, child_list, w, same, src_lo, src_child_start,
+                                   src_child_list, src_work[0])
+            if same[p]:
+                for c in range(k):
+                    b[p, c] = src_work[1][p, c]
+                for t in range(child_start[i], child_start[i + 1]):
+                    M[child_list[t] - lo, :, :] = src_work[2][child_list[t] - lo]
+                reset[p] = src_work[4][p]
+                n_reset += reset[p]
+                continue
+        x = symbols[i]
+        for c in range(k):
+            v[c] = emit[x, c]
+        for t in range(child_start[i], child_start[i + 1]):
+            ch = child_list[t]
+            Mc = M[ch - lo]
+            _operator(Mc, b[ch - lo], KL if is_left[ch] else KR)
+            for c in range(k):
+                acc = 0.0
+                for e in range(k):
+                    acc += v[e] * Mc[e, c]
+                tmp[c] = acc
+            v[:] = tmp
+        rho = 0.0
+        for c in range(k):
+            rho += v[c] * w[p, c]
+        reset[p] = 0
+        if rho > 0.0 and np.isfinite(rho):
+            for c in range(k):
+                b[p, c] = v[c] / rho
+        else:
+            reset[p] = 1
+            n_reset += 1
+            for c in range(k):
+                b[p, c] = c1[c]
+    return n_reset
+
+
+@njit(cache=True)
+def _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work, s, tmp, states):
+    """Pass 3 of ``spectral_states``: the predictive states, top-down. Returns the number
+    of columns replaced and steps skipped."""
+    w, _, M, a, _, _ = work
+    k = len(c1)
+    n_reset = 0
+    for q in range(lo, hi):
+        i = order[q]
+        if parent[i] < 0:
+            for c in range(k):
+                a[i - lo, c] = cinf[c]
+            if not _unit_mass(a[i - lo], c1):
+                n_reset += 1
+        for c in range(k):
+            s[c] = a[i - lo, c]
+        for t in range(child_start[i], child_start[i + 1]):
+            ch = child_list[t]
+            E = EL if is_left[ch] else ER
+            for r in range(k):
+                acc = 0.0
+                for c in range(k):
+                    acc += E[r, c] * s[c]
+                a[ch - lo, r] = acc
+            if not _unit_mass(a[ch - lo], c1):
+                n_reset += 1
+                for c in range(k):
+                    a[ch - lo, c] = w[ch - lo, c]
+                _unit_mass(a[ch - lo], c1)
+            Mc = M[ch - lo]
+            for e in range(k):
+                acc = 0.0
+                for c in range(k):
+                    acc += Mc[e, c] * s[c]
+                tmp[e] = acc
+            if _unit_mass(tmp, c1):
+                s[:] = tmp
+            else:
+                n_reset += 1
+        for c in range(k):
+            states[i, c] = s[c]
+    return n_reset
+
+
+@njit(cache=True)
+def _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, KL, KR,
+                     emit, work, v, s, tmp, states, src_lo, src_child_start, src_child_list, src_work):
+    """The three passes of ``spectral_states`` over the sentence ``[lo, hi)`` (with a source
+    sentence: ``_inside``); returns the number of vectors reset."""
+    _marginals(parent, is_left, order, lo, hi, cinf, EL, ER, work[0])
+    n_reset = _inside(symbols, is_left, order, child_start, child_list, lo, hi, c1, KL, KR, emit, work, v, tmp,
+                      src_lo, src_child_start, src_child_list, src_work)
+    return n_reset + _predictive(parent, is_left, order, child_start, child_list, lo, hi, c1, cinf, EL, ER, work,
+                                 s, tmp, states)
+
+
+@njit(cache=True)
 def spectral_states(symbols, offsets, parent, is_left, order, child_start, child_list,
                     c1, cinf, EL, ER, KL, KR, emit, states):
     """The predictive state of every word of a corpus under the observable tree model.
@@ -131,91 +290,173 @@ def spectral_states(symbols, offsets, parent, is_left, order, child_start, child
     Work arrays hold one sentence (rows indexed by the word's position in it).
     """
     k = len(c1)
-    longest = _longest(offsets)
-    b = np.empty((longest, k))
-    w = np.empty((longest, k))
-    a = np.empty((longest, k))
-    M = np.empty((longest, k, k))  # the operator of each word's inside row
-    v = np.empty(k)
-    s = np.empty(k)
-    tmp = np.empty(k)
+    work = _work(_longest(offsets), k)
+    v, s, tmp = np.empty(k), np.empty(k), np.empty(k)
+    none = np.zeros(1, np.int64)
     n_reset = 0
     for j in range(len(offsets) - 1):
-        lo = offsets[j]
-        hi = offsets[j + 1]
-        for q in range(lo, hi):  # state marginals, top-down
-            i = order[q]
-            g = parent[i]
-            if g < 0:
-                for c in range(k):
-                    w[i - lo, c] = cinf[c]
-            else:
-                E = EL if is_left[i] else ER
-                for r in range(k):
-                    acc = 0.0
-                    for c in range(k):
-                        acc += E[r, c] * w[g - lo, c]
-                    w[i - lo, r] = acc
-        for q in range(hi - 1, lo - 1, -1):  # inside rows, bottom-up
-            i = order[q]
-            x = symbols[i]
-            for c in range(k):
-                v[c] = emit[x, c]
-            for p in range(child_start[i], child_start[i + 1]):
-                ch = child_list[p]
-                Mc = M[ch - lo]
-                _operator(Mc, b[ch - lo], KL if is_left[ch] else KR)
-                for c in range(k):
-                    acc = 0.0
-                    for e in range(k):
-                        acc += v[e] * Mc[e, c]
-                    tmp[c] = acc
-                v[:] = tmp
-            rho = 0.0
-            for c in range(k):
-                rho += v[c] * w[i - lo, c]
-            if rho > 0.0 and np.isfinite(rho):
-                for c in range(k):
-                    b[i - lo, c] = v[c] / rho
-            else:
-                n_reset += 1
-                for c in range(k):
-                    b[i - lo, c] = c1[c]
-        for q in range(lo, hi):  # predictive states, top-down
-            i = order[q]
-            if parent[i] < 0:
-                for c in range(k):
-                    a[i - lo, c] = cinf[c]
-                if not _unit_mass(a[i - lo], c1):
-                    n_reset += 1
-            for c in range(k):
-                s[c] = a[i - lo, c]
-            for p in range(child_start[i], child_start[i + 1]):
-                ch = child_list[p]
-                E = EL if is_left[ch] else ER
-                for r in range(k):
-                    acc = 0.0
-                    for c in range(k):
-                        acc += E[r, c] * s[c]
-                    a[ch - lo, r] = acc
-                if not _unit_mass(a[ch - lo], c1):
-                    n_reset += 1
-                    for c in range(k):
-                        a[ch - lo, c] = w[ch - lo, c]
-                    _unit_mass(a[ch - lo], c1)
-                Mc = M[ch - lo]
-                for e in range(k):
-                    acc = 0.0
-                    for c in range(k):
-                        acc += Mc[e, c] * s[c]
-                    tmp[e] = acc
-                if _unit_mass(tmp, c1):
-                    s[:] = tmp
-                else:
-                    n_reset += 1
-            for c in range(k):
-                states[i, c] = s[c]
+        n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, offsets[j],
+                                    offsets[j + 1], c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states,
+                                    -1, none, none, work)
     return n_reset
+
+
+@njit(cache=True)
+def spectral_states_with_copies(symbols, offsets, parent, is_left, order, child_start, child_list,
+                                copy_symbols, copy_offsets, copy_parent, copy_is_left, copy_order,
+                                copy_child_start, copy_child_list, source,
+                                c1, cinf, EL, ER, KL, KR, emit, states, copy_states):
+    """``spectral_states`` of a corpus and of copies of its sentences with other heads
+    (copy r has the words of sentence ``source[r]``, ``source`` ascending), each copy
+    right after its sentence: the copy's inside rows that do not change
+    (``_inside``'s source) are taken from the sentence's, so a copy with one word
+    re-attached costs the k^3 work of the words whose subtree or marginal moved, not of
+    all. The same numbers as two ``spectral_states`` calls; returns the two reset counts."""
+    k = len(c1)
+    work, copy_work = _work(_longest(offsets), k), _work(_longest(copy_offsets), k)
+    v, s, tmp = np.empty(k), np.empty(k), np.empty(k)
+    none = np.zeros(1, np.int64)
+    n_reset = n_copy_reset = 0
+    r = 0
+    for j in range(len(offsets) - 1):
+        lo = offsets[j]
+        n_reset += _sentence_states(symbols, parent, is_left, order, child_start, child_list, lo, offsets[j + 1],
+                                    c1, cinf, EL, ER, KL, KR, emit, work, v, s, tmp, states, -1, none, none, work)
+        while r < len(source) and source[r] == j:
+            n_copy_reset += _sentence_states(copy_symbols, copy_parent, copy_is_left, copy_order, copy_child_start,
+                                             copy_child_list, copy_offsets[r], copy_offsets[r + 1], c1, cinf, EL, ER,
+                                             KL, KR, emit, copy_work, v, s, tmp, copy_states, lo, child_start,
+                                             child_list, work)
+            r += 1
+    return n_reset, n_copy_reset
+
+
+@njit(cache=True)
+def _block_sum(a, lo, n):
+    """a[lo:lo+n].sum() for n <= 128 in numpy's order: eight running sums, then the rest."""
+    if n < 8:
+        total = 0.0
+        for i in range(lo, lo + n):
+            total += a[i]
+        return total
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = lo + 8
+    end = lo + n - n % 8
+    while i < end:
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < lo + n:
+        total += a[i]
+        i += 1
+    return total
+
+
+@njit(cache=True)
+def _row_sum(a, n, frames, partial):
+    """a[:n].sum() added in numpy's order (its pairwise sum: blocks of up to 128 by
+    ``_block_sum``, halves, rounded to eights, above), so that it equals numpy's bit for
+    bit. The halving is walked with an explicit stack (``frames``: 64 x 3 ints,
+    ``partial``: 64 floats) — Numba's cache does not keep recursive functions."""
+    if n <= 128:
+        return _block_sum(a, 0, n)
+    top, done = 0, 0
+    frames[0, 0], frames[0, 1], frames[0, 2] = 0, n, 0
+    while top >= 0:
+        lo, size, step = frames[top, 0], frames[top, 1], frames[top, 2]
+        if size <= 128:
+            partial[done] = _block_sum(a, lo, size)
+            done += 1
+            top -= 1
+            continue
+        half = size // 2
+        half -= half % 8
+        if step == 2:  # both halves summed: left + right
+            done -= 1
+            partial[done - 1] = partial[done - 1] + partial[done]
+            top -= 1
+            continue
+        frames[top, 2] = step + 1
+        top += 1
+        frames[top, 0] = lo if step == 0 else lo + half
+        frames[top, 1] = half if step == 0 else size - half
+        frames[top, 2] = 0
+    return partial[0]
+
+
+@njit(cache=True)
+def _maximum(a, b):
+    """numpy's maximum of two floats (a NaN wins)."""
+    return a if a >= b or a != a else b
+
+
+@njit(cache=True)
+def _floored_block_sum(q, unit, n):
+    """``_block_sum`` of maximum(q, unit) over n <= 128 entries, the maxima taken on the way."""
+    if n < 8:
+        total = 0.0
+        for i in range(n):
+            total += _maximum(q[i], unit[i])
+        return total
+    r0, r1, r2, r3 = _maximum(q[0], unit[0]), _maximum(q[1], unit[1]), _maximum(q[2], unit[2]), _maximum(q[3], unit[3])
+    r4, r5, r6, r7 = _maximum(q[4], unit[4]), _maximum(q[5], unit[5]), _maximum(q[6], unit[6]), _maximum(q[7], unit[7])
+    i = 8
+    end = n - n % 8
+    while i < end:
+        r0 += _maximum(q[i], unit[i])
+        r1 += _maximum(q[i + 1], unit[i + 1])
+        r2 += _maximum(q[i + 2], unit[i + 2])
+        r3 += _maximum(q[i + 3], unit[i + 3])
+        r4 += _maximum(q[i + 4], unit[i + 4])
+        r5 += _maximum(q[i + 5], unit[i + 5])
+        r6 += _maximum(q[i + 6], unit[i + 6])
+        r7 += _maximum(q[i + 7], unit[i + 7])
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        total += _maximum(q[i], unit[i])
+        i += 1
+    return total
+
+
+@njit(cache=True)
+def floored_conditionals(q, symbols, units, own, total, floored):
+    """Per word i (a row of ``q``: the positive weights of every symbol) and floor f (a
+    row of ``units``: the floor times each symbol's frequency): ``own[f, i]``, the
+    normalised weight of its own symbol raised to the floor, and ``total[f, i]``, the sum
+    of every normalised weight raised to the floor (module ``spectral``, step 5);
+    ``floored[f]`` counts the words whose own weight was below its floor. ``q`` is
+    normalised in place. The arithmetic and its order are numpy's (``_row_sum``)."""
+    n, V = q.shape
+    row = np.empty(V)
+    frames, partial = np.empty((64, 3), np.int64), np.empty(64)
+    for i in range(n):
+        qi = q[i]
+        mass = _row_sum(qi, V, frames, partial)
+        if mass > 0:
+            for v in range(V):
+                qi[v] /= mass
+        x = symbols[i]
+        mine = qi[x]
+        for f in range(units.shape[0]):
+            unit = units[f]
+            own[f, i] = _maximum(mine, unit[x])
+            if mine < unit[x]:
+                floored[f] += 1
+            if V <= 128:  # numpy's eight running sums, taken as the maxima are formed
+                total[f, i] = _floored_block_sum(qi, unit, V)
+            else:
+                for v in range(V):
+                    row[v] = _maximum(qi[v], unit[v])
+                total[f, i] = _row_sum(row, V, frames, partial)
 
 
 @njit(cache=True)

@@ -274,14 +274,16 @@ class SpectralTreeModel(Estimator):
             rivals, index = reattached_copies(held_out, 1, self.random_state)
             if len(index) == 0:
                 raise SpectralTreeError("choosing by ranking needs held-out trees of at least 3 words")
+            layouts = tree_layout(held_out), tree_layout(rivals)
 
         @cache
-        def scored(ridge, shrinkage):
+        def scored(ridge, shrinkage):  # every floor from one pass of predictive states
             ops = operators(moments, U, stats, ridge, shrinkage, info["kind"] == "identity")
-            per_token, _, _ = conditional_log_probs(ops, held_out, frequencies, floors)
             if self.selection == "likelihood":
+                per_token, _, _ = conditional_log_probs(ops, held_out, frequencies, floors)
                 return [float(lp.sum() / max(held_out.n_tokens, 1)) for lp in per_token]
-            per_rival, _, _ = conditional_log_probs(ops, rivals, frequencies, floors)
+            per_token, per_rival = conditional_log_probs_with_copies(ops, held_out, rivals, index, frequencies,
+                                                                     floors, layouts)
             return [float(np.mean(_tree_sums(gold, held_out)[index] > _tree_sums(rival, rivals)))
                     for gold, rival in zip(per_token, per_rival)]
 
@@ -497,26 +499,46 @@ def conditional_log_probs(ops: Operators, corpus, frequencies, floors):
     """Per token, log p(x_i | E_i, descendants of i) (module docstring, step 5) for each
     floor of ``floors``: one pass of predictive states serves them all. Returns (list of
     per-token arrays, list of floored-node counts, reset count)."""
-    lay = tree_layout(corpus)
     states = np.empty((corpus.n_tokens, len(ops.c1)))
-    n_reset = _kernels.spectral_states(corpus.symbols, corpus.offsets, *lay, ops.c1, ops.cinf, ops.EL, ops.ER,
-                                       ops.KL, ops.KR, ops.emit, states)
-    x = corpus.symbols
-    out = [np.empty(len(x)) for _ in floors]
-    floored = [0] * len(floors)
+    n_reset = _kernels.spectral_states(corpus.symbols, corpus.offsets, *tree_layout(corpus), *_kernel_operators(ops),
+                                       states)
+    return (*floored_log_probs(ops, states, corpus.symbols, frequencies, floors), n_reset)
+
+
+def conditional_log_probs_with_copies(ops: Operators, corpus, copies, source, frequencies, floors, layouts=None):
+    """:func:`conditional_log_probs` of ``corpus`` and of ``copies`` (copy r: the words of
+    sentence ``source[r]`` under other heads, ``source`` ascending, as from
+    :func:`.reattach.reattached_copies`) in one pass that reuses, for each copy, the inside
+    rows its sentence shares (``_kernels.spectral_states_with_copies``): the same numbers
+    for a fraction of the work. ``layouts``: the two :func:`tree_layout` when known.
+    Returns (per-token arrays of ``corpus``, per-token arrays of ``copies``), one per floor."""
+    layout, copy_layout = layouts or (tree_layout(corpus), tree_layout(copies))
+    states = np.empty((corpus.n_tokens, len(ops.c1)))
+    copy_states = np.empty((copies.n_tokens, len(ops.c1)))
+    _kernels.spectral_states_with_copies(corpus.symbols, corpus.offsets, *layout, copies.symbols, copies.offsets,
+                                         *copy_layout, source, *_kernel_operators(ops), states, copy_states)
+    return (floored_log_probs(ops, states, corpus.symbols, frequencies, floors)[0],
+            floored_log_probs(ops, copy_states, copies.symbols, frequencies, floors)[0])
+
+
+def _kernel_operators(ops: Operators) -> tuple:
+    return ops.c1, ops.cinf, ops.EL, ops.ER, ops.KL, ops.KR, ops.emit
+
+
+def floored_log_probs(ops: Operators, states, symbols, frequencies, floors):
+    """Per token, the log of its own conditional (the predictive state times the
+    emissions, made a distribution and floored at each of ``floors``); the floored-node
+    counts (module docstring, step 5). Returns (list of per-token arrays, list of counts)."""
+    units = np.array([fl * frequencies for fl in floors]).reshape(len(floors), len(frequencies))
+    own, total = np.empty((len(floors), len(symbols))), np.empty((len(floors), len(symbols)))
+    floored = np.zeros(len(floors), np.int64)
     step = max(1, _CHUNK_CELLS // len(ops.emit))
     emit_t = ops.emit.T
-    for lo in range(0, len(x), step):
+    for lo in range(0, len(symbols), step):
         rows = slice(lo, lo + step)
         q = np.maximum(states[rows] @ emit_t, 0.0)
-        mass = q.sum(axis=1)
-        q /= np.where(mass > 0, mass, 1.0)[:, None]
-        own = q[np.arange(len(q)), x[rows]]
-        for j, fl in enumerate(floors):
-            unit = fl * frequencies
-            out[j][rows] = np.log(np.maximum(own, unit[x[rows]])) - np.log(np.maximum(q, unit).sum(axis=1))
-            floored[j] += int(np.sum(own < unit[x[rows]]))
-    return out, floored, n_reset
+        _kernels.floored_conditionals(q, symbols[rows], units, own[:, rows], total[:, rows], floored)
+    return [np.log(own[j]) - np.log(total[j]) for j in range(len(floors))], floored.tolist()
 
 
 def _tree_sums(per_token, corpus) -> np.ndarray:

@@ -42,19 +42,22 @@ def make_tree_model(method: str, vocabulary, n_states=None, **params):
     return SpectralTreeModel(n_states, **params)
 
 
-def train_tree_model(train, method: str = "spectral", dev=None, n_states=None, **params):
+def train_tree_model(train, method: str = "spectral", dev=None, n_states=None, reading=None, **params):
     """``method`` fitted on the trees of ``train`` (a Corpus with heads and a vocabulary);
-    ``dev``: held-out trees in the same vocabulary, on which ``"auto"`` values are chosen."""
-    return make_tree_model(method, train.vocabulary, n_states, **params).fit(train, dev=dev)
+    ``dev``: held-out trees in the same vocabulary, on which ``"auto"`` values are chosen;
+    ``reading``: how the training file was read (the model's ``reading_``, kept in its file)."""
+    model = make_tree_model(method, train.vocabulary, n_states, **params).fit(train, dev=dev)
+    model.reading_ = reading
+    return model
 
 
 def train_tree_model_sharded(shards, vocabulary, method: str = "spectral", *, read=read_shard, dev=None,
                              n_states=None, workers: int | None = None, scheduler=None, progress: bool = False,
-                             **params):
+                             reading=None, **params):
     """``(model, n_sentences, n_tokens)`` of ``method`` on every shard of ``shards``, each
     read by ``read`` in ``vocabulary`` (:func:`~seqspectral.counting.sharded.sharded_vocabulary`
     gives the vocabulary of the whole treebank); ``workers`` / ``scheduler`` / ``progress``
-    say where the spectral statistics are counted."""
+    say where the spectral statistics are counted; ``reading``: the model's ``reading_``."""
     from ..counting.sharded import count_sharded
 
     model = make_tree_model(method, vocabulary, n_states, **params)
@@ -63,10 +66,13 @@ def train_tree_model_sharded(shards, vocabulary, method: str = "spectral", *, re
         if workers is not None or scheduler is not None:
             raise ValueError("sharded counting on workers serves the spectral method; EM needs the trees themselves")
         trees = joined_trees([read(shard) for shard in shards])
-        return model.fit(trees, dev=dev), len(trees), trees.n_tokens
+        model.fit(trees, dev=dev)
+        model.reading_ = reading
+        return model, len(trees), trees.n_tokens
     stats = count_sharded(shards, partial(spectral_tree_statistics, n_symbols=len(vocabulary)), read=read,
                           workers=workers, scheduler=scheduler, progress=progress)
     model.fit_statistics(stats, vocabulary, dev=dev)
+    model.reading_ = reading
     return model, stats.trees.n_sentences, stats.trees.n_tokens
 
 

@@ -20,7 +20,8 @@ import numpy as np
 
 from ..corpus import Corpus, Vocabulary
 from ..metrics import event_report
-from ..selection import CandidateFailed, SelectionError, floor_sweep, select_and_refit
+from ..automata.floor_sweep import floor_sweep
+from ..selection import CandidateFailed, SelectionError, select_and_refit
 from .methods import METHODS, make_estimator
 from .mixture import Interpolated, select_weight
 from .ngram import NGramLM

@@ -95,7 +95,7 @@ def _best_label(weights, buf, k, n_labels, mask):
     return arg
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, totals, step):
     """One multiclass-perceptron pass over every word of the sentences in ``order``;
     returns ``(step, correct, words)``."""
@@ -124,7 +124,7 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
     return step, correct, total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def predict_labels(atoms, offsets, heads, n_labels, weights):
     """The best label of every word's arc (laid out like the atom table; 0 in root rows)."""
     mask = len(weights) - 1

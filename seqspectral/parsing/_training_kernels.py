@@ -54,7 +54,7 @@ def decode(atoms, start, n, second_order, nonprojective, tags, single_root, weig
     return chu_liu_edmonds(S, single_root) if nonprojective else eisner(S, single_root)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def parse_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights):
     """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
     heads = np.zeros(len(atoms), dtype=np.int32)
@@ -77,7 +77,7 @@ def _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_r
     return kbest_mst(S, k, single_root) if nonprojective else kbest_eisner(S, k, single_root)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def kbest_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights, k):
     """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
     heads concatenated (sentence by sentence, best first), one score per tree and the
@@ -137,7 +137,7 @@ def _squared_norm(slots, signs, k):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def training_epoch(atoms, offsets, gold, order, second_order, nonprojective, tags, single_root, margin,
                    passive_aggressive, weights, totals, step):
     """One online pass over the sentences in ``order`` (see the module docstring); returns

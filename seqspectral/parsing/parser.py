@@ -162,14 +162,24 @@ class DependencyParser(Estimator):
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
         self._check_fitted()
+        sentences = list(sentences)
+        self._require_columns(sentences)
         table = self._encode(sentences)
         heads = self._heads(table)
         return [heads[a + 1:b] for a, b in zip(table.offsets[:-1], table.offsets[1:])]
 
     def parse(self, sentences) -> list:
-        """Copies of ``sentences`` with HEAD (and DEPREL, when there is a labeler) predicted."""
+        """Copies of ``sentences`` with HEAD (and DEPREL, when there is a labeler) predicted
+        (a column the parser was trained to read that ``sentences`` leave empty is an error,
+        :class:`~seqspectral.corpus.columns.MissingColumnError`: never a silent guess)."""
         sentences = list(sentences)
         return self.with_trees(sentences, self.predict(sentences))
+
+    def _require_columns(self, sentences) -> None:
+        """Refuse sentences without a column the training sentences filled (``input_profile_``)."""
+        profile = getattr(self, "input_profile_", None)
+        if profile is not None:
+            profile.require(sentences, "the parser")
 
     def with_trees(self, sentences, heads) -> list:
         """Copies of ``sentences`` carrying ``heads`` and the labeler's DEPREL for them."""
@@ -188,6 +198,7 @@ class DependencyParser(Estimator):
 
         self._check_fitted()
         sentences = list(sentences)
+        self._require_columns(sentences)
         table = self._encode(sentences)
         heads, scores, n_trees = _training_kernels.kbest_corpus(
             table.atoms, table.offsets, self.order == 2, self._nonprojective(), self._tags(), self.single_root_,

@@ -1,6 +1,7 @@
 """n-best reranking of parses and tag sequences: a structured averaged perceptron over
 candidates with hashed features and real-valued features from pluggable scorers."""
 
+from ._kernels import best_in_groups
 from .candidates import CandidateFeatures
 from .parses import head_losses, list_problem, parse_features
 from .reranker import FeatureMismatchError, Reranker, mean_loss
@@ -11,6 +12,7 @@ __all__ = [
     "CorpusScorer",
     "FeatureMismatchError",
     "Reranker",
+    "best_in_groups",
     "head_losses",
     "list_problem",
     "mean_loss",

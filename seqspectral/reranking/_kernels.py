@@ -200,7 +200,7 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
     return indptr, indices
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def candidate_scores(indptr, indices, mask, dense, sparse_weights, dense_weights):
     """``w · f`` of every candidate (hashed slots taken ``& mask``)."""
     out = np.empty(len(indptr) - 1)
@@ -242,7 +242,7 @@ def _add(indptr, indices, mask, dense, c, delta, step, ws, ts, wd, td):
         td[j] += step * delta * dense[c, j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def rerank_epoch(indptr, indices, mask, dense, groups, loss, order, ws, ts, wd, td, step):
     """One structured-perceptron pass over the lists in ``order``: where the model's pick has
     a higher loss than the best candidate, move towards the best-scoring lowest-loss

@@ -189,7 +189,7 @@ def kbest_viterbi(E, A, k):
     return tags, out_score[:m].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def tag_corpus(slots, offsets, weights, A):
     """The Viterbi tags of every sentence, flat (int32), and each sentence's score."""
     T = A.shape[0] - 1
@@ -203,7 +203,7 @@ def tag_corpus(slots, offsets, weights, A):
     return out, scores
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def kbest_corpus(slots, offsets, weights, A, k):
     """The k-best lists of every sentence: flat tags (candidate after candidate, sentence
     after sentence), each candidate's score and each sentence's number of candidates."""
@@ -233,7 +233,7 @@ def _add(slots, start, t, y, n_tags, delta, step, weights, totals):
         totals[j] += step * delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def perceptron_epoch(slots, offsets, gold, order, weights, totals, A, A_totals, step):
     """One pass of the structured perceptron (Collins 2002) over the sentences in ``order``:
     Viterbi with the current weights; where the prediction differs from ``gold``, the gold

@@ -150,7 +150,7 @@ def test_a_model_remembers_its_training_encoding(models, tmp_path, corpora_dir):
     tagger = tmp_path / "t.npz"
     assert main(["tag", "train", str(latin), "-o", str(tagger), "--epochs", "1", "--hash-bits", "10",
                  "--encoding", "latin-1", "--quiet"]) == 0
-    assert serialize.load(tagger).reading_ == Reading(field="upos", encoding="latin-1")
+    assert serialize.load(tagger).reading_ == Reading(format="conllu", field="upos", encoding="latin-1")
     tagged = tmp_path / "tagged.conllu"
     assert main(["tag", "run", str(tagger), str(latin), "-o", str(tagged), "--quiet"]) == 0  # no --encoding
     assert tagged.read_bytes().decode("latin-1").count("\n") == latin.read_bytes().decode("latin-1").count("\n")
@@ -195,7 +195,7 @@ def read_conllu_text(tmp_path, text: str):
     return read_conllu(path)
 
 
-def test_missing_tags_are_warned_about(models, tmp_path, capsys, corpora_dir):
+def test_missing_tags_are_refused_naming_the_column(models, tmp_path, capsys, corpora_dir):
     out, parser, _ = models
     untagged = tmp_path / "untagged.conllu"
     lines = []
@@ -205,16 +205,17 @@ def test_missing_tags_are_warned_about(models, tmp_path, capsys, corpora_dir):
             cells[3] = "_"
         lines.append("\t".join(cells))
     untagged.write_text("\n".join(lines), encoding="utf-8")
-    assert main(["parse", "run", str(parser), str(untagged), "-o", str(tmp_path / "o.conllu")]) == 0
+    assert main(["parse", "run", str(parser), str(untagged), "-o", str(tmp_path / "o.conllu")]) == 2
     err = capsys.readouterr().err
-    assert "UPOS is _ for 100% of the words (training data: 0%)" in err and "tag the input (--tagger)" in err
+    assert "untagged.conllu: no UPOS values, which the parser reads" in err and "tag the input (--tagger)" in err
+    assert not (tmp_path / "o.conllu").exists()
     xpos_tagger = tmp_path / "xpos.npz"  # a tagger of another column does not fill the one the parser reads
     assert main(["tag", "train", str(corpora_dir / "ewt-sample-dev.conllu"), "--field", "xpos", "-o", str(xpos_tagger),
                  "--epochs", "1", "--hash-bits", "12", "--quiet"]) == 0
     assert main(["parse", "run", str(parser), str(untagged), "--tagger", str(xpos_tagger), "-o",
-                 str(tmp_path / "o.conllu")]) == 0
+                 str(tmp_path / "o.conllu")]) == 2
     err = capsys.readouterr().err
-    assert "UPOS is _ for 100%" in err and "add a tagger of that column (the --tagger given fills XPOS)" in err
+    assert "no UPOS values" in err and "add a tagger of that column (the --tagger given fills XPOS)" in err
     assert main(["parse", "run", str(parser), str(corpora_dir / "ewt-sample-dev.conllu"), "-o",
                  str(tmp_path / "o.conllu")]) == 0
     assert "UPOS" not in capsys.readouterr().err

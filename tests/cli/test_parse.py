@@ -48,9 +48,9 @@ def test_tags_other_than_all_read_no_lemma(trained, tmp_path):
     assert [(list(s.heads), s.deprels) for s in with_lemma] == [(list(s.heads), s.deprels) for s in without]
 
 
-def test_a_parser_reading_lemma_warns_when_the_input_lacks_it(trained, tmp_path, capsys):
-    """--tags all reads LEMMA: input without it gets the same warning as an untagged column (a
-    --tags upos parser, which reads none, does not warn)."""
+def test_a_parser_reading_lemma_refuses_input_that_lacks_it(trained, tmp_path, capsys):
+    """--tags all reads LEMMA: input without it is refused as an untagged column is (a --tags
+    upos parser, which reads none, takes it)."""
     from dataclasses import replace
 
     out, train, dev, parser = trained
@@ -58,8 +58,8 @@ def test_a_parser_reading_lemma_warns_when_the_input_lacks_it(trained, tmp_path,
     capsys.readouterr()
     assert main(["parse", "run", str(parser), str(dev), "-o", str(tmp_path / "a.conllu")]) == 0
     assert "LEMMA" not in capsys.readouterr().err
-    assert main(["parse", "run", str(parser), str(tmp_path / "nolemma.conllu"), "-o", str(tmp_path / "b.conllu")]) == 0
-    assert "warning" in (err := capsys.readouterr().err) and "LEMMA is _ for 100% of the words" in err
+    assert main(["parse", "run", str(parser), str(tmp_path / "nolemma.conllu"), "-o", str(tmp_path / "b.conllu")]) == 2
+    assert "nolemma.conllu: no LEMMA values, which the parser reads" in capsys.readouterr().err
     upos = tmp_path / "upos.npz"
     assert main(["parse", "train", str(train), "-o", str(upos), "--epochs", "1", "--hash-bits", "14", "--tags", "upos",
                  "--quiet"]) == 0

@@ -61,7 +61,7 @@ def test_compiled_tokens_equal_python_split(text):
 def test_shared_hashes_never_merge_strings(monkeypatch):
     """Every token given one hash (each lookup then probes past the other strings, through
     the table's growths): the byte check keeps the strings apart, the numbering is the same."""
-    from seqspectral.corpus import tokens
+    from seqspectral.corpus import chunks
     from seqspectral.corpus.tokens import TAG, WORD, numbered_tokens
 
     rng = np.random.default_rng(0)
@@ -74,7 +74,7 @@ def test_shared_hashes_never_merge_strings(monkeypatch):
         numbered[part] = first, [first.index(p) for p in parts]
     for part, (distinct, codes) in numbered.items():
         assert numbered_tokens(data, part)[0] == distinct
-        monkeypatch.setattr(tokens, "HASH_MASK", np.uint64(0))
+        monkeypatch.setattr(chunks, "HASH_MASK", np.uint64(0))
         found, found_codes, lengths, _ = numbered_tokens(data, part)
         assert found == distinct and found_codes.tolist() == codes and lengths.tolist() == [3, 1 + len(words)]
         monkeypatch.undo()

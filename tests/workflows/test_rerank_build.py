@@ -11,10 +11,15 @@ import pytest
 
 from seqspectral import serialize
 from seqspectral.cli.main import main
-from seqspectral.corpus import Corpus, Reading, corpus_from_sentences, read_conllu, read_nbest, write_conllu
+from seqspectral.corpus import (Corpus, Reading, corpus_from_sentences, read_conllu, read_nbest, write_conllu,
+                                write_treebank)
 from seqspectral.reranking import CorpusScorer
-from seqspectral.reranking import build as b
+from seqspectral.workflows import BuildOptions, MissingColumnError, Pipeline, build
+from seqspectral.workflows import folds, manifest
+from seqspectral.workflows import rerank_build as b
+from seqspectral.workflows.nbest_features import jackknifed_features
 from seqspectral.reranking.spectral_features import DirectionScorers
+from tests.workflows.lines import Lines
 
 SMALL = dict(k=5, folds=2, parser_epochs=2, tagger_epochs=2, reranker_epochs=2, parser_hash_bits=16)
 
@@ -31,7 +36,7 @@ def files(tmp_path_factory, corpora_dir):
 @pytest.fixture(scope="module")
 def built(files):
     root, _, _ = files
-    report = b.build(root / "build", root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL))
+    report = build(root / "build", root / "train.conllu", root / "dev.conllu", BuildOptions(**SMALL))
     return root / "build", report
 
 
@@ -49,41 +54,29 @@ def test_report_has_every_held_out_figure_and_stage(built):
 def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_on_it(files, built, capsys):
     root, _, _ = files
     directory, _ = built
-    before = json.loads((directory / b.MANIFEST).read_text())["stages"]
-    shown = _Lines()
-    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL), progress=True, stream=shown)
+    before = json.loads((directory / manifest.MANIFEST).read_text())["stages"]
+    shown = Lines()
+    build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**SMALL), progress=True, stream=shown)
     assert all("kept" in line for line in shown.lines) and len(shown.lines) == len(before)
-    shown = _Lines()
-    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**{**SMALL, "reranker_epochs": 3}),
+    shown = Lines()
+    build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**{**SMALL, "reranker_epochs": 3}),
             progress=True, stream=shown)
     redone = [line for line in shown.lines if "kept" not in line]
-    assert len(redone) == 1 and redone[0].startswith("seqspectral: rerank build: reranker:")
-    b.build(directory, root / "train.conllu", root / "dev.conllu", b.BuildOptions(**SMALL))  # back as it was
-
-
-class _Lines:
-    def __init__(self):
-        self.lines = []
-
-    def write(self, text):
-        self.lines += [t for t in text.split("\n") if t]
-
-    def flush(self):
-        pass
-
-    def isatty(self):
-        return False
+    # off a terminal a redone stage says when it starts, then its line when it has finished
+    assert redone[0] == "seqspectral: rerank build: reranker: started"
+    assert len(redone) == 2 and redone[1].startswith("seqspectral: rerank build: reranker:") and " s, " in redone[1]
+    build(directory, root / "train.conllu", root / "dev.conllu", BuildOptions(**SMALL))  # back as it was
 
 
 def test_each_fold_is_scored_by_a_tree_model_trained_without_it(files, built):
     _, train, _ = files
     directory, _ = built
-    o = b.BuildOptions(**SMALL)
-    (a1, b1), (a2, b2) = b._fold_blocks(len(train), 2)
-    trees = [b._load_trees(directory / f"nbest-train-fold{i}.npz", train[a:z]) for i, (a, z) in
+    o = BuildOptions(**SMALL)
+    (a1, b1), (a2, b2) = folds.fold_blocks(len(train), 2)
+    trees = [folds.load_trees(directory / f"nbest-train-fold{i}.npz", train[a:z]) for i, (a, z) in
              enumerate([(a1, b1), (a2, b2)], 1)]
     models = [serialize.load(directory / f"tree-fold{i}.npz") for i in (1, 2)]
-    features = b.jackknifed_features(trees, models, o)
+    features = jackknifed_features(trees, models, o)
     column = features.dense_names.index("tree:log_prob")
     # an independent fit on the other fold only gives the same scores for fold 1
     other = b.fit_tree_model(train[a2:b2], "upos")
@@ -102,7 +95,7 @@ def test_direction_features_sum_to_the_global_log_probability(files, built):
     directory, _ = built
     model = serialize.load(directory / "tree.npz")
     model.reading_ = Reading(field="upos")
-    trees = b._load_trees(directory / "nbest-train-fold1.npz", train[:40])
+    trees = folds.load_trees(directory / "nbest-train-fold1.npz", train[:40])
     sides = DirectionScorers(model).by_side(trees)
 
     np.testing.assert_allclose(sides.sum(axis=1), CorpusScorer(model, "g").tree_log_probs(trees), rtol=1e-10)
@@ -114,31 +107,36 @@ def test_run_tags_what_is_untagged_and_reranks(files, built):
     directory, _ = built
     untagged = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None,
                         heads=np.zeros(len(s))) for s in dev]
-    out, columns = b.run(b.Built(directory), untagged)
-    assert columns == {"given": [], "predicted": ["upos", "xpos"], "missing": ["feats", "lemma"]}
+    pipeline = Pipeline.load(directory)
+    # a gold-tags build's parser reads FEATS and LEMMA, which nothing predicts: refused, naming them
+    with pytest.raises(MissingColumnError, match="no FEATS, LEMMA values"):
+        pipeline.run(untagged)
+    given = [replace(u, feats=s.feats, lemmas=s.lemmas) for u, s in zip(untagged, dev)]
+    out, columns = pipeline.run_with_columns(given)
+    assert columns == {"given": ["feats", "lemma"], "predicted": ["upos", "xpos"], "missing": []}
     assert [s.forms for s in out] == [s.forms for s in dev]
     assert all(np.sum(s.heads == 0) >= 1 and all(t != "_" for t in s.upos) for s in out)
-    lists, _ = b.run(b.Built(directory), dev, k=3)
+    lists = pipeline.run(dev, k=3)
     assert all(1 <= len(x) <= 3 for x in lists)
 
 
 def test_run_scores_the_tree_model_only_when_the_reranker_kept_its_features(files, built):
     _, _, dev = files
     directory, _ = built
-    expected, _ = b.run(b.Built(directory), dev)
+    expected = Pipeline.load(directory).run(dev)
 
     class Unusable:
         def __getattr__(self, name):
             raise AssertionError(f"the tree model was used ({name})")
 
-    built_ = b.Built(directory)
+    built_ = Pipeline.load(directory)
     built_.tree_model = Unusable()
     if built_.reranker.dropped_names_:  # the held-out choice dropped the tree features: nothing to score
-        got, _ = b.run(built_, dev)
+        got = built_.run(dev)
         assert [list(s.heads) for s in got] == [list(s.heads) for s in expected]
     else:
         with pytest.raises(AssertionError, match="the tree model was used"):
-            b.run(built_, dev)
+            built_.run(dev)
 
 
 def test_cli_build_and_run(files, tmp_path, capsys):
@@ -151,9 +149,9 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     status = main(command + ["--json"])
     assert status == 0
     report = json.loads(capsys.readouterr().out)
-    manifest = (tmp_path / "d" / b.MANIFEST).read_bytes()  # rewritten by every stage that is computed
+    written = (tmp_path / "d" / manifest.MANIFEST).read_bytes()  # rewritten by every stage that is computed
     again = main(command)  # the same command into the same DIR resumes: every stage kept
-    assert again == 0 and (tmp_path / "d" / b.MANIFEST).read_bytes() == manifest
+    assert again == 0 and (tmp_path / "d" / manifest.MANIFEST).read_bytes() == written
     (tmp_path / "f").write_text("")
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
     assert "f: exists and is not a directory" in capsys.readouterr().err
@@ -171,12 +169,29 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert "tree:left" in offered.dense_names_ + offered.dropped_names_ and report["reranker_features"] == \
         offered.dense_names_
     # a build for untagged input reads no LEMMA (nothing predicts it): the same parses with or without one
-    built = b.Built(tmp_path / "d")
+    built = Pipeline.load(tmp_path / "d")
     assert not built.parser.use_lemma and not built.parser.use_feats and built.parser.hash_bits == 16
     words = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in dev]
     lemmas = [replace(w, lemmas=s.lemmas) for w, s in zip(words, dev)]
-    (plain, _), (with_lemmas, _) = b.run(built, words), b.run(built, lemmas)
+    plain, with_lemmas = built.run(words), built.run(lemmas)
     assert [(list(p.heads), p.deprels) for p in plain] == [(list(q.heads), q.deprels) for q in with_lemmas]
+    # the pipeline object and rerank run give the same file, from raw text and from CoNLL-U
+    text = tmp_path / "dev.txt"
+    text.write_text("\n\n".join(s.metadata.get("text", " ".join(s.forms)) for s in dev) + "\n")
+    for given in (root / "dev.conllu", text):
+        assert main(["rerank", "run", str(tmp_path / "d"), str(given), "-o", str(tmp_path / "cli.conllu"),
+                     "--quiet"]) == 0
+        write_treebank(tmp_path / "python.conllu", built.run_file(given))
+        assert (tmp_path / "python.conllu").read_bytes() == (tmp_path / "cli.conllu").read_bytes()
+    write_treebank(tmp_path / "python.conllu", built.run_text(text.read_text()))  # the text itself, not its file
+    assert (tmp_path / "python.conllu").read_bytes() == (tmp_path / "cli.conllu").read_bytes()
+    # one model file: a parser given untagged words names the columns it lacks; a tagger tags them
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
+        Pipeline.load(tmp_path / "d" / "parser.npz").run(words)
+    tagged = Pipeline.load(tmp_path / "d" / "tagger-upos.npz").run(words)
+    assert all(t != "_" for s in tagged for t in s.upos)
+    parsed = Pipeline.load(tmp_path / "d" / "parser.npz").run(built.tag(words)[0])
+    assert [list(s.heads) for s in parsed] == [list(s.heads) for s in built.parser.parse(built.tag(words)[0])]
     status = main(["rerank", "run", str(tmp_path / "d"), str(root / "dev.conllu"), "-o", str(tmp_path / "o.conllu"),
                    "-k", "2"])
     assert status == 0 and "tag columns read by the parser — given: UPOS, XPOS" in capsys.readouterr().err
@@ -186,3 +201,18 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert main(["rerank", "run", str(tmp_path / "d"), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
     assert "bad.conllu" in capsys.readouterr().err
     assert main(["rerank", "run", str(tmp_path), str(bad), "-o", str(tmp_path / "o2.conllu")]) == 2
+
+
+def test_a_builds_parser_file_remembers_its_reading_and_refuses_untagged_sentences(files, built):
+    """A build's parser.npz loaded alone (serialize.load) reads as the treebank was read and
+    never parses untagged sentences silently (it gave UAS 31 before)."""
+    _, _, dev = files
+    directory, _ = built
+    parser = serialize.load(directory / "parser.npz")
+    assert parser.reading_ == Reading(format="conllu") and parser.input_profile_ is not None
+    untagged = [replace(s, upos=["_"] * len(s), xpos=["_"] * len(s)) for s in dev]
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values, which the parser was trained to read"):
+        parser.parse(untagged)
+    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
+        parser.kbest_trees(untagged, 2)
+    assert len(parser.parse(dev)) == len(dev)

@@ -1,4 +1,4 @@
-"""The held-out sweep (``seqspectral.selection.floor_sweep``): every floor and mixture weight
+"""The held-out sweep (``seqspectral.automata.floor_sweep``): every floor and mixture weight
 from one compiled pass over the distinct events, against scoring each candidate on its own
 event by event; the n-gram's k from its held-out counts against scoring every event; and
 ``lm train``'s choices against the straightforward selection they replace."""
@@ -12,14 +12,15 @@ import numpy as np
 import pytest
 
 from seqspectral.automata import SpectralWA
+from seqspectral.automata.floor_sweep import distinct_sequences, floor_sweep
 from seqspectral.corpus import Corpus, read_pautomac
 from seqspectral.lm import Interpolated, NGramLM, train_lm
 from seqspectral.lm.mixture import mix_log_probs
 from seqspectral.lm.unknown import UnknownEscape
 from seqspectral.metrics import perplexity
-from seqspectral.selection import FLOOR_GRID, NGRAM_K_GRID, WEIGHT_GRID, distinct_sequences, floor_sweep, held_out_split
+from seqspectral.selection import FLOOR_GRID, NGRAM_K_GRID, WEIGHT_GRID, held_out_split
 
-CORPORA = Path(__file__).resolve().parents[1] / "corpora"
+CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 FLOORS = (0.0, 1e-3, 0.05, 0.3)
 
 
@@ -52,7 +53,7 @@ def test_sweep_equals_scoring_every_candidate(data):
 def test_without_partner_and_by_distribution_blocks(data, monkeypatch):
     """No partner: the model alone. A model without a compiled pass (an HMM, here the automaton
     behind a wrapper) is swept from its floor-0 conditionals in blocks: the same totals."""
-    import seqspectral.selection
+    import seqspectral.automata.floor_sweep
 
     _, test, wa, lower = data
     alone = floor_sweep(wa, test, FLOORS)
@@ -64,7 +65,7 @@ def test_without_partner_and_by_distribution_blocks(data, monkeypatch):
         event_ids, n_symbols = wa.event_ids, wa.n_symbols
         with_floor, event_distributions = wa.with_floor, wa.event_distributions
 
-    monkeypatch.setattr(seqspectral.selection, "_MAX_SWEEP_CELLS", 1000)  # many blocks
+    monkeypatch.setattr(seqspectral.automata.floor_sweep, "_MAX_SWEEP_CELLS", 1000)  # many blocks
     partner = lower.event_log_probs(test).log_prob
     np.testing.assert_allclose(floor_sweep(Plain(), test, FLOORS, partner).totals,
                                floor_sweep(wa, test, FLOORS, partner).totals, rtol=1e-12)

@@ -1,0 +1,61 @@
+"""Jackknifing folds of a build: the fold blocks, the workers that tag or parse one fold
+(module level: they run in worker processes), and the n-best trees a stage keeps."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from seqspectral.io import atomic_open
+
+
+def fold_blocks(n: int, folds: int) -> list[tuple[int, int]]:
+    """``[(start, stop)]`` of each fold's consecutive sentences (:func:`seqspectral.jackknife.fold_of`)."""
+    from seqspectral.jackknife import fold_of
+
+    of = fold_of(n, folds)
+    return [(int(np.flatnonzero(of == f)[0]), int(np.flatnonzero(of == f)[-1]) + 1) for f in range(folds)]
+
+
+def tag_fold(params: dict, fields: list[str], train: list, held: list) -> tuple[list[dict], float]:
+    """The ``fields`` of ``held`` predicted by taggers trained on ``train``, and the CPU seconds spent."""
+    from seqspectral.tagging import PerceptronTagger
+
+    start = time.process_time()
+    columns = {field: PerceptronTagger(**params[field]).fit(train).predict(held) for field in fields}
+    return [{f: columns[f][i] for f in fields} for i in range(len(held))], time.process_time() - start
+
+
+def parse_fold(params: dict, train: list, held: list, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The k-best trees of ``held`` by a parser trained on ``train``, and the CPU seconds spent."""
+    from seqspectral.parsing import DependencyParser
+
+    start = time.process_time()
+    trees = DependencyParser(**params).fit(train).kbest_trees(held, k)
+    return trees.heads, trees.scores, trees.n_trees, time.process_time() - start
+
+
+def parallel_map(function, jobs: list[tuple], workers: int):
+    """``function(*job)`` of every job, in order, as each is done (on ``workers`` processes)."""
+    if workers <= 1 or len(jobs) <= 1:
+        yield from (function(*job) for job in jobs)
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
+        yield from pool.map(function, *zip(*jobs))
+
+
+def save_trees(path: Path, trees) -> None:
+    """A stage's n-best trees (the build's own cache, not a model file: plain .npz, no pickles)."""
+    with atomic_open(path, "wb", encoding=None) as f:
+        np.savez(f, heads=trees.heads, scores=trees.scores, n_trees=trees.n_trees)
+
+
+def load_trees(path: Path, sentences):
+    """The n-best trees :func:`save_trees` wrote, over ``sentences``."""
+    from seqspectral.parsing import TreeLists
+
+    with np.load(path, allow_pickle=False) as arrays:
+        return TreeLists(list(sentences), arrays["heads"], arrays["scores"], arrays["n_trees"])
