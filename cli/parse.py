@@ -10,7 +10,8 @@ from seqspectral.bounds import option_type
 from ._common import (MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
                       positive_int, predict_treebank, read_treebank, say, stdin_names, treebank_reading, warn)
 
-HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
+HELP = ("dependency parsing (first or second order; projective by Eisner's algorithm or non-projective by maximum "
+        "spanning trees; k-best) with a label classifier")
 #: --tags: (use_xpos, use_feats, use_lemma); LEMMA only with all, since no toolkit step predicts it
 TAGS = {"upos": (False, False, False), "upos+xpos": (True, False, False), "upos+feats": (False, True, False),
         "all": (True, True, True)}
@@ -30,6 +31,10 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="PARSER", help="parser file to write (.npz, atomically)")
     t.add_argument("--order", type=int, default=1, choices=[1, 2],
                    help="factorisation order (1: arcs; 2: arcs and adjacent siblings)")
+    t.add_argument("--decoder", default="auto", choices=("auto", "projective", "nonprojective"),
+                   help="projective (Eisner) or nonprojective (maximum spanning trees; order 2: the projective parse "
+                        "rearranged); auto (default): nonprojective when more than 1%% of the training arcs cross, "
+                        "the choice and the share printed and kept in the parser file")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="training epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="treebank parsed after every epoch (dev UAS); the best epoch's weights are kept")
@@ -74,8 +79,8 @@ def run_train(args) -> int:
     start = time.process_time()
     with epoch_progress(args, "parse train", "uas") as on_epoch, stdin_names(args.train, args.dev) as (paths, names):
         trained = train_parser(paths[0], dev=paths[1], reading=treebank_reading(args), names=names, on_epoch=on_epoch,
-                               order=args.order, epochs=args.epochs, hash_bits=args.hash_bits, use_xpos=use_xpos,
-                               use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root,
+                               order=args.order, decoder=args.decoder, epochs=args.epochs, hash_bits=args.hash_bits,
+                               use_xpos=use_xpos, use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root,
                                update=args.update, random_state=args.random_state, max_words=args.max_words)
     say(trained, args.quiet)
     parser = trained.model
@@ -83,8 +88,9 @@ def run_train(args) -> int:
     if not args.quiet:
         chosen = f", kept epoch {parser.selection_.chosen['epochs']} (best dev UAS)" \
             if getattr(parser, "selection_", None) is not None else ""
-        print(f"seqspectral: {trained.n_sentences} sentences{chosen}, {time.process_time() - start:.1f} CPU s; wrote "
-              f"{args.output}", file=sys.stderr)
+        print(f"seqspectral: {trained.n_sentences} sentences, {parser.crossing_share_:.2f}% of the arcs "
+              f"non-projective: {parser.decoder_} decoder{' (auto)' if args.decoder == 'auto' else ''}{chosen}, "
+              f"{time.process_time() - start:.1f} CPU s; wrote {args.output}", file=sys.stderr)
     return 0
 
 

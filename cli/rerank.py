@@ -294,6 +294,9 @@ def register_build(rsub) -> None:
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
     b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
+    b.add_argument("--decoder", default="auto", choices=("auto", "projective", "nonprojective"),
+                   help="the parser's decoder (parse train --decoder; default auto: non-projective when more than 1%% "
+                        "of the training arcs cross)")
     # the build's sizes are checked by BuildOptions.check against the bounds table (seqspectral.bounds), as
     # the values a build directory carries are
     b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
@@ -353,7 +356,8 @@ def run_build(args) -> int:
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, tag_folds=args.tag_folds,
                            clusters_from=tuple(args.clusters_from), templates=args.templates,
                            field="" if args.field == "none" else args.field, spectral=args.spectral,
-                           parser_hash_bits=args.hash_bits, **epochs)
+                           parser_hash_bits=args.hash_bits, **epochs,
+                           parser_params={} if args.decoder == "auto" else {"decoder": args.decoder})
     report = build(args.output, args.train, args.dev, options, reading=treebank_reading(args), workers=args.workers,
                    progress=not args.quiet, on_note=None if args.quiet else note)
     for message in report["warnings"] if not args.quiet else ():

@@ -10,7 +10,7 @@ from seqspectral.corpus import Sentence
 
 from .compare import difference
 from .items import Shown
-from .svg import tree_svg
+from .svg import crossing_arcs, tree_svg
 
 _CSS = """
 body { font: 14px/1.4 "DejaVu Sans", "Helvetica Neue", Arial, sans-serif; margin: 1.5em; color: #222; }
@@ -20,8 +20,10 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.1em; margin: 1.6em 0 .3em; }
 svg.tree { display: block; }
 svg .arc path { fill: none; stroke: #666; stroke-width: 1.4; }
 svg .arc polygon { fill: #666; }
+svg .arc.crossing path { stroke: #2563eb; } svg .arc.crossing polygon { fill: #2563eb; }
 svg .arc.changed path { stroke: #d97706; stroke-width: 2.6; } svg .arc.changed polygon { fill: #d97706; }
 svg .arc.wrong path { stroke: #dc2626; stroke-dasharray: 5 3; } svg .arc.wrong polygon { fill: #dc2626; }
+svg .arc path.halo { stroke: #fff; stroke-width: 5; stroke-dasharray: none; }
 svg .rel { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fff; stroke-width: 4px; }
 svg .form { font-size: 14px; fill: #111; } svg .upos { font-size: 11px; fill: #777; }
 svg .root .form { font-weight: bold; text-decoration: underline; }
@@ -47,6 +49,9 @@ def html_page(items: list[Shown], title: str) -> str:
     if gold:
         legend.append('<span><i class="swatch" style="border-color:#dc2626;border-top-style:dashed"></i>'
                       'red, dashed: head differs from gold (word in red; a wrong tag: red)</span>')
+    if any(crossing_arcs(c.heads) for item in items for c in item.candidates):
+        legend.append('<span><i class="swatch" style="border-color:#2563eb"></i>blue: an arc that crosses another '
+                      '(non-projective)</span>')
     legend.append("<span><b><u>bold</u></b>: the root</span></p>")
     body = "\n".join(_section(item) for item in items)
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'

@@ -2,9 +2,12 @@
 from head to dependent with its relation), self-contained: no script, no web font.
 
 An arc's height is its level: one more than the highest arc nested inside its span, so
-arcs never cross unless the tree is non-projective. The root word has the class ``root``
-(the page draws it bold). Arcs and words can be given classes (``changed``:
-differs from the first candidate; ``wrong``: differs from gold), styled by the page.
+arcs never cross unless the tree is non-projective. Arcs that cross another get the class
+``crossing`` (the page colours them), and every arc is drawn over a white halo, the highest
+first, so where two arcs cross the lower one's line passes over a gap in the other's. The
+root word has the class ``root`` (the page draws it bold). Arcs and words can be given
+classes (``changed``: differs from the first candidate; ``wrong``: differs from gold),
+styled by the page.
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ def arc_levels(heads) -> dict[int, int]:
     return levels
 
 
+def crossing_arcs(heads) -> set[int]:
+    """The dependents (0-based) whose arcs cross another arc: spans that overlap without
+    nesting (the root attachments are not drawn)."""
+    spans = [(min(int(h) - 1, d), max(int(h) - 1, d), d) for d, h in enumerate(heads) if h > 0]
+    return {d for a, b, d in spans for c, e, _ in spans if a < c < b < e or c < a < e < b}
+
+
 def tree_svg(sentence: Sentence, arc_classes: dict[int, str] | None = None,
              word_classes: dict[int, str] | None = None) -> str:
     """``sentence`` as an ``<svg>`` element. ``arc_classes`` / ``word_classes``: a CSS class for
@@ -45,6 +55,7 @@ def tree_svg(sentence: Sentence, arc_classes: dict[int, str] | None = None,
         centres.append(x + w / 2)
         x += w
     levels = arc_levels(sentence.heads)
+    crossing = crossing_arcs(sentence.heads)
     # the arcs leaving one head on one side start side by side, the lowest nearest the word
     order: dict[int, int] = {}
     for d in sorted(levels, key=levels.get):
@@ -57,7 +68,7 @@ def tree_svg(sentence: Sentence, arc_classes: dict[int, str] | None = None,
              f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">']
     for d, level in sorted(levels.items(), key=lambda item: -item[1]):
         h = int(sentence.heads[d]) - 1
-        cls = " ".join(filter(None, ["arc", arc_classes.get(d)]))
+        cls = " ".join(filter(None, ["arc", "crossing" if d in crossing else None, arc_classes.get(d)]))
         x1, x2 = centres[h] + (d > h or -1) * (4 + 4 * order[d]), centres[d]
         y = base - level * LEVEL_HEIGHT
         r = min(10.0, abs(x2 - x1) / 2)
@@ -66,7 +77,7 @@ def tree_svg(sentence: Sentence, arc_classes: dict[int, str] | None = None,
                 f"H{x2 - sign * r:.1f} Q{x2:.1f},{y:.1f} {x2:.1f},{y + r:.1f} V{base - 6:.1f}")
         label_x = (x1 + x2) / 2
         relation = escape(sentence.deprels[d])
-        parts.append(f'<g class="{cls}"><path d="{path}"/>'
+        parts.append(f'<g class="{cls}"><path class="halo" d="{path}"/><path d="{path}"/>'
                      f'<polygon points="{x2 - 4:.1f},{base - 7:.1f} {x2 + 4:.1f},{base - 7:.1f} {x2:.1f},{base:.1f}"/>'
                      f'<text class="rel" x="{label_x:.1f}" y="{y + 4:.1f}" text-anchor="middle">{relation}</text>'
                      f'<title>{escape(sentence.forms[h])} → {escape(sentence.forms[d])}: {relation}</title></g>')

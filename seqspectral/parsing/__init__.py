@@ -1,5 +1,6 @@
-"""Projective dependency parsing: first-order parser with 1-best and k-best Eisner decoding,
-a label classifier and attachment scores."""
+"""Dependency parsing: first- and second-order parsers with projective (Eisner) and
+non-projective (maximum spanning tree) decoding, 1-best and k-best, a label classifier and
+attachment scores."""
 
 from .evaluation import AlignmentError, attachment_scores
 from .labeler import DependencyLabeler

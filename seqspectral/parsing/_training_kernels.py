@@ -1,5 +1,11 @@
 """Numba kernels shared by the first- and second-order parsers: decoding a corpus (1-best
-and k-best), online training epochs, lifting non-projective training trees.
+and k-best, sentences in parallel), online training epochs, lifting non-projective training
+trees for the projective decoders.
+
+``nonprojective`` picks the decoder: Eisner's projective algorithms
+(:mod:`._eisner_kernels`, :mod:`._sibling_kernels`), or maximum spanning trees
+(:mod:`._mst_kernels`) for first order and the projective parse rearranged
+(:mod:`._rearrange_kernels`) for second order. Training decodes with the same decoder.
 
 A tree's parts are its arcs (:func:`._arc_kernels.arc_features`) and, for second order,
 its sibling parts (:func:`._sibling_kernels.sibling_features`). One training step decodes a
@@ -23,15 +29,17 @@ that call them, or a cached build keeps compiling the old features in.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._arc_kernels import arc_features, arc_scores, feature_buffer, max_length
 from ._eisner_kernels import eisner, kbest_eisner
+from ._mst_kernels import chu_liu_edmonds, kbest_mst
+from ._rearrange_kernels import eisner2_rearranged, kbest_rearranged
 from ._sibling_kernels import eisner2, kbest_eisner2, previous_siblings, sibling_features, sibling_scores
 
 
 @njit(cache=True)
-def decode(atoms, start, n, second_order, tags, single_root, weights, buf, gold, margin):
+def decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin):
     """The best tree of one sentence (heads of words 1..n); with ``margin > 0`` every arc
     other than the ``gold`` one gets ``margin`` added (cost-augmented decoding)."""
     S = arc_scores(atoms, start, n, tags, weights, buf)
@@ -41,52 +49,65 @@ def decode(atoms, start, n, second_order, tags, single_root, weights, buf, gold,
                 if h != gold[start + m]:
                     S[h, m] += margin
     if second_order:
-        return eisner2(S, sibling_scores(atoms, start, n, tags, weights, buf), single_root)
-    return eisner(S, single_root)
+        SIB = sibling_scores(atoms, start, n, tags, weights, buf)
+        return eisner2_rearranged(S, SIB, single_root) if nonprojective else eisner2(S, SIB, single_root)
+    return chu_liu_edmonds(S, single_root) if nonprojective else eisner(S, single_root)
 
 
-@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def parse_corpus(atoms, offsets, second_order, tags, single_root, weights):
+@njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
+def parse_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights):
     """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
     heads = np.zeros(len(atoms), dtype=np.int32)
-    buf = feature_buffer(max_length(offsets))
-    for i in range(len(offsets) - 1):
+    longest = max_length(offsets)
+    for i in prange(len(offsets) - 1):
         start = offsets[i]
         n = offsets[i + 1] - start - 1
         if n > 0:
-            heads[start + 1:start + n + 1] = decode(atoms, start, n, second_order, tags, single_root, weights, buf,
-                                                    heads, 0.0)
+            heads[start + 1:start + n + 1] = decode(atoms, start, n, second_order, nonprojective, tags, single_root,
+                                                    weights, feature_buffer(longest), heads, 0.0)
     return heads
 
 
-@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def kbest_corpus(atoms, offsets, second_order, tags, single_root, weights, k):
+@njit(cache=True)
+def _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_root, weights, k, buf):
+    S = arc_scores(atoms, start, n, tags, weights, buf)
+    if second_order:
+        SIB = sibling_scores(atoms, start, n, tags, weights, buf)
+        return kbest_rearranged(S, SIB, k, single_root) if nonprojective else kbest_eisner2(S, SIB, k, single_root)
+    return kbest_mst(S, k, single_root) if nonprojective else kbest_eisner(S, k, single_root)
+
+
+@njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
+def kbest_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights, k):
     """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
     heads concatenated (sentence by sentence, best first), one score per tree and the
     number of trees of each sentence."""
     n_sent = len(offsets) - 1
     n_trees = np.zeros(n_sent, dtype=np.int64)
-    heads = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)
-    scores = np.zeros(n_sent * k)
-    buf = feature_buffer(max_length(offsets))
-    at, tree = 0, 0
-    for i in range(n_sent):
+    blocks = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)  # sentence i's trees from k × its first word
+    block_scores = np.zeros(n_sent * k)
+    longest = max_length(offsets)
+    for i in prange(n_sent):
         start = offsets[i]
         n = offsets[i + 1] - start - 1
         if n == 0:
             n_trees[i] = 1
-            scores[tree] = 0.0
-            tree += 1
             continue
-        S = arc_scores(atoms, start, n, tags, weights, buf)
-        if second_order:
-            trees, values = kbest_eisner2(S, sibling_scores(atoms, start, n, tags, weights, buf), k, single_root)
-        else:
-            trees, values = kbest_eisner(S, k, single_root)
+        trees, values = _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_root, weights, k,
+                                        feature_buffer(longest))
         r = len(values)
         n_trees[i] = r
-        heads[at:at + r * n] = trees.ravel()
-        scores[tree:tree + r] = values
+        at = k * (start - i)
+        blocks[at:at + r * n] = trees.ravel()
+        block_scores[k * i:k * i + r] = values
+    heads = np.zeros(len(blocks), dtype=np.int32)
+    scores = np.zeros(len(block_scores))
+    at, tree = 0, 0
+    for i in range(n_sent):
+        n = offsets[i + 1] - offsets[i] - 1
+        r = n_trees[i]
+        heads[at:at + r * n] = blocks[k * (offsets[i] - i):k * (offsets[i] - i) + r * n]
+        scores[tree:tree + r] = block_scores[k * i:k * i + r]
         at += r * n
         tree += r
     return heads[:at], scores[:tree], n_trees
@@ -117,8 +138,8 @@ def _squared_norm(slots, signs, k):
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def training_epoch(atoms, offsets, gold, order, second_order, tags, single_root, margin, passive_aggressive,
-                   weights, totals, step):
+def training_epoch(atoms, offsets, gold, order, second_order, nonprojective, tags, single_root, margin,
+                   passive_aggressive, weights, totals, step):
     """One online pass over the sentences in ``order`` (see the module docstring); returns
     ``(step, correct heads, heads)`` of the cost-augmented predictions."""
     max_n = max_length(offsets)
@@ -135,7 +156,7 @@ def training_epoch(atoms, offsets, gold, order, second_order, tags, single_root,
         n = offsets[i + 1] - start - 1
         if n == 0:
             continue
-        pred = decode(atoms, start, n, second_order, tags, single_root, weights, buf, gold, margin)
+        pred = decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin)
         pred_flat[1:n + 1] = pred
         if second_order:
             gold_prev = previous_siblings(gold, start, n)
@@ -197,3 +218,14 @@ def lift_nonprojective(heads, offsets):
                 break
             out[start + best] = out[start + out[start + best]]
     return out
+
+
+@njit(cache=True)
+def crossing_arcs(heads, offsets):
+    """How many arcs of the trees are non-projective (see :func:`_crosses`)."""
+    count = 0
+    for i in range(len(offsets) - 1):
+        start = offsets[i]
+        for m in range(1, offsets[i + 1] - start):
+            count += _crosses(heads, start, heads[start + m], m)
+    return count

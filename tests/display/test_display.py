@@ -211,3 +211,17 @@ def test_a_latin1_conllx_file_is_shown_in_its_words(tmp_path, capsys):
     assert "1 Señor  N  suj (head 2)" in out and "2 cantó  V  root" in out
     assert main(["show", str(tmp_path / "es.conll"), "--encoding", "latin-1", "--html", str(tmp_path / "es.html")]) == 0
     assert "Señor" in (tmp_path / "es.html").read_text(encoding="utf-8")
+
+
+def test_crossing_arcs_are_marked_and_drawn_over_halos():
+    from seqspectral.display.html import html_page
+    from seqspectral.display.items import Shown
+    from seqspectral.display.svg import crossing_arcs, tree_svg
+
+    assert crossing_arcs([3, 4, 0, 3]) == {0, 1}  # 1 <- 3 and 2 <- 4 overlap without nesting
+    assert crossing_arcs([2, 0, 4, 2]) == set()  # the same tree with words 2 and 3 swapped: nested
+    svg = tree_svg(sentence([3, 4, 0, 3]))
+    assert svg.count('class="arc crossing"') == 2 and svg.count('class="arc"') == 1
+    assert svg.count('class="halo"') == 3  # one white halo under each drawn arc
+    assert "crosses another" in html_page([Shown("1", [sentence([3, 4, 0, 3])], None, None)], "t")
+    assert "crosses another" not in html_page([Shown("1", [sentence([2, 0, 4, 2])], None, None)], "t")

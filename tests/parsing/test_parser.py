@@ -14,10 +14,10 @@ from seqspectral.parsing._eisner_kernels import eisner
 TAGS = ["A", "B", "C", "D"]
 
 
-def planted_sentences(n_sentences, seed, theta=None):
-    """Sentences whose trees are the Eisner trees of a planted score θ[head tag, modifier tag,
-    direction] − 0.4 · (binned distance) (tag 0 = the root; a model in the parser's feature
-    space) and whose labels are a function of the two tags."""
+def planted_sentences(n_sentences, seed, theta=None, decode=eisner):
+    """Sentences whose trees are the ``decode`` trees (default Eisner's) of a planted score
+    θ[head tag, modifier tag, direction] − 0.4 · (binned distance) (tag 0 = the root; a model
+    in the parser's feature space) and whose labels are a function of the two tags."""
     rng = np.random.default_rng(seed)
     if theta is None:
         theta = np.random.default_rng(0).normal(size=(len(TAGS) + 1, len(TAGS) + 1, 2))
@@ -31,7 +31,7 @@ def planted_sentences(n_sentences, seed, theta=None):
             for m in range(1, n + 1):
                 if h != m:
                     S[h, m] = theta[ids[h], ids[m], int(h < m)] - 0.4 * (direction_distance(h, m) % 16)
-        heads = eisner(S, True)
+        heads = decode(S, True)
         upos = [TAGS[t - 1] for t in tags]
         forms = [f"{u.lower()}{rng.integers(0, 3)}" for u in upos]
         labels = ["root" if h == 0 else f"{upos[h - 1]}>{u}" for h, u in zip(heads, upos)]

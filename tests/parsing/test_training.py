@@ -70,7 +70,7 @@ def test_passive_aggressive_step_makes_gold_win_by_its_loss():
     margin = 1.5
     augmented = S0 + margin * (np.arange(n + 1)[:, None] != gold[None, :])
     before = weights.copy()
-    training_epoch(table.atoms, table.offsets, gold, np.array([0]), False, XPOS, True, margin, True,
+    training_epoch(table.atoms, table.offsets, gold, np.array([0]), False, False, XPOS, True, margin, True,
                    weights, totals, 1)
     assert not np.array_equal(before, weights)
     pred = eisner(augmented, True)  # the prediction the step corrected

@@ -1,0 +1,375 @@
+"""Non-projective dependency parsing (issue 41): projective and non-projective decoders side by side.
+
+Treebanks: the Turkish Web Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google, Apache-2.0:
+``data/web.conllu`` then ``data/wiki.conllu`` concatenated in file order, the first 80 % of
+the sentences train, the next 10 % dev, the rest test); UD English-EWT (train/dev/test);
+the NLTK WSJ dependency sample as the Latin-1 CoNLL-X files with several root words that
+``corpora/make_wsj_splits.py`` writes. On each: first- and second-order parsers with the
+projective decoder (Eisner) and the non-projective one (maximum spanning trees; second order
+rearranged; EWT first order only, see ``--first-order-only``), every other setting the
+parser's default (all tag columns, epochs chosen on dev out of 10 for first order, 8 for
+second); what ``decoder="auto"`` picks and the share of
+non-projective training arcs; test UAS/LAS (every word) on all test sentences and on those
+whose gold tree is non-projective; 50-best oracle UAS; CPU and wall seconds of training,
+1-best and 50-best parsing of test (sentences in parallel on the machine's cores). EWT:
+what the auto decoder picks. Turkish, with ``--rerank``: the
+command-line reranking path with the non-projective decoder (jackknifed 50-best lists,
+spectral tree model, reranker), reranked against its own parser's 1-best.
+
+Writes ``evaluation/results/nonprojective.md``; models, n-best and timing go to ``--workdir``
+(reused, so a stopped run resumes). Training and the per-treebank parsing times run as they
+come (CPU seconds are the figures to read on a shared machine); the EWT speed table is best of
+3 with ``--lock FILE`` held (an exclusive lock) during each timed run.
+Run from the repository root::
+
+    python -m evaluation nonprojective --workdir /tmp/nonproj-eval --lock /work/timing.lock --rerank
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .common import (EWT, NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, markdown_table, require_data, timed,
+                     write_results)
+
+OUT = RESULTS / "nonprojective.md"
+TURKISH = Path("/work/data/turkish-treebanks/data")
+EPOCHS = {1: 10, 2: 8}
+K = 50
+DECODERS = ("projective", "nonprojective")
+
+
+class Work:
+    """Models (``.npz``) and measurements (``results.json``) of the run, kept in ``workdir``."""
+
+    def __init__(self, workdir: Path, lock: Path | None, lock_wait: float = 600.0):
+        self.dir = workdir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.path = workdir / "results.json"
+        self.results = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.lock, self.lock_wait, self.unlocked_runs = lock, lock_wait, 0
+
+    def record(self, key: str, value) -> None:
+        """Keep ``value`` under ``key`` (merged into the file as it is now: runs over different
+        treebanks can share a workdir)."""
+        from seqspectral.io import atomic_write_text
+
+        on_disk = json.loads(self.path.read_text()) if self.path.exists() else {}
+        self.results = {**on_disk, **self.results, key: value}
+        atomic_write_text(self.path, json.dumps(self.results, indent=1))
+
+    @contextlib.contextmanager
+    def timing(self):
+        """Hold ``--lock`` (when given) while a timed step runs; after ``lock_wait`` seconds
+        without it the step runs anyway and ``unlocked_runs`` counts it."""
+        if self.lock is None:
+            yield
+            return
+        with open(self.lock, "a") as f:
+            deadline = time.monotonic() + self.lock_wait
+            while True:
+                try:
+                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        held = False
+                        self.unlocked_runs += 1
+                        break
+                    time.sleep(1.0)
+            try:
+                yield
+            finally:
+                if held:
+                    fcntl.flock(f, fcntl.LOCK_UN)
+
+    def model(self, name: str, build):
+        from seqspectral import serialize
+
+        path = self.dir / f"{name}.npz"
+        if path.exists():
+            return serialize.load(path)
+        model, t = timed(build)
+        self.record(f"{name}:fit", {"cpu": t.cpu, "wall": t.wall})
+        serialize.save(path, model)
+        return model
+
+
+# -- treebanks -----------------------------------------------------------------------------
+def turkish(directory: Path) -> tuple[list, list, list]:
+    """web then wiki, in file order, 80/10/10."""
+    from seqspectral.corpus import read_conllu
+
+    paths = [directory / "web.conllu", directory / "wiki.conllu"]
+    require_data(*paths, hint="pip download --no-deps turkish-treebanks==1.0.0 and unzip the wheel's data/")
+    sentences = [s for p in paths for s in read_conllu(p)]
+    a, b = len(sentences) * 8 // 10, len(sentences) * 9 // 10
+    return sentences[:a], sentences[a:b], sentences[b:]
+
+
+def ewt() -> tuple[list, list, list]:
+    from seqspectral.corpus import read_conllu
+
+    paths = [EWT / f"en_ewt-ud-{part}.conllu" for part in ("train", "dev", "test")]
+    require_data(*paths)
+    return tuple(read_conllu(p) for p in paths)
+
+
+def wsj_roots(workdir: Path) -> tuple[list, list, list]:
+    """The several-roots Latin-1 CoNLL-X files of ``corpora/make_wsj_splits.py``."""
+    from seqspectral.corpus import read_conllx
+
+    zipped = NLTK_DATA / "corpora" / "dependency_treebank.zip"
+    require_data(zipped)
+    out = workdir / "wsj"
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / "wsj-roots.test.conllx").exists():
+        subprocess.run([sys.executable, str(Path(__file__).parents[1] / "corpora" / "make_wsj_splits.py"), str(out),
+                        str(zipped)], check=True)
+    return tuple(read_conllx(out / f"wsj-roots.{part}.conllx", encoding="latin-1")
+                 for part in ("train", "dev", "test"))
+
+
+# -- measurements --------------------------------------------------------------------------
+def scores(gold, heads_of, parser):
+    """UAS/LAS on every test sentence and on the non-projective ones."""
+    from seqspectral.corpus import is_projective
+    from seqspectral.parsing import attachment_scores
+
+    pred = parser.with_trees(gold, heads_of)
+    crossing = [i for i, s in enumerate(gold) if not is_projective(s.heads)]
+    out = {"all": attachment_scores(gold, pred)}
+    if crossing:
+        out["nonprojective"] = attachment_scores([gold[i] for i in crossing], [pred[i] for i in crossing])
+    out["n_nonprojective"] = len(crossing)
+    out["pred_nonprojective"] = sum(not is_projective(h) for h in heads_of)
+    return out
+
+
+def oracle(trees, gold) -> float:
+    wrong, n_scored = trees.wrong_heads(gold)
+    best = [int(wrong[a:b].min()) for a, b in zip(trees.groups[:-1], trees.groups[1:])]
+    return 100.0 * (1 - sum(best) / sum(len(g) for g in gold))
+
+
+def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
+    from seqspectral.parsing import DependencyParser
+
+    out = {}
+    for order in orders:
+        for decoder in DECODERS:
+            key = f"{name}:{order}:{decoder}"
+            log(key)
+            parser = work.model(key.replace(":", "-"), lambda: DependencyParser(order, decoder=decoder,
+                                                                                 epochs=EPOCHS[order]).fit(train, dev=dev))
+            row = work.results.get(key)
+            if row is None:
+                parser.predict(test[:5])  # compiled before timing
+                heads, t1 = timed(parser.predict, test)
+                row = {"decoder_share": parser.crossing_share_, "single_root": parser.single_root_,
+                       "epochs": parser.selection_.chosen["epochs"], "fit": work.results[f"{key.replace(':', '-')}:fit"],
+                       "parse": {"cpu": t1.cpu, "wall": t1.wall}, "scores": scores(test, heads, parser)}
+                if order == 1:
+                    parser.kbest_trees(test[:5], K)
+                    trees, tk = timed(parser.kbest_trees, test, K)
+                    row["kbest"] = {"cpu": tk.cpu, "wall": tk.wall}
+                    row["oracle"] = oracle(trees, test)
+                work.record(key, row)
+            out[(order, decoder)] = row
+    return out
+
+
+def speed(work: Work, name: str, test, repeats: int = 3) -> dict:
+    """Best of ``repeats`` wall and CPU seconds of parsing ``test`` (1-best with labels, 50-best
+    trees) with the first-order parsers of both decoders, each step under ``--lock``."""
+    from seqspectral import serialize
+
+    key = f"{name}:speed"
+    if key not in work.results:
+        out = {}
+        for decoder in DECODERS:
+            parser = serialize.load(work.dir / f"{name}-1-{decoder}.npz")
+            parser.parse(test[:5]), parser.kbest_trees(test[:5], K)  # compiled before timing
+            for what, run in (("1-best", lambda: parser.parse(test)), ("50-best", lambda: parser.kbest_trees(test, K))):
+                runs = []
+                for _ in range(repeats):
+                    with work.timing():
+                        runs.append(timed(run)[1])
+                out[f"{decoder}:{what}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
+        work.record(key, {**out, "load": list(os.getloadavg()), "unlocked_runs": work.unlocked_runs,
+                          "repeats": repeats})
+    return work.results[key]
+
+
+def auto_choice(work: Work, name: str) -> dict:
+    """What ``decoder="auto"`` picks from the training share. When it picks projective the
+    auto parser is the projective one — the same training, step for step (the test
+    ``test_auto_trains_exactly_the_decoder_it_picks``) — so it is not trained again."""
+    from seqspectral.parsing.parser import AUTO_CROSSING_SHARE
+
+    share = work.results[f"{name}:1:projective"]["decoder_share"]
+    return {"decoder": "nonprojective" if share > AUTO_CROSSING_SHARE else "projective", "share": share}
+
+
+def rerank(work: Work, train, dev, test) -> dict:
+    """The command-line reranking path on the Turkish split with the non-projective decoder:
+    ``parse train --decoder nonprojective --dev``, jackknifed 50-best lists of train
+    (``parse run --folds 3 -k 50``), 50-best lists of dev and test, ``tree train`` (the
+    spectral tree model, UPOS), ``rerank train`` (epochs on dev) and ``rerank apply`` on test,
+    against the same parser's 1-best."""
+    from seqspectral.corpus import is_projective, read_conllu, read_nbest, write_conllu
+    from seqspectral.parsing import attachment_scores
+
+    key = "turkish:rerank"
+    if key in work.results:
+        return work.results[key]
+    d = work.dir / "turkish"
+    d.mkdir(exist_ok=True)
+    for part, sents in (("train", train), ("dev", dev), ("test", test)):
+        write_conllu(d / f"{part}.conllu", sents)
+
+    def run(*argv):
+        subprocess.run(SEQSPECTRAL + [str(a) for a in argv] + ["--quiet"], check=True)
+
+    parser = d / "parser.npz"
+    def steps():
+        run("parse", "train", d / "train.conllu", "-o", parser, "--decoder", "nonprojective", "--dev",
+            d / "dev.conllu")
+        run("parse", "run", parser, d / "train.conllu", "--folds", 3, "-k", K, "-o", d / "train.nbest.conllu")
+        for p in ("dev", "test"):
+            run("parse", "run", parser, d / f"{p}.conllu", "-k", K, "-o", d / f"{p}.nbest.conllu")
+        run("parse", "run", parser, d / "test.conllu", "-o", d / "test.parsed.conllu")
+        run("tree", "train", d / "train.conllu", "-o", d / "tree.npz")
+        run("rerank", "train", d / "train.nbest.conllu", "--gold", d / "train.conllu", "--tree-model",
+            d / "tree.npz", "--dev", d / "dev.nbest.conllu", "--dev-gold", d / "dev.conllu", "-o", d / "rr.npz")
+        run("rerank", "apply", d / "rr.npz", d / "test.nbest.conllu", "--tree-model", d / "tree.npz", "-o",
+            d / "test.reranked.conllu")
+
+    t = timed(steps)[1]
+    lists = read_nbest(d / "test.nbest.conllu")
+    crossing = sum(not is_projective(c.heads) for x in lists for c in x.candidates)
+    chosen = read_conllu(d / "test.reranked.conllu")
+    row = {"parser_test": attachment_scores(test, read_conllu(d / "test.parsed.conllu")),
+           "reranked_test": attachment_scores(test, chosen), "candidates": sum(len(x) for x in lists),
+           "crossing_candidates": crossing, "reranked_crossing": sum(not is_projective(s.heads) for s in chosen),
+           "cpu_children": t.child_cpu, "wall": t.wall}
+    work.record(key, row)
+    return row
+
+
+# -- report --------------------------------------------------------------------------------
+def table(name: str, rows: dict, n_test: int) -> list[str]:
+    lines = []
+    header = ["parser", "decoder", "UAS", "LAS", "UAS non-proj.", "LAS non-proj.", "non-proj. trees out",
+              "50-best oracle", "epochs", "train CPU s", "train wall s", "1-best sent/s (wall)",
+              "1-best sent/CPU-s", "50-best sent/s (wall)", "50-best sent/CPU-s"]
+    body = []
+    for (order, decoder), r in rows.items():
+        s, np_ = r["scores"]["all"], r["scores"].get("nonprojective", {})
+        kb = r.get("kbest")
+        body.append([f"order {order}", decoder, f"{s['uas']:.2f}", f"{s['las']:.2f}",
+                     f"{np_['uas']:.2f}" if np_ else "—", f"{np_['las']:.2f}" if np_ else "—",
+                     r["scores"]["pred_nonprojective"], f"{r['oracle']:.2f}" if "oracle" in r else "—", r["epochs"],
+                     f"{r['fit']['cpu']:.1f}", f"{r['fit']['wall']:.1f}", f"{n_test / r['parse']['wall']:.0f}",
+                     f"{n_test / r['parse']['cpu']:.0f}", f"{n_test / kb['wall']:.0f}" if kb else "—",
+                     f"{n_test / kb['cpu']:.0f}" if kb else "—"])
+    lines += markdown_table(header, body, "ll" + "r" * (len(header) - 2))
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-nonprojective"))
+    ap.add_argument("--turkish", type=Path, default=TURKISH, metavar="DIR",
+                    help="the turkish-treebanks wheel's data/ folder (web.conllu, wiki.conllu)")
+    ap.add_argument("--treebanks", default="turkish,ewt,wsj-roots",
+                    help="comma-separated, of turkish, ewt, wsj-roots (default all three)")
+    ap.add_argument("--first-order-only", default="ewt", metavar="TREEBANKS",
+                    help="treebanks (comma-separated) parsed with first-order parsers only (default ewt: its "
+                         "second-order parsers take most of the run and no criterion of issue 41 reads them)")
+    ap.add_argument("--rerank", action="store_true",
+                    help="also rerank non-projective 50-best lists on the Turkish split (command line)")
+    ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
+                    help="hold an exclusive lock on FILE during each timed run of the EWT speed table")
+    ap.add_argument("--repeats", type=int, default=3, metavar="R",
+                    help="timed runs of each step of the EWT speed table, the best kept (default 3)")
+    ap.add_argument("--lock-wait", type=float, default=600.0, metavar="S",
+                    help="seconds to wait for --lock before a timed run goes ahead without it (default 600)")
+    args = ap.parse_args(argv)
+    work = Work(args.workdir, args.lock, args.lock_wait)
+    names = args.treebanks.split(",")
+    text = ["# Non-projective dependency parsing (issue 41)", "", describe(__file__, sys.argv[1:]), "",
+            "Gold tokenization and tags (UPOS, XPOS, FEATS, LEMMA: the parser's defaults); scores in %, every "
+            "word scored (punctuation included), LAS with the parser's label classifier. \"non-proj.\": the test "
+            "sentences whose gold tree has crossing arcs; \"non-proj. trees out\": test trees the parser returned "
+            "with a crossing arc. Parsing speeds are wall-clock over the machine's cores (sentences in parallel), "
+            "sentences per CPU-second count the CPU time of every thread (on a loaded machine the honest "
+            "figure: two free cores give up to twice it). Second-order non-projective: projective second-order parse, then "
+            "McDonald & Pereira's (2006) greedy rearrangement.", ""]
+    loaders = {"turkish": lambda: turkish(args.turkish), "ewt": ewt, "wsj-roots": lambda: wsj_roots(args.workdir)}
+    titles = {"turkish": "Turkish Web Treebank (web + wiki in file order, 80/10/10)", "ewt": "UD English-EWT",
+              "wsj-roots": "WSJ dependency sample, Latin-1 CoNLL-X with several root words (80/10/10)"}
+    from seqspectral.parsing.parser import AUTO_CROSSING_SHARE
+
+    for name in names:
+        train, dev, test = loaders[name]()
+        from seqspectral.corpus import is_projective
+        orders = (1,) if name in args.first_order_only.split(",") else (1, 2)
+        rows = run_treebank(work, name, train, dev, test, orders)
+        first = next(iter(rows.values()))
+        n_np_train = sum(not is_projective(s.heads) for s in train)
+        text += [f"## {titles[name]}", "",
+                 f"{len(train)} / {len(dev)} / {len(test)} sentences; non-projective: {n_np_train} training "
+                 f"sentences, {first['scores']['n_nonprojective']} test sentences; non-projective training arcs "
+                 f"{first['decoder_share']:.2f} %; root: {'one word' if first['single_root'] else 'several words'} "
+                 f"(detected from train); `decoder=\"auto\"` picks "
+                 f"{'non-projective' if first['decoder_share'] > AUTO_CROSSING_SHARE else 'projective'} "
+                 f"(threshold {AUTO_CROSSING_SHARE} %).", ""]
+        text += table(name, rows, len(test)) + [""]
+        if name == "ewt":
+            sp = speed(work, name, test, args.repeats)
+            locked = "each run under the timing lock" if not sp["unlocked_runs"] else \
+                f"{sp['unlocked_runs']} of the {4 * sp['repeats']} runs without the timing lock (not free within " \
+                "--lock-wait)"
+            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of {sp['repeats']}, {locked} (load "
+                     "average "
+                     f"when measured {', '.join(f'{x:.1f}' for x in sp['load'])}; wall over {os.cpu_count()} cores, CPU "
+                     "summed over threads):", ""]
+            text += markdown_table(["decoder", "1-best sent/s (wall)", "1-best sent/CPU-s", "50-best sent/s (wall)",
+                                    "50-best sent/CPU-s"],
+                                   [[d, *(f"{len(test) / sp[f'{d}:{w}'][c]:.0f}" for w in ("1-best", "50-best")
+                                          for c in ("wall", "cpu"))] for d in DECODERS]) + [""]
+            a = auto_choice(work, name)
+            text += [f"`decoder=\"auto\"` on EWT picks {a['decoder']} (non-projective training arcs "
+                     f"{a['share']:.2f} %); picking projective, it trains and parses exactly as the projective "
+                     "parser (the same steps; `test_auto_trains_exactly_the_decoder_it_picks`), so its test UAS is the "
+                     "projective row's.", ""]
+        if name == "turkish" and args.rerank:
+            r = rerank(work, train, dev, test)
+            text += ["### Reranking non-projective 50-best lists (Turkish split, command line)", "",
+                     "`parse train --decoder nonprojective --dev`; `parse run --folds 3 -k 50` on train (jackknifed), "
+                     "`-k 50` on dev and test; `tree train` (spectral tree model, UPOS); `rerank train --tree-model "
+                     "--dev`; `rerank apply` on test.", "",
+                     f"Test UAS / LAS: parser 1-best {r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}, "
+                     f"reranked {r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}. Test lists: "
+                     f"{r['candidates']} candidates, {r['crossing_candidates']} of them non-projective; "
+                     f"{r['reranked_crossing']} reranked trees non-projective. All steps: {r['wall']:.0f} s wall, "
+                     f"{r['cpu_children']:.0f} CPU s.", ""]
+    write_results(OUT, "\n".join(text))
+    log(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
