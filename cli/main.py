@@ -28,7 +28,11 @@ def _interrupted_before_start(signum, frame) -> None:
 # As the program (the installed command, or python -m seqspectral.cli.main), an interrupt is
 # taken from here on: the earliest point the toolkit's own code runs (before it: the interpreter's
 # start-up and site import, the command script's import of seqspectral/__init__.py and seqspectral.cli).
-if os.path.basename(sys.argv[0]) == "seqspectral" or os.path.realpath(sys.argv[0]) == os.path.realpath(__file__):
+# Only while Python's own handlers are in place: run as `python -m seqspectral.cli.main`, this
+# module is imported a second time (as seqspectral.cli.main, by the command modules) while a
+# command runs, and must not put back the handler that exits at once, leaving temporary files.
+if (os.path.basename(sys.argv[0]) == "seqspectral" or os.path.realpath(sys.argv[0]) == os.path.realpath(__file__)) \
+        and signal.getsignal(signal.SIGINT) in (signal.SIG_DFL, signal.default_int_handler):
     for _signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signum, _interrupted_before_start)
 
