@@ -1,5 +1,6 @@
-"""`seqspectral evaluate parse|tag GOLD PRED`: attachment scores (of a file of trees, or the
-1-best and oracle figures of an n-best file) and tagging accuracy."""
+"""`seqspectral evaluate parse|tag|brackets GOLD PRED`: attachment scores (of a file of trees, or the
+1-best and oracle figures of an n-best file), tagging accuracy, and EVALB's bracket scores
+(`brackets`, in cli/_evaluate_brackets.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 
 from ._common import _local_file, add_treebank_options, leaf_parser, note, read_treebank, treebank_reading
 
-HELP = "score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy)"
+HELP = ("score predictions against gold annotation (parse: UAS, LAS, complete match, n-best oracle; tag: accuracy; "
+        "brackets: EVALB's labelled F1 of phrase-structure trees)")
 
 
 def register(sub) -> None:
@@ -34,6 +36,10 @@ def register(sub) -> None:
     t.add_argument("--json", action="store_true", help="print one JSON object (with per_tag)")
     add_treebank_options(t)
     t.set_defaults(handler=run_tag)
+
+    from . import _evaluate_brackets  # phrase-structure trees (issue 37)
+
+    _evaluate_brackets.register(esub)
 
 
 def _is_nbest(path: str, encoding: str) -> bool:

@@ -44,7 +44,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 #: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
 #: they import the library only inside their handlers)
-COMMAND_GROUPS = ["corpus", "lm", "embed", "tree", "parse", "rerank", "evaluate", "tag", "show"]
+COMMAND_GROUPS = ["corpus", "lm", "embed", "tree", "parse", "rerank", "evaluate", "tag", "show", "grammar"]
 
 
 class UsageError(Exception):

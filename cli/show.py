@@ -1,4 +1,5 @@
-"""`seqspectral show FILE`: dependency trees to look at, in the terminal or as an HTML page."""
+"""`seqspectral show FILE`: dependency trees to look at, in the terminal or as an HTML page
+(phrase-structure trees of a bracketed file: cli/_show_phrase.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from seqspectral.bounds import BOUNDS
 
 from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
 
-HELP = "draw dependency trees (and how n-best candidates differ) in the terminal or as an HTML page"
+HELP = ("draw dependency trees (and how n-best candidates differ), or phrase-structure trees, in the terminal or as "
+        "an HTML page")
 
 
 def register(sub) -> None:
@@ -18,7 +20,8 @@ def register(sub) -> None:
                                 "n-best lists, the words whose head differs from the first candidate are marked "
                                 "(* in text, orange in HTML), whose tag differs ^; with --gold, the words whose head or tag is "
                                 "wrong (✗, red).")
-    p.add_argument("input", metavar="FILE", help="a treebank or an n-best file (- for standard input)")
+    p.add_argument("input", metavar="FILE", help="a treebank or an n-best file (- for standard input), or bracketed "
+                                                 "phrase-structure trees (.mrg or detected by their first lines)")
     p.add_argument("--sent-id", action="append", default=None, metavar="ID",
                    help="show only the sentence with this # sent_id (repeatable)")
     p.add_argument("--gold", metavar="GOLD", default=None, help="the gold trees of the same sentences (matched by "
@@ -36,8 +39,11 @@ def run_show(args) -> int:
     from seqspectral.display.text import gutter
     from seqspectral.io import atomic_write_text, check_output_path
 
+    from ._show_phrase import bracketed_input, run_show_phrase
     from .main import UsageError
 
+    if bracketed_input(args):  # phrase-structure trees (issue 37)
+        return run_show_phrase(args)
     if args.html is not None:
         check_output_path(args.html)
     gold = read_treebank(args.gold, args) if args.gold is not None else None

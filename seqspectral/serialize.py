@@ -65,6 +65,9 @@ KINDS = {
     "dependency_labeler": "seqspectral.parsing.labeler:DependencyLabeler",
     "reranker": "seqspectral.reranking.reranker:Reranker",
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
+    "markov_pcfg": "seqspectral.constituency.pcfg:MarkovPCFG",
+    "spectral_lpcfg": "seqspectral.constituency.spectral:SpectralLPCFG",
+    "em_lpcfg": "seqspectral.constituency.em:EMLPCFG",
 }
 #: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
 TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")

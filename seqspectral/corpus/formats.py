@@ -31,6 +31,8 @@ class Format:
     - ``extensions``: file-name endings that are this format (lower case, with the dot);
     - ``name_pattern``: a regular expression a (lower-cased) file name matches in full;
     - ``directory``: a directory is read as this format;
+    - ``contents(path)``: why a directory or zip file is this format by what it holds, or None
+      (a format with it claims only the directories it says so of);
     - ``sniff(lines)``: given the first non-blank lines of a file (up to 64 KB), the reason
       they are this format, or None;
     - ``read_corpus(path, field, tagset, vocabulary, errors, encoding)``: one column as a Corpus;
@@ -49,6 +51,7 @@ class Format:
     directory: bool = False
     treebank: bool = False
     shard: str | None = None
+    contents: Callable | None = None
 
     def by_name(self, path) -> str | None:
         """Why ``path``'s name (or being a directory) says it is this format, or None."""
@@ -56,6 +59,10 @@ class Format:
 
         path = Path(path)
         name = path.name.lower()
+        if self.contents is not None:
+            reason = self.contents(path)
+            if reason or path.is_dir():
+                return reason
         if self.directory and path.is_dir():
             return "a directory"
         if self.name_pattern and re.fullmatch(self.name_pattern, name):
@@ -169,6 +176,28 @@ def _reader(module: str, name: str):
     return read
 
 
+#: the start of bracketed trees: an opening bracket, a label or none, another opening bracket
+_BRACKETED = re.compile(r"\s*\(\s*(?:[^\s()]+\s*)?\(")
+
+
+def _bracketed_sniff(lines: list) -> str | None:
+    if _BRACKETED.match("\n".join(lines[:5])):
+        return "an opening bracket, a label or none, and another opening bracket"
+    return None
+
+
+def _holds_mrg(path) -> str | None:
+    """A directory or zip file that holds bracketed treebank files (``.mrg``)."""
+    import zipfile
+
+    if path.is_dir():
+        return "a directory of .mrg files" if next(path.rglob("*.mrg"), None) is not None else None
+    if path.suffix.lower() == ".zip" and zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            return "a zip file of .mrg files" if any(n.endswith(".mrg") for n in z.namelist()) else None
+    return None
+
+
 def _register_builtin() -> None:
     read_conllu, read_conllu_corpus = _reader("conllu_format", "read_conllu"), _reader("conllu_format",
                                                                                           "read_conllu_corpus")
@@ -197,6 +226,8 @@ def _register_builtin() -> None:
                treebank=True, shard=SHARD_AT_BLANK_LINE),
         Format("pautomac", pautomac_corpus, sniff=_pautomac_sniff, name_pattern=r".*\.pautomac\.(train|test)",
                shard=SHARD_AT_LINE_END),
+        Format("bracketed", _reader("bracketed", "read_bracketed_corpus"), sniff=_bracketed_sniff,
+               extensions=(".mrg",), directory=True, contents=_holds_mrg),  # phrase-structure trees; before brown
         Format("brown", brown_corpus, directory=True, name_pattern=r"brown\.zip"),
     ):
         register(fmt, before=None)

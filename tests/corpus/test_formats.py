@@ -11,12 +11,12 @@ from seqspectral.corpus.text import read_text
 
 
 def test_the_builtin_formats_and_their_kinds():
-    assert formats.format_names() == ("conllu", "conllx", "malttab", "pautomac", "brown", "text")
+    assert formats.format_names() == ("conllu", "conllx", "malttab", "pautomac", "bracketed", "brown", "text")
     assert formats.format_names(treebank=True) == ("conllu", "conllx", "malttab")
     assert formats.format_names(sentences=True) == ("conllu", "conllx", "malttab", "text")
     assert set(formats.format_names(shardable=True)) == {"conllu", "conllx", "malttab", "pautomac", "text"}
-    with pytest.raises(CorpusOptionError, match="unknown format 'bracketed'; expected auto or one of conllu"):
-        formats.get_format("bracketed")
+    with pytest.raises(CorpusOptionError, match="unknown format 'penn'; expected auto or one of conllu"):
+        formats.get_format("penn")
     with pytest.raises(ValueError, match="already registered"):
         formats.register(formats.get_format("conllu"))
 
