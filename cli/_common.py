@@ -9,6 +9,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from seqspectral.bounds import BOUNDS
+
 #: the reading options recorded in a model file and inherited by the commands that use it
 INHERITED = ("format", "field", "tagset", "encoding")
 STDIN = STDOUT = "-"
@@ -45,11 +47,11 @@ def at_most(high: int, expected: str = "a positive integer"):
 
 
 #: the bounds of the options whose size sets memory or time
-MAX_K = 1000  # -k: candidates per sentence
-MAX_WINDOW = 100  # embed --window: context words each side
-MAX_BASIS_LENGTH = 32  # lm --basis-length
-MAX_DIM = 4096  # --dim of embeddings and tree models
-MAX_PARSE_WORDS = 1000  # words of a sentence the O(n^3) parsers take
+MAX_K = BOUNDS["k"].high  # -k: candidates per sentence (the table: seqspectral.bounds)
+MAX_WINDOW = BOUNDS["window"].high  # embed --window: context words each side
+MAX_BASIS_LENGTH = BOUNDS["basis_length"].high  # lm --basis-length
+MAX_DIM = BOUNDS["dim"].high  # --dim of embeddings and tree models
+MAX_PARSE_WORDS = BOUNDS["words"].high  # words of a sentence the O(n^3) parsers take
 WORKERS_PER_CPU = 4
 #: sentences decoded per kernel call by parse/tag run (a signal is handled between calls)
 PREDICT_CHUNK = 128
@@ -131,8 +133,9 @@ class Input:
     (unless ``quiet``), errors about standard input named ``<stdin>``. After reading,
     ``format`` and ``n_skipped`` hold the format read and the malformed records skipped."""
 
-    def __init__(self, path: str, reading, vocabulary=None, quiet: bool = False):
+    def __init__(self, path: str, reading, vocabulary=None, quiet: bool = False, empty_ok: bool = False):
         self.path, self.reading, self.vocabulary, self.quiet = path, reading, vocabulary, quiet
+        self.empty_ok = empty_ok  # corpus stats: an empty file is an empty corpus
         self.format: str | None = None
         self.n_skipped = 0
 
@@ -147,6 +150,7 @@ class Input:
 
         with _local_file(self.path) as local:
             source = CorpusInput(local, self.reading, self.vocabulary, name="<stdin>" if self.path == STDIN else None)
+            source.empty_ok = self.empty_ok
             try:
                 yield from source.chunks(whole)
             finally:
@@ -157,9 +161,10 @@ class Input:
                     warn(message)
 
 
-def read_input(path: str, reading, vocabulary=None, quiet: bool = False):
-    """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`)."""
-    source = Input(path, reading, vocabulary, quiet)
+def read_input(path: str, reading, vocabulary=None, quiet: bool = False, empty_ok: bool = False):
+    """``(corpus, n_skipped, format)`` of ``path`` read whole (see :class:`Input`); with
+    ``empty_ok`` a file with nothing to read is an empty corpus, not an error."""
+    source = Input(path, reading, vocabulary, quiet, empty_ok)
     corpus = source.read()
     return corpus, source.n_skipped, source.format
 
@@ -173,11 +178,20 @@ def _local_file(path: str):
     import shutil
     import tempfile
 
+    from seqspectral.corpus import CorpusFormatError
+
     with tempfile.TemporaryDirectory() as directory:
         local = Path(directory) / "stdin"
         with open(local, "wb") as f:  # a block at a time: an n-best file of gigabytes is not held in memory
             shutil.copyfileobj(sys.stdin.buffer, f, 1 << 20)
-        yield str(local)
+        try:
+            yield str(local)
+        except CorpusFormatError as e:  # every message about the input names it as the user did, not its copy
+            raise CorpusFormatError("<stdin>", e.line, e.reason.replace(str(local), "<stdin>")) from None
+        except ValueError as e:
+            if str(local) not in str(e):
+                raise
+            raise type(e)(str(e).replace(str(local), "<stdin>")) from None
 
 
 def note(message: str) -> None:

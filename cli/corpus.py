@@ -27,7 +27,7 @@ def run_stats(args) -> int:
     from seqspectral.corpus import describe
 
     for i, path in enumerate(args.files):
-        corpus, n_skipped, fmt = read_input(path, reading_of(args))
+        corpus, n_skipped, fmt = read_input(path, reading_of(args), empty_ok=True)
         result = {"file": path, "format": fmt, **describe(corpus), "n_skipped": n_skipped}
         if args.json:
             print(json.dumps(result))

@@ -10,12 +10,31 @@ imports happen inside the handlers.
 
 from __future__ import annotations
 
-import argparse
-import errno
-import importlib
 import os
 import signal
 import sys
+
+#: exit status after SIGINT or SIGTERM
+INTERRUPTED = 130
+
+
+def _interrupted_before_start(signum, frame) -> None:
+    """SIGINT or SIGTERM before :func:`main` has started: nothing has been read or written,
+    so the process ends at once, as an interrupt does (status 130, one line)."""
+    os.write(2, f"seqspectral: interrupted ({signal.Signals(signum).name})\n".encode())
+    os._exit(INTERRUPTED)
+
+
+# As the program (the installed command, or python -m seqspectral.cli.main), an interrupt is
+# taken from here on: the earliest point the toolkit's own code runs (before it: the interpreter's
+# start-up and site import, the command script's import of seqspectral/__init__.py and seqspectral.cli).
+if os.path.basename(sys.argv[0]) == "seqspectral" or os.path.realpath(sys.argv[0]) == os.path.realpath(__file__):
+    for _signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signum, _interrupted_before_start)
+
+import argparse  # noqa: E402
+import errno  # noqa: E402
+import importlib  # noqa: E402
 
 # One BLAS thread unless the user says otherwise: the command's matrices are small to
 # medium, and on 2 busy cores a multi-threaded OpenBLAS made an 85x85 SVD 60x slower
@@ -70,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     from seqspectral.interrupts import terminate_as_interrupt
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    for signum, handler in handlers.items():
+        if handler is _interrupted_before_start:  # main has started: interrupts end it cleanly from here on
+            signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
     terminate_as_interrupt()
     try:
         with warnings.catch_warnings():
@@ -149,8 +171,6 @@ def _check_outputs(args) -> None:
             check_output_path(path)
 
 
-#: exit status after SIGINT or SIGTERM
-INTERRUPTED = 130
 #: errors about a path the user gave (missing, a directory, no permission, name too long, ...)
 _USER_ERRNOS = {errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.ENAMETOOLONG,
                 errno.ELOOP, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENXIO}

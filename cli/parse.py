@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import (MAX_K, MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
+from seqspectral.bounds import option_type
+
+from ._common import (MAX_PARSE_WORDS, add_treebank_options, at_most, epoch_progress, leaf_parser,
                       positive_int, predict_treebank, read_treebank, say, stdin_names, treebank_reading, warn)
 
 HELP = "projective dependency parsing (first or second order, k-best Eisner) with a label classifier"
@@ -55,9 +57,9 @@ def register(sub) -> None:
                         "replaced")
     r.add_argument("--tagger", action="append", default=[], metavar="TAGGER",
                    help="tag the input with this tagger (tag train) before parsing, filling its column; repeatable")
-    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best trees of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (a treebank): each of F folds parsed by a parser with PARSER's "
                         "settings trained on the other folds")
     add_treebank_options(r, inherit=True, output=True)

@@ -7,8 +7,10 @@ import os
 import sys
 from contextlib import contextmanager
 
+from seqspectral.bounds import BOUNDS, option_type
+
 from ._common import (STDIN, _local_file, add_treebank_options, leaf_parser, output_encoding, positive_int,
-                      read_treebank, treebank_reading)
+                      read_treebank, treebank_reading, warn)
 
 HELP = ("rerank n-best lists — parses (baseline or context tree features + parser score + tree-model / LM "
         "log-probabilities) or tag sequences (tagger score + LM log-probabilities)")
@@ -253,6 +255,11 @@ def run_apply(args) -> int:
     from seqspectral.workflows.training import require_content
 
     reranker = serialize.load(args.reranker, kind="reranker")
+    if reranker.ranks_ not in KINDS:  # trained in Python on features of no candidate kind
+        from .main import UsageError
+
+        raise UsageError(f"{args.reranker}: a reranker of features, not of parses or tag sequences: it cannot read "
+                         "n-best files")
     kind = KINDS[reranker.ranks_]
     if args.tree_model or args.lm:
         scorers = _scorers(args.tree_model, args.lm, not args.no_topology, kind.name)
@@ -287,6 +294,8 @@ def register_build(rsub) -> None:
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
     b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
+    # the build's sizes are checked by BuildOptions.check against the bounds table (seqspectral.bounds), as
+    # the values a build directory carries are
     b.add_argument("-k", type=positive_int, default=50, metavar="K", help="candidates per n-best list (default 50)")
     b.add_argument("--folds", type=positive_int, default=3, metavar="F", help="jackknifing folds (default 3)")
     b.add_argument("--tags", choices=("gold", "predicted"), default="gold",
@@ -320,10 +329,10 @@ def register_build(rsub) -> None:
     r.add_argument("input", metavar="FILE.conllu", help="sentences to parse (HEAD may be _; empty tag columns "
                    "the parser reads are predicted)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu", help="file to write (atomically)")
-    r.add_argument("-k", type=positive_int, default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best candidates by the reranker's score as n-best CoNLL-U")
     add_treebank_options(r, output=True)
-    r.set_defaults(handler=run_run)
+    r.set_defaults(handler=run_run, max_words=BOUNDS["words"].high)  # the parser's time: the cube of the length
 
 
 def run_build(args) -> int:
@@ -367,6 +376,12 @@ def run_run(args) -> int:
     pipeline = Pipeline.load(args.build)
     reading = treebank_reading(args, pipeline.reading)  # the build's encoding unless told otherwise
     sentences = read_treebank(args.input, args, heads_required=False, reading=reading)
+    profile = getattr(pipeline.parser, "input_profile_", None)
+    given = set(pipeline.columns(sentences).get("given", ()))
+    for problem in profile.problems(sentences) if profile is not None and not args.quiet else ():
+        if any(f" {c.upper()} values were never seen" in problem for c in given):  # empty ones are predicted
+            warn(f"{'<stdin>' if args.input == STDIN else args.input}: {problem}; the build's parser reads it as "
+                 "given: expect poor trees (another tag set?)")
     out, columns = pipeline.run_with_columns(sentences, args.k)
     (write_nbest if args.k else write_treebank)(args.output, out, output_encoding(args, reading))
     if not args.quiet:

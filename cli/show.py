@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from seqspectral.bounds import BOUNDS
+
 from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = ("draw dependency trees (and how n-best candidates differ), or phrase-structure trees, in the terminal or as "
@@ -29,7 +31,7 @@ def register(sub) -> None:
                    help="show at most the first K candidates of each n-best list")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="show at most N sentences")
     add_treebank_options(p)
-    p.set_defaults(handler=run_show)
+    p.set_defaults(handler=run_show, max_words=BOUNDS["words"].high)  # a drawing's size grows with its square
 
 
 def run_show(args) -> int:

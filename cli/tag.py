@@ -5,7 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
-from ._common import (MAX_K, add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
+from seqspectral.bounds import option_type
+
+from ._common import (add_treebank_options, at_most, epoch_progress, leaf_parser, positive_int, predict_treebank,
                       read_treebank, say, stdin_names, treebank_reading)
 
 HELP = "part-of-speech tagging (averaged perceptron, Viterbi and k-best Viterbi over tag bigrams)"
@@ -36,9 +38,9 @@ def register(sub) -> None:
                    "column is replaced; raw text is tokenised)")
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
                    help="file to write (atomically; - for standard output): the input as it was, the column replaced")
-    r.add_argument("-k", type=at_most(MAX_K), default=None, metavar="K",
+    r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
                    help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md)")
-    r.add_argument("--folds", type=positive_int, default=None, metavar="F",
+    r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
     add_treebank_options(r, inherit=True, output=True)

@@ -6,7 +6,7 @@ import json
 import sys
 import time
 
-from ._common import (MAX_DIM, add_reading_options, add_sharding_options, at_most, leaf_parser, note, positive_int,
+from ._common import (add_reading_options, add_sharding_options, leaf_parser, note, positive_int,
                       read_input, reading_of, say, sharding_of, stdin_names)
 
 HELP = "spectral latent-variable dependency-tree model (p(words | tree), per tree)"
@@ -77,7 +77,9 @@ def register(sub) -> None:
 
 
 def _states(text: str):
-    return text if text == "auto" else at_most(MAX_DIM)(text)
+    from seqspectral.bounds import option_type
+
+    return text if text == "auto" else option_type("tree_dim")(text)
 
 
 def _real_or_auto(text: str):

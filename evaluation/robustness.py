@@ -8,14 +8,27 @@ Cases, each one run of a ``seqspectral`` command:
   NaN or infinite; members dropped or added), run in this process through ``main``;
 - bad options (encodings, shard sizes, sizes beyond the data), empty inputs and output
   faults (a full disk, a missing or read-only directory, a directory as the output);
+- issue 42: every reader given a wrong encoding (UTF-16/32 on UTF-8), damaged model headers,
+  extra members, every option that sizes work (``seqspectral.bounds``) beyond its bound and a
+  100,000-word sentence, each run in a process of its own under a time and memory bound;
+  inputs of the wrong kind (an n-best file where sentences are expected and the reverse, raw
+  or untagged text to ``tag train``, a directory or a device where a model file is expected),
+  standard input empty or binary (the message must name ``<stdin>``), ``rerank run`` and a
+  resumed ``rerank build`` on hostile build directories (``build.json`` cut, sizes of 10**9,
+  an unknown option, an unknown encoding; a stage file cut; a model file replaced);
+- SIGINT at random moments of the first 0.3 s of a command (start-up);
 - SIGINT and SIGTERM at random moments of the long commands on EWT (``parse run -k 50``,
   ``tag run -k 50``, ``tree train``, ``parse train``, ``tag train``, ``embed``, ``rerank
   train``), each in a process of its own.
 
 A case fails when: an exception escapes ``main`` (a traceback), the process dies by a signal
 (a crash), a command exits 1 (an internal error on bad input), a damaged model that must be
-refused is accepted (exit 0), an error leaves an output or a temporary file, or an
-interrupt does not end in status 130 with one line and nothing written. The counts go to
+refused is accepted (exit 0), an error leaves an output or a temporary file, an
+interrupt does not end in status 130 with one line and nothing written, a refusal's message
+does not name what it must (the file, ``<stdin>``, the option) or is more than one line,
+or a run passes its time or memory bound. A start-up interrupt that lands before the
+command's own code runs (Python's start-up: ``init_import_site``; the command script's import)
+is counted apart: it is Python's, not the toolkit's. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
     python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
@@ -45,37 +58,86 @@ from .common import EWT, REPO, RESULTS, describe, markdown_table, require_data, 
 
 SAMPLE = REPO / "corpora" / "ewt-sample.conllu"
 #: progress on stderr off a terminal: a finished stage (seqspectral.progress) or a note
-PROGRESS_LINE = re.compile(r"seqspectral: (note: |[^:]+: .* in [0-9.]+ s, [0-9.]+ CPU s)")
-FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean")
+PROGRESS_LINE = re.compile(r"seqspectral: (note: |.+: (running: )?.*[0-9.]+ s, [0-9.]+ CPU s|.+: started$)")
+FAILURES = ("traceback", "crash", "exit 1", "silent acceptance", "partial output", "interrupt not clean", "message",
+            "over bound")
+#: the bounds of a case run in a process of its own (seconds, resident bytes); a resumed
+#: build may redo every stage after a damaged one: BUILD_TIME_BOUND
+TIME_BOUND, BUILD_TIME_BOUND, MEMORY_BOUND = 120.0, 600.0, 2 << 30
 
 
 # -- running one case ----------------------------------------------------------------------
 
 
-def run_inside(argv, output: Path | None, must_refuse: bool = False) -> str:
-    """One command through ``main`` in this process: its outcome (``ok`` or a failure)."""
+def run_inside(argv, output: Path | None, must_refuse: bool = False, expect: str | None = None,
+               stdin: bytes | None = None) -> str:
+    """One command through ``main`` in this process (``stdin``: the bytes of its standard
+    input): its outcome (``ok`` or a failure). A refusal must be one line naming ``expect``."""
     from seqspectral.cli.main import main as cli
 
     if output is not None and output.exists():
         output.unlink()
     err = io.StringIO()
+    saved_stdin = sys.stdin
     try:
+        if stdin is not None:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = cli([str(a) for a in argv])
     except SystemExit as e:  # argparse
         code = e.code
     except BaseException:  # noqa: BLE001 - the battery counts what escapes
         return "traceback"
-    text = err.getvalue()
+    finally:
+        sys.stdin = saved_stdin
+    return judge(code, err.getvalue(), output, must_refuse, expect)
+
+
+def judge(code, text: str, output: Path | None, must_refuse: bool, expect: str | None) -> str:
+    """The outcome of a run that ended with ``code`` and wrote ``text`` on stderr."""
     if "Traceback" in text:
         return "traceback"
     if code == 1:
         return "exit 1"
+    if isinstance(code, int) and code < 0:
+        return "crash"
     if code == 0 and must_refuse:
         return "silent acceptance"
     if code != 0 and output is not None and (output.exists() or _temp_files(output)):
         return "partial output"
+    errors = [line for line in text.splitlines() if "error:" in line]
+    if code == 2 and expect is not None and (len(errors) != 1 or expect not in errors[0] or "/stdin" in errors[0]):
+        return "message"
     return "ok"
+
+
+def run_outside(argv, output: Path | None, must_refuse: bool = True, expect: str | None = None) -> str:
+    """One command in a process of its own, under :data:`TIME_BOUND` and :data:`MEMORY_BOUND`
+    (its peak resident memory, from ``wait4``)."""
+    import resource
+
+    if output is not None and output.exists():
+        output.unlink()
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.DEVNULL,
+                                stderr=err, stdin=subprocess.DEVNULL,
+                                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30)))
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > (BUILD_TIME_BOUND if argv[:2] == ["rerank", "build"] else TIME_BOUND):
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                return "over bound"
+            time.sleep(0.05)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read()
+    if usage.ru_maxrss * 1024 > MEMORY_BOUND:
+        return "over bound"
+    return judge(proc.returncode, text, output, must_refuse, expect)
 
 
 def load_only(path: Path, must_refuse: bool) -> str:
@@ -165,7 +227,7 @@ def damage_model(path: Path, rng: random.Random) -> tuple[bytes, bool]:
     with zipfile.ZipFile(path) as zf:
         members = {i.filename: zf.read(i) for i in zf.infolist()}
     what = rng.choice(["header", "header", "shape", "dtype", "nan", "drop", "extra", "bytes", "truncate", "deep"])
-    must_refuse = what not in ("header", "extra", "bytes")
+    must_refuse = what not in ("header", "bytes")  # an extra member too: the schema is closed
     arrays = sorted(n for n in members if n != "__header__.npy")
     if what == "header":
         header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
@@ -305,6 +367,145 @@ def fixed_cases(d: Path, small: Path, out: Path, ro: Path):
     return cases
 
 
+def build_directory(d: Path, small: Path) -> Path:
+    """A finished ``rerank build`` of the sample (the issue's ``B``)."""
+    from seqspectral.cli.main import main as cli
+
+    built = d / "B"
+    assert cli(["rerank", "build", str(SAMPLE), "-o", str(built), "--epochs", "1", "-k", "5", "--hash-bits", "16",
+                "--quiet"]) == 0
+    return built
+
+
+def hostile_builds(d: Path, built: Path):
+    """(name, directory) of damaged copies of the build directory ``built``."""
+    import shutil
+
+    def copy(name: str) -> Path:
+        target = d / f"B-{name}"
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(built, target)
+        return target
+
+    def manifest(name: str, change) -> Path:
+        target = copy(name)
+        data = json.loads((target / "build.json").read_text())
+        change(data)
+        (target / "build.json").write_text(json.dumps(data))
+        return target
+
+    out = []
+    target = copy("manifest-cut")
+    text = (target / "build.json").read_text()
+    (target / "build.json").write_text(text[: len(text) // 2])
+    out.append(("build.json cut in half", target))
+    for key, value in (("k", 10 ** 9), ("k", "x"), ("folds", 10 ** 9), ("tag_folds", 10 ** 9), ("k", -1)):
+        out.append((f"options.{key} = {value!r}", manifest(f"{key}-{value}", lambda m: m["options"].update({key: value}))))
+    out.append(("an unknown option", manifest("unknown", lambda m: m["options"].update({"evil": 1}))))
+    out.append(("reading.encoding rot13", manifest("rot13", lambda m: m["reading"].update({"encoding": "rot13"}))))
+    target = copy("stage-cut")
+    data = (target / "nbest-train-fold1.npz").read_bytes()
+    (target / "nbest-train-fold1.npz").write_bytes(data[: len(data) // 2])
+    out.append(("a stage file cut in half", target))
+    target = copy("parser-device")
+    (target / "parser.npz").unlink()
+    (target / "parser.npz").symlink_to("/dev/zero")
+    out.append(("parser.npz a link to a device", target))
+    target = copy("reranker-cut")
+    data = (target / "reranker.npz").read_bytes()
+    (target / "reranker.npz").write_bytes(data[: len(data) // 3])
+    out.append(("reranker.npz cut", target))
+    return out
+
+
+def long_sentence(path: Path, n_words: int = 100_000) -> Path:
+    path.write_text("\n".join(f"{i}\tw{i % 50}\tw\tNOUN\tNN\t_\t{0 if i == 1 else 1}\tdep\t_\t_"
+                              for i in range(1, n_words + 1)) + "\n\n")
+    return path
+
+
+def issue42_cases(d: Path, small: Path, out: Path, built: Path):
+    """The classes of issue 42 and issue 39's wrong inputs: (category, argv, output, must_refuse,
+    expected text of the message, stdin bytes or None, run in a process of its own)."""
+    m = {name: d / name for name in ("tree.npz", "tagger.npz", "parser.npz", "lm_ngram.npz", "reranker.npz")}
+    dev = REPO / "corpora" / "ewt-sample-dev.conllu"
+    text = REPO / "corpora" / "ewt-sample-dev.txt"
+    nbest, tags = d / "parses.nbest", d / "tags.nbest"
+    untagged = d / "untagged.conllu"
+    untagged.write_text("\n".join("\t".join(c[:3] + ["_", "_"] + c[5:]) if len(c := line.split("\t")) == 10 else line
+                                  for line in small.read_text().split("\n")))
+    longest = long_sentence(d / "long.conllu")
+    empty = d / "empty.conllu"
+    empty.write_text("")
+    cases = []
+    readers = [["parse", "run", m["parser.npz"], dev, "-o", out], ["tag", "run", m["tagger.npz"], dev, "-o", out],
+               ["rerank", "run", built, dev, "-o", out], ["show", dev], ["evaluate", "tag", dev, dev],
+               ["evaluate", "parse", dev, dev], ["tree", "train", dev, "-o", out], ["tree", "score", m["tree.npz"], dev],
+               ["lm", "train", dev, "--method", "ngram", "-o", out], ["corpus", "stats", dev],
+               ["tag", "train", dev, "--epochs", "1", "-o", out], ["parse", "train", dev, "--epochs", "1", "-o", out],
+               ["rerank", "build", dev, "-o", d / "B-new", "--epochs", "1", "-k", "3", "--hash-bits", "12"],
+               ["rerank", "apply", m["reranker.npz"], tags, "--lm", m["lm_ngram.npz"], "-o", out]]
+    for encoding in ("utf-16", "utf-32", "utf-16-be", "cp1252", "utf-8-sig"):
+        must = encoding not in ("cp1252", "utf-8-sig")  # the sample is UTF-8: cp1252 decodes most of it
+        for argv in readers:
+            target = tags if argv[0] == "rerank" and argv[1] == "apply" else dev
+            cases.append(("wrong encoding", [*argv, "--encoding", encoding], out if out in argv else None, must,
+                          str(target) if must else None, None, False))
+    sizes = [(["rerank", "run", built, longest, "-o", out], "long.conllu"), (["show", longest], "long.conllu"),
+             (["show", longest, "--html", out], "long.conllu"), (["parse", "run", m["parser.npz"], longest, "-o", out],
+                                                                 "long.conllu"),
+             (["tag", "run", m["tagger.npz"], longest, "-o", out], None),  # linear in the length: tagged
+             (["tree", "train", SAMPLE, "--field", "form", "--dim", "1000", "-o", out], "--dim"),
+             (["tree", "train", SAMPLE, "--field", "form", "--method", "em", "--dim", "1000", "-o", out], "--dim"),
+             (["tree", "train", SAMPLE, "--field", "form", "--representation", "identity", "-o", out],
+              "identity representation"),
+             (["parse", "run", m["parser.npz"], dev, "--folds", "100", "-o", out], "--folds"),
+             (["tag", "run", m["tagger.npz"], dev, "--folds", "1000000000", "-o", out], "--folds"),
+             (["parse", "run", m["parser.npz"], dev, "-k", "1000000000", "-o", out], "-k"),
+             (["rerank", "run", built, dev, "-k", "1000000000", "-o", out], "-k"),
+             (["rerank", "build", SAMPLE, "-o", d / "B-new", "--folds", "1000000000"], "--folds"),
+             (["rerank", "build", SAMPLE, "-o", d / "B-new", "--tag-folds", "1000000000", "--tags", "predicted"],
+              "--tag-folds"),
+             (["rerank", "build", SAMPLE, "-o", d / "B-new", "-k", "1000000000"], "-k"),
+             (["rerank", "build", empty, "-o", d / "B-new"], "empty.conllu"), (["rerank", "build", d, "-o", d / "B-new"], str(d)),
+             (["embed", SAMPLE, "--dim", "100000", "-o", out], "--dim")]
+    for argv, named in sizes:
+        cases.append(("size", argv, out if out in argv else None, named is not None, named, None, True))
+    wrong = [(["parse", "run", m["parser.npz"], nbest, "-o", out], nbest), (["tag", "run", m["tagger.npz"], nbest, "-o", out], nbest),
+             (["rerank", "run", built, nbest, "-o", out], nbest), (["evaluate", "parse", nbest, dev], nbest),
+             (["evaluate", "tag", tags, dev], tags), (["parse", "train", nbest, "-o", out], nbest),
+             (["tag", "train", tags, "-o", out], tags),
+             (["rerank", "apply", m["reranker.npz"], dev, "-o", out], dev),
+             (["rerank", "train", dev, "--gold", dev, "-o", out], dev),
+             (["tag", "train", text, "-o", out], text), (["tag", "train", untagged, "-o", out], untagged),
+             (["parse", "train", text, "-o", out], text), (["tree", "train", text, "--format", "conllu", "-o", out], text),
+             (["parse", "run", built, dev, "-o", out], built), (["tag", "run", d, dev, "-o", out], d),
+             (["tree", "score", built / "tree.npz", dev, "-o", out], None),  # a build's own tree model: accepted
+             (["parse", "run", built / "parser.npz", dev, "-o", out], None),
+             (["rerank", "apply", d / "devlink.npz", tags, "-o", out], d / "devlink.npz"),
+             (["parse", "run", d / "devlink.npz", dev, "-o", out], d / "devlink.npz")]
+    (d / "devlink.npz").unlink(missing_ok=True)
+    (d / "devlink.npz").symlink_to("/dev/zero")
+    for argv, named in wrong:
+        cases.append(("wrong kind", [*argv, "--quiet"] if argv[0] in ("parse", "tag", "rerank", "tree") else argv,
+                      out if out in argv else None, named is not None, None if named is None else str(named), None, False))
+    cases.append(("empty input", ["corpus", "stats", empty], None, False, None, None, False))  # an empty corpus
+    for data in (b"", b"\x7fELF\x02\x01\x01\x00\xd0\xff\xfe" * 50, b"\n\n\n"):
+        for argv in (["show", "-"], ["tag", "run", m["tagger.npz"], "-", "-o", out], ["parse", "run", m["parser.npz"], "-",
+                                                                                      "-o", out],
+                     ["rerank", "apply", m["reranker.npz"], "-", "-o", out], ["evaluate", "parse", "-", dev],
+                     ["rerank", "run", built, "-", "-o", out]):
+            cases.append(("standard input", argv, out if out in argv else None, True, "<stdin>", data, False))
+    for what, target in hostile_builds(d, built):
+        read_by_run = what != "a stage file cut in half"  # rerank run reads the models, not the training lists
+        cases.append(("hostile build", ["rerank", "run", target, dev, "-o", out], out, read_by_run, str(target), None,
+                      True))
+        cases.append(("hostile build", ["rerank", "build", SAMPLE, "-o", target, "--epochs", "1", "-k", "5",
+                                        "--hash-bits", "16", "--quiet"], None, False, str(target), None, True))
+    return cases
+
+
 def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     """One long command in a process of its own, interrupted after ``delay`` s."""
     if output.exists():
@@ -381,10 +582,45 @@ def main(argv=None) -> int:
             if (i + 1) % 200 == 0:
                 print(f"{i + 1}/{args.cases} cases, {time.perf_counter() - start:.0f} s", file=sys.stderr)
         ro.chmod(0o700)
+        built = build_directory(d, small)
+        for category, a, output, must, expect, stdin, alone in issue42_cases(d, small, out, built):
+            outcome = run_outside(a, output, must, expect) if alone else run_inside(a, output, must, expect, stdin)
+            record(category, outcome, a)
+        print(f"issue 42 cases done, {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        startup_interrupts(d, rng, args.interrupts, record)
         interrupt_commands(d, rng, args.interrupts, record)
     write_results(RESULTS / "robustness.md", report(counts, examples, argv))
     print(report(counts, examples, argv))
     return 0
+
+
+def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
+    """``n`` SIGINT at random moments of the first 0.3 s of ``tree train``, run by the
+    installed command. Before the command's entry module runs, the interrupt is Python's
+    (its start-up, the script's first import): counted as "before the entry point"."""
+    out = d / "startup.out"
+    script = Path(sys.executable).parent / "seqspectral"
+    argv = ["tree", "train", SAMPLE, "-o", out, "--quiet"]
+    for _ in range(n):
+        if out.exists():
+            out.unlink()
+        proc = subprocess.Popen([str(script), *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(rng.uniform(0.0, 0.3))
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate()
+        lines = stderr.strip().splitlines()
+        if "init_import_site" in stderr or (proc.returncode == -signal.SIGINT and (
+                not lines or "from seqspectral.cli.main import main" in stderr)) or "_get_module_lock" in stderr:
+            outcome = "before the entry point"
+        elif proc.returncode == 0 and not lines:
+            outcome = "finished first"
+        elif proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0] and not stdout:
+            outcome = "partial output" if out.exists() or _temp_files(out) else "ok"
+        else:
+            outcome = "crash" if proc.returncode < 0 else "traceback" if "Traceback" in stderr else "interrupt not clean"
+        record("interrupt: start-up (tree train)", outcome, argv)
+    print("interrupts: start-up done", file=sys.stderr)
 
 
 def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
@@ -412,11 +648,12 @@ def report(counts: dict, examples: dict, argv) -> str:
     total = Counter()
     for c in counts.values():
         total.update(c)
-    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal"],
-                                     [[cat, sum(c.values()), *(c[o] for o in FAILURES), c["finished first"]]
-                                      for cat, c in sorted(counts.items())]))
+    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal",
+                                      "before the entry point"],
+                                     [[cat, sum(c.values()), *(c[o] for o in FAILURES), c["finished first"],
+                                       c["before the entry point"]] for cat, c in sorted(counts.items())]))
     failures = "\n".join(f"- {o}: " + "; ".join(e) for o, e in examples.items()) or "none"
-    return f"""# Robustness battery (issue 27)
+    return f"""# Robustness battery (issues 27 and 42)
 
 {describe("evaluation/robustness.py", sys.argv[1:] if argv is None else argv)}.
 

@@ -100,7 +100,9 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
         with _atomic_open(check_output_path(path), mode, encoding) as f:
             yield f
     except OSError as e:
-        if e.filename is not None or e.errno in (None, errno.EPIPE):
+        temporary = e.filename is not None and Path(os.fsdecode(e.filename)).name.endswith(".tmp") and \
+            Path(os.fsdecode(e.filename)).name.startswith(".")  # the atomic writer's own file: not the user's
+        if (e.filename is not None and not temporary) or e.errno in (None, errno.EPIPE):
             raise
         raise OSError(e.errno, e.strerror, str(given)) from None
 

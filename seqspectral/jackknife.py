@@ -14,12 +14,18 @@ def fold_of(n_items: int, n_folds: int) -> np.ndarray:
     return np.arange(n_items) * n_folds // n_items
 
 
+#: held-out items given to ``apply`` at a time (a kernel holds the interpreter while it runs)
+CHUNK = 128
+
+
 def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = None) -> list:
-    """``apply(model, held_out_items)`` (one result per item) for every fold, ``model`` a fresh
+    """``apply(model, held_out_items)`` (one result per item, items independent: called on chunks
+    of at most :data:`CHUNK`) for every fold, ``model`` a fresh
     estimator with ``estimator``'s settings (and the choices it made on dev, its
     ``selection_.chosen``, if it made any) fitted on the other ``n_folds - 1`` folds;
-    results in input order. Each fold is a stage of :mod:`seqspectral.progress` (``progress``:
-    a line per fold in a log, a bar on a terminal)."""
+    results in input order. The folds are one stage of :mod:`seqspectral.progress`, a step each
+    (``progress``: a line per fold in a log, a bar on a terminal; None: part of the stage it
+    runs in, if any)."""
     from .progress import stage
 
     items = list(items)
@@ -28,10 +34,13 @@ def jackknife(estimator, items, n_folds: int, apply, progress: bool | None = Non
     if getattr(estimator, "selection_", None) is not None:
         params.update(estimator.selection_.chosen)
     out = [None] * len(items)
-    for f in range(n_folds):
-        with stage(f"jackknife fold {f + 1}/{n_folds}", show=progress):
+    with stage("jackknife", total=n_folds, unit="fold", show=progress, inner=progress is None) as done:
+        for f in range(n_folds):
             inside = np.flatnonzero(folds == f)
             model = type(estimator)(**params).fit([x for x, g in zip(items, folds) if g != f])
-            for i, result in zip(inside, apply(model, [items[i] for i in inside])):
-                out[i] = result
+            for start in range(0, len(inside), CHUNK):  # between two calls: the heartbeat, an interrupt
+                part = inside[start:start + CHUNK]
+                for i, result in zip(part, apply(model, [items[i] for i in part])):
+                    out[i] = result
+            done.step(f"{len(inside)} {'item' if len(inside) == 1 else 'items'} predicted")
     return out

@@ -65,6 +65,9 @@ KINDS = {
     "dependency_labeler": "seqspectral.parsing.labeler:DependencyLabeler",
     "reranker": "seqspectral.reranking.reranker:Reranker",
     "tagger": "seqspectral.tagging.tagger:PerceptronTagger",
+    "markov_pcfg": "seqspectral.constituency.pcfg:MarkovPCFG",
+    "spectral_lpcfg": "seqspectral.constituency.spectral:SpectralLPCFG",
+    "em_lpcfg": "seqspectral.constituency.em:EMLPCFG",
 }
 #: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
 TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")
@@ -100,20 +103,33 @@ class Member:
     values: tuple | None = None
 
 
+@dataclass(frozen=True)
+class Value:
+    """A value of the header that the model reads when it is used (not only when it is
+    loaded): its JSON type — ``"number"`` (finite), ``"string"``, ``"strings"`` (a list of
+    strings) — and for a string the choices. Absent values are left to the kind (files of
+    earlier versions)."""
+
+    type: str
+    choices: tuple | None = None
+
+
 @dataclass
 class Schema:
-    """The members a model file of one kind holds, and the dimensions its header fixes
-    (name -> size, unified with the members' shapes and with nested models' dimensions)."""
+    """The members a model file of one kind holds, the dimensions its header fixes (name ->
+    size, unified with the members' shapes and with nested models' dimensions) and the header
+    values checked before the model is built (key -> :class:`Value`)."""
 
     members: dict = field(default_factory=dict)
     dims: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)
 
     def merged(self, other: "Schema") -> "Schema":
         dims = dict(self.dims)
         for name, size in other.dims.items():
             if dims.setdefault(name, size) != size:
                 raise ModelFileError(f"{name} is {dims[name]} in one part of the model and {size} in another")
-        return Schema({**self.members, **other.members}, dims)
+        return Schema({**self.members, **other.members}, dims, {**self.values, **other.values})
 
 
 def schema_of(header: dict) -> Schema:
@@ -121,7 +137,28 @@ def schema_of(header: dict) -> Schema:
     kind = header.get("kind") if isinstance(header, dict) else None
     if not isinstance(kind, str):
         raise ModelFileError(f"header has no model kind (got {type(kind).__name__})")
-    return model_class(kind).schema(header)
+    schema = model_class(kind).schema(header)
+    for key, value in schema.values.items():
+        if key in header:
+            _check_value(key, header[key], value)
+    return schema
+
+
+_VALUE_TYPES = {"number": "a finite number", "string": "a string", "strings": "a list of strings"}
+
+
+def _check_value(key: str, got, value: Value) -> None:
+    import math
+
+    if value.type == "number":
+        ok = isinstance(got, (int, float)) and not isinstance(got, bool) and math.isfinite(got)
+    elif value.type == "strings":
+        ok = isinstance(got, list) and all(isinstance(x, str) for x in got)
+    else:
+        ok = isinstance(got, str) and (value.choices is None or got in value.choices)
+    if not ok:
+        expected = f"one of {', '.join(map(repr, value.choices))}" if value.choices else _VALUE_TYPES[value.type]
+        raise ModelFileError(f"header value {key!r} is {_short(got)}, expected {expected}")
 
 
 def nested_schema(prefix: str, header) -> Schema:
@@ -129,7 +166,7 @@ def nested_schema(prefix: str, header) -> Schema:
     if not isinstance(header, dict):
         raise ModelFileError(f"the {prefix!r} part of the header is not an object")
     inner = schema_of(header)
-    return Schema({f"{prefix}/{k}": v for k, v in inner.members.items()}, inner.dims)
+    return Schema({f"{prefix}/{k}": v for k, v in inner.members.items()}, inner.dims)  # values: checked by schema_of
 
 
 def size(value, what: str, low: int = 0, high: int = MAX_DIM) -> int:
@@ -245,10 +282,7 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     """(header, arrays) of a model file: the header checked (``kind``, one or several, when
     given), then the members its kind's schema declares, checked and read."""
     path = Path(path)
-    if path.is_dir():
-        raise ModelFileError(f"{path}: is a directory, not a model file")
-    if not path.is_file():
-        raise ModelFileError(f"{path}: no such model file")
+    _check_regular_file(path)
     if not zipfile.is_zipfile(path):
         raise ModelFileError(f"{path}: not a seqspectral model file (not an .npz archive)")
     try:
@@ -271,6 +305,39 @@ def load_arrays(path: str | Path, kind: str | tuple[str, ...] | None = None) -> 
     except (OSError, EOFError, zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, zlib.error) as e:
         raise ModelFileError(f"{path}: damaged or not a seqspectral model file ({type(e).__name__}: {e})") from None
     return header, arrays
+
+
+def not_a_file(path) -> str | None:
+    """What ``path`` is when it is there but not a regular file (a link followed): "a
+    character device (a link to /dev/zero)", "a directory", ...; None for a regular file or
+    nothing at all. A file the toolkit reads or keeps must be a regular file: reading a device
+    may never end."""
+    import os
+    import stat
+
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "a link to a missing file" if path.is_symlink() else None
+    if stat.S_ISREG(mode):
+        return None
+    what = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode) else
+            "a block device" if stat.S_ISBLK(mode) else "a pipe" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return what + (f" (a link to {os.path.realpath(path)})" if path.is_symlink() else "")
+
+
+def _check_regular_file(path: Path) -> None:
+    """Refuse a path that is not a regular file, saying what it is (a link followed)."""
+    what = not_a_file(path)
+    if what is None and not path.exists():
+        raise ModelFileError(f"{path}: no such model file")
+    if what == "a directory" and (path / "build.json").is_file():
+        raise ModelFileError(f"{path}: a build directory, not a model file; run it with rerank run, or give one of "
+                             "its model files")
+    if what is not None:
+        raise ModelFileError(f"{path}: {what}, not a model file")
 
 
 def _read_header(zf: zipfile.ZipFile, by_name: dict) -> dict:
@@ -310,6 +377,13 @@ def _nesting_depth(text: str) -> int:
 
 
 def _read_members(zf: zipfile.ZipFile, by_name: dict, schema: Schema) -> dict[str, np.ndarray]:
+    """The members the schema declares; a member it does not declare is refused (the schema
+    is closed: a file holding anything the toolkit did not write is not that model)."""
+    declared = {name + ".npy" for name in schema.members} | {_HEADER_KEY + ".npy"}
+    unknown = sorted(set(by_name) - declared)
+    if unknown:
+        raise ModelFileError(f"member {_short(unknown[0])} is not part of a model of this kind"
+                             + (f" (nor {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
     dims = dict(schema.dims)
     arrays = {}
     for name, member in schema.members.items():

@@ -113,6 +113,14 @@ def _words():
     return (read_corpus(CORPORA / "ewt-sample.conllu", field="form"),), {}
 
 
+def _phrase_trees():
+    from nltk import Tree
+
+    return [Tree.fromstring(s) for s in ("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))",
+                                         "(S (NP (DT a) (JJ big) (NN cat)) (VP (VBZ sees) (NP (DT the) (NN dog))))",
+                                         "(S (NP (NN dog)) (VP (VBZ sees) (NP (DT a) (NN cat))) (. .))")] * 4
+
+
 def _make(name: str, *args, **kwargs):
     (cls,) = [c for c in estimator_classes() if c.__name__ == name]
     return cls(*args, **kwargs)
@@ -144,6 +152,9 @@ SMALL_FITS = {
     "ConvexEM": lambda: (_make("ConvexEM", _network()[0], tol=1e-4, n_roundings=2), (_network()[1],), {}),
     "SmoothProductMixture": lambda: (_make("SmoothProductMixture", 2, n_bins=4, n_init=1, max_iter=20),
                                      (np.random.default_rng(0).normal(size=(200, 3)),), {}),
+    "MarkovPCFG": lambda: (_make("MarkovPCFG"), (_phrase_trees(),), {}),
+    "SpectralLPCFG": lambda: (_make("SpectralLPCFG", 2), (_phrase_trees(),), {}),
+    "EMLPCFG": lambda: (_make("EMLPCFG", 2, max_iter=3), (_phrase_trees(),), {}),
     "SpectralExperts": lambda: (_make("SpectralExperts", 2, max_iter=50), *_regression()),
     "MixtureOfLinearRegressionsEM": lambda: (_make("MixtureOfLinearRegressionsEM", 2, max_iter=20), *_regression()),
 }
@@ -268,6 +279,9 @@ KIND_EXAMPLES = {
     "dependency_labeler": lambda: _fitted("DependencyLabeler"),
     "reranker": lambda: _fitted("Reranker"),
     "tagger": lambda: _fitted("PerceptronTagger"),
+    "markov_pcfg": lambda: _fitted("MarkovPCFG"),
+    "spectral_lpcfg": lambda: _fitted("SpectralLPCFG"),
+    "em_lpcfg": lambda: _fitted("EMLPCFG"),
 }
 
 

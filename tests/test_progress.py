@@ -36,10 +36,10 @@ def test_not_a_terminal_one_line_per_stage_when_shown_nothing_otherwise():
     assert run_stage(io.StringIO(), False) == ""
 
 
-def test_a_terminal_gets_a_bar_and_no_line_unless_quiet():
+def test_a_terminal_gets_a_bar_that_leaves_the_stage_time_behind_unless_quiet():
     text = run_stage(Terminal(), True)
     assert "counting" in text and "\r" in text and "3/3" in text  # tqdm redraws the line in place
-    assert "seqspectral: counting" not in text
+    assert re.search(r"seqspectral: counting: 3/3 shards in \d+\.\d s, \d+\.\d CPU s \(k=2\)\n$", text)
     assert run_stage(Terminal(), None) != ""
     assert run_stage(Terminal(), False) == ""
 
@@ -74,8 +74,8 @@ def test_jackknifing_reports_its_folds(capsys):
 
     out = jackknife(Mean(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, lambda m, held: [m.mean_] * len(held), progress=True)
     assert out == [4.5, 4.5, 3.5, 3.5, 2.5, 2.5]  # each fold predicted by the mean of the other two
-    lines = capsys.readouterr().err.splitlines()  # a stage per fold: a line each in a log
-    assert [line.split(":")[1] for line in lines] == [" jackknife fold 1/3", " jackknife fold 2/3", " jackknife fold 3/3"]
+    lines = capsys.readouterr().err.splitlines()  # a step per fold: a line each in a log
+    assert [line.split(" in ")[0] for line in lines] == [f"seqspectral: jackknife: fold {f}/3" for f in (1, 2, 3)]
     jackknife(Mean(), [1.0, 2.0], 2, lambda m, held: [m.mean_] * len(held), progress=False)
     assert capsys.readouterr().err == ""
 
@@ -113,8 +113,47 @@ def test_steps_are_stages_of_their_own_in_a_log_and_advance_the_bar_on_a_termina
         bar.step("dev 90.00%")
         bar.step("dev 91.00%")
     assert "2/2" in terminal.getvalue() and "dev 91.00%" in terminal.getvalue()
-    assert "seqspectral: tag train" not in terminal.getvalue()
+    assert terminal.getvalue().endswith("\n") and "seqspectral: tag train: 2/2 epochs in " in terminal.getvalue()
     quiet = io.StringIO()
     with stage("tag train", total=2, unit="epoch", show=False, stream=quiet) as bar:
         bar.step("dev 90.00%")
     assert quiet.getvalue() == ""
+
+
+def test_an_interrupted_stage_is_not_reported_as_done():
+    for stream in (io.StringIO(), Terminal()):
+        with pytest.raises(KeyboardInterrupt), stage("parser", show=True, stream=stream):
+            raise KeyboardInterrupt
+        assert "seqspectral: parser" not in stream.getvalue()
+
+
+def test_a_long_stage_is_announced_and_heartbeats_with_its_inner_stages(monkeypatch):
+    """Off a terminal: a line after ANNOUNCE_AFTER s of silence, then one every HEARTBEAT s,
+    saying what the inner stages (epochs, folds) have done; the clock is driven by hand."""
+    from seqspectral import progress
+
+    log = io.StringIO()
+    with stage("rerank build: parser", show=True, stream=log) as outer:
+        with stage("epochs", total=10, unit="epoch", inner=True) as epochs:
+            epochs.update(3)
+            t0 = outer._start
+            progress._tick(t0 + 1.0)
+            assert log.getvalue() == ""  # not yet: a short stage says nothing until it ends
+            progress._tick(t0 + progress.ANNOUNCE_AFTER + 0.1)
+            progress._tick(t0 + progress.ANNOUNCE_AFTER + 1.1)  # said once, not again within HEARTBEAT
+            lines = log.getvalue().splitlines()
+            assert len(lines) == 1
+            assert re.fullmatch(r"seqspectral: rerank build: parser: running: \d+\.\d s, \d+\.\d CPU s "
+                                r"\(epochs 3/10\)", lines[0])
+            progress._said[0] = t0  # as if the last line were long ago
+            progress._tick(t0 + progress.HEARTBEAT + 0.1)
+            assert len(log.getvalue().splitlines()) == 2
+    assert log.getvalue().splitlines()[-1].startswith("seqspectral: rerank build: parser: ")  # the closing line
+    assert len(log.getvalue().splitlines()) == 3
+
+
+def test_inner_stages_say_nothing_alone():
+    log = io.StringIO()
+    with stage("epochs", total=2, unit="epoch", inner=True, stream=log) as epochs:
+        epochs.update(2)
+    assert log.getvalue() == "" and epochs.mode == "off"

@@ -97,6 +97,8 @@ class ColumnProfile:
             if empty > THRESHOLD and trained_empty <= THRESHOLD:
                 out.append(f"{column.upper()} is _ for {empty:.0%} of the words (training data: {trained_empty:.0%})")
                 continue
+            if not trained:  # a column read but not profiled (an older file): only its emptiness can be told
+                continue
             unseen = Counter({v: n for v, n in counts.items() if v != "_" and v not in trained})
             share = sum(unseen.values()) / max(total - counts["_"], 1)
             if share > THRESHOLD:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from .formats import FALLBACK, get_format, registered
 from .sequences import Corpus
-from .textfile import DEFAULT_ENCODING, ascii_bytes
+from .textfile import DEFAULT_ENCODING, ascii_bytes, check_head
 from .vocabulary import Vocabulary
 
 class Detection(NamedTuple):
@@ -52,7 +52,10 @@ def detect(path, encoding: str = DEFAULT_ENCODING) -> Detection:
     for fmt in formats:
         reason = fmt.sniff(lines) if fmt.sniff is not None else None
         if reason:
+            if fmt.name == FALLBACK:  # no layout found: binary input is named by its first undecodable byte
+                check_head(path, data, encoding, cut=len(chunk) == 1 << 16)
             return Detection(fmt.name, reason)
+    check_head(path, data, encoding, cut=len(chunk) == 1 << 16)
     return Detection(FALLBACK, "no registered format's layout in its first lines")
 
 

@@ -40,14 +40,11 @@ def every_byte_decodes(encoding: str) -> bool:
 def decode(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> str:
     """``data`` (the bytes of ``path``) as text with ``\\n`` line breaks and no byte-order mark."""
     name = check_encoding(encoding)
+    check_start(path, data[:_START], name)
     try:
         text = data.decode(name)
-    except UnicodeDecodeError as e:
-        line = line_of(data, e.start)
-        raise CorpusFormatError(
-            path, line, f"bytes that are not {name} ({data[e.start:e.end]!r}); if the file has another encoding, "
-                        f"name it with --encoding (e.g. --encoding latin-1)"
-        ) from None
+    except UnicodeError as e:
+        raise undecodable(path, data, name, e) from None
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
@@ -55,17 +52,61 @@ def decode(path, data: bytes, encoding: str = DEFAULT_ENCODING) -> str:
     return text
 
 
+#: bytes of a file's start that :func:`check_start` looks at
+_START = 256
+
+
+def check_start(path, head: bytes, name: str) -> None:
+    """Refuse a file whose first bytes cannot start text in ``name``: in an encoding of two or
+    four bytes a character (UTF-16, UTF-32) every ASCII character has a zero byte, so a start
+    with neither a byte-order mark nor a zero byte (a UTF-8 file, say) is not text in it —
+    though its bytes may decode, to nonsense."""
+    if not head or b"\0" not in "0".encode(name):
+        return  # an encoding of ASCII without zero bytes
+    boms = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+    if b"\0" not in head and not head.startswith(boms):
+        raise CorpusFormatError(path, 1, f"bytes that are not {name} ({head[:4]!r}: no byte-order mark and no zero "
+                                         f"byte); if the file has another encoding, name it with --encoding "
+                                         f"(e.g. --encoding utf-8)")
+
+
+def check_head(path, data: bytes, encoding: str, cut: bool) -> None:
+    """Refuse the first bytes of ``path`` (``cut``: the file goes on) where they are not text in
+    ``encoding``, as :func:`decode` would (a character cut at the end is not counted)."""
+    try:
+        data.decode(encoding)
+    except UnicodeDecodeError as e:
+        if not (cut and e.reason == "unexpected end of data"):
+            raise undecodable(path, data, encoding, e) from None
+
+
+def undecodable(path, data: bytes, name: str, error: UnicodeError) -> CorpusFormatError:
+    """The one error of every reader for bytes that are not text in encoding ``name``: the
+    file, the line and the bytes. ``error`` is Python's: a UnicodeDecodeError has the bytes'
+    place; the stream decoders of UTF-16 and UTF-32 raise a bare UnicodeError at the file's
+    first bytes (no byte-order mark)."""
+    start, end = (error.start, error.end) if isinstance(error, UnicodeDecodeError) else (0, min(len(data), 4))
+    return CorpusFormatError(
+        path, line_of(data, start), f"bytes that are not {name} ({data[start:end]!r}); if the file has another "
+                                    f"encoding, name it with --encoding (e.g. --encoding latin-1)")
+
+
 def iter_lines(path, encoding: str = DEFAULT_ENCODING):
     """The lines of ``path`` one at a time, without their line break, decoded as by
     :func:`decode` (memory: one line, not the file)."""
     name = check_encoding(encoding)
+    with open(path, "rb") as f:
+        check_start(path, f.read(_START), name)
     try:
         with open(path, encoding="utf-8-sig" if name == "utf-8" else name, newline=None) as f:
-            for line in f:
+            for i, line in enumerate(f):
+                if i == 0 and line.startswith("\ufeff"):  # the byte-order mark of UTF-16-LE, ...
+                    line = line[1:]
                 yield line[:-1] if line.endswith("\n") else line
-    except UnicodeDecodeError:
-        decode(path, Path(path).read_bytes(), name)  # raises with the exact line
-        raise
+    except UnicodeError as e:
+        data = Path(path).read_bytes()
+        decode(path, data, name)  # raises with the exact line
+        raise undecodable(path, data, name, e) from None  # only the stream decoder refused (a UTF-16 BOM)
 
 
 def read_text_file(path, encoding: str = DEFAULT_ENCODING) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from seqspectral.bounds import BOUNDS
 from seqspectral.linalg.svd import truncated_svd
 
 #: the number of hidden dimensions when none is given and the representation does not fix it
@@ -31,8 +32,8 @@ DEFAULT_DIM = 16
 UNKNOWN = "<unk>"
 #: vocabularies larger than this use the randomized SVD for the "svd" representation
 RANDOMIZED_ABOVE = 2000
-#: refuse the identity representation beyond this many symbols (k^3 operators)
-MAX_IDENTITY = 200
+#: refuse the identity representation beyond this many symbols (k^3 operators: the bounds table's)
+MAX_IDENTITY = BOUNDS["tree_dim"].high
 
 
 class RepresentationError(ValueError):

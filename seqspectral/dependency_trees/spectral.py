@@ -361,13 +361,14 @@ class SpectralTreeModel(Estimator):
 
     @classmethod
     def schema(cls, header: dict):
-        from seqspectral.serialize import Member, Schema, vocabulary_size
+        from seqspectral.serialize import Member, Schema, Value, vocabulary_size
 
         n, d = vocabulary_size(header["vocabulary"]), "dim"
         shapes = {"c1": (d,), "cinf": (d,), "EL": (d, d), "ER": (d, d), "KL": (d, d, d), "KR": (d, d, d),
                   "emit": (n, d), "frequencies": (n,), "U": (n, d)}
         return Schema({**{name: Member("f", shape) for name, shape in shapes.items()},
-                       **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}})
+                       **{"topology/stop_adjacent": Member("f", (n, 2)), "topology/stop_further": Member("f", (n, 2))}},
+                      values=dict.fromkeys(("ridge_", "shrinkage_", "floor_"), Value("number")))
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]) -> "SpectralTreeModel":

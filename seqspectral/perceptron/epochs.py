@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from seqspectral.progress import stage
 from seqspectral.selection import SelectionResult, grid_search
 
 
@@ -71,18 +72,20 @@ def train_epochs(n_epochs: int, run_epoch: Callable[[int], dict], average: Calla
         if on_epoch is not None:
             on_epoch(record)
     model = start
-    for epoch in range(1, n_epochs + 1):
-        record = {"epoch": epoch, **run_epoch(epoch)}
-        model = average()
-        if held_out is not None:
-            value = held_out.evaluate(model)
-            record[held_out.name] = value
-            scores[epoch] = held_out.score(value)
-            if best is None or scores[epoch] > best[0]:
-                best = (scores[epoch], model)
-        history.append(record)
-        if on_epoch is not None:
-            on_epoch(record)
+    with stage("epochs", total=n_epochs, unit="epoch", inner=True) as done:  # the heartbeat of a stage it runs in
+        for epoch in range(1, n_epochs + 1):
+            record = {"epoch": epoch, **run_epoch(epoch)}
+            model = average()
+            if held_out is not None:
+                value = held_out.evaluate(model)
+                record[held_out.name] = value
+                scores[epoch] = held_out.score(value)
+                if best is None or scores[epoch] > best[0]:
+                    best = (scores[epoch], model)
+            history.append(record)
+            done.update()
+            if on_epoch is not None:
+                on_epoch(record)
     return EpochRun(history, best[1] if best is not None else model, scores, held_out.on if held_out else "")
 
 

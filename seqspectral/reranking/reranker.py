@@ -254,16 +254,15 @@ class Reranker(Estimator):
 
     @classmethod
     def schema(cls, header):
-        from seqspectral.serialize import Member, Schema, size
+        from seqspectral.serialize import Member, Schema, Value, size
 
-        names = header["dense_names"]
-        for key in ("dense_names", "dropped_names"):
-            value = header.get(key, [])
-            if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
-                raise ValueError(f"{key} is not a list of strings")
-        n = len(names)
+        from .parses import TEMPLATES
+
+        n = len(header["dense_names"])
         return Schema({**sparse_schema("sparse", size(header["params"]["hash_bits"], "hash_bits", 8, 30)),
-                       **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}})
+                       **{name: Member("f", (n,)) for name in ("dense_weights", "dense_mean", "dense_scale")}},
+                      values={"dense_names": Value("strings"), "dropped_names": Value("strings"),
+                              "templates": Value("string", ("", *TEMPLATES)), "ranks": Value("string", ("", "parses", "tags"))})
 
     @classmethod
     def from_state(cls, header, arrays):

@@ -17,6 +17,7 @@ class CorpusInput:
     def __init__(self, path, reading, vocabulary=None, name: str | None = None):
         self.path, self.reading, self.vocabulary = str(path), reading, vocabulary
         self.name = name or self.path
+        self.empty_ok = False  # True: a file with nothing to read is an empty corpus (corpus stats)
         self.format: str | None = None
         self.n_skipped = 0
         self.notes: list[str] = []
@@ -60,7 +61,7 @@ class CorpusInput:
                     raise
                 raise CorpusFormatError(self.name, e.line, e.reason) from None
         self._collect(caught)
-        if n_tokens == 0:  # one rule for every workflow: an input with nothing to read is bad input
+        if n_tokens == 0 and not self.empty_ok:  # an input with nothing to read is bad input (not to corpus stats)
             raise InputError(f"{self.name}: no {'symbols' if self.format == 'pautomac' else 'words'} to read"
                              + (f" (all {self.n_skipped} malformed ones skipped)" if self.n_skipped else ""))
 

@@ -12,6 +12,10 @@ import numpy as np
 from seqspectral.io import atomic_open
 
 
+#: sentences k-best parsed per kernel call (the kernel holds the interpreter while it runs)
+KBEST_CHUNK = 128
+
+
 def fold_blocks(n: int, folds: int) -> list[tuple[int, int]]:
     """``[(start, stop)]`` of each fold's consecutive sentences (:func:`seqspectral.jackknife.fold_of`)."""
     from seqspectral.jackknife import fold_of
@@ -34,8 +38,11 @@ def parse_fold(params: dict, train: list, held: list, k: int) -> tuple[np.ndarra
     from seqspectral.parsing import DependencyParser
 
     start = time.process_time()
-    trees = DependencyParser(**params).fit(train).kbest_trees(held, k)
-    return trees.heads, trees.scores, trees.n_trees, time.process_time() - start
+    parser = DependencyParser(**params).fit(train)
+    # in chunks: between two kernel calls the progress heartbeat and an interrupt get their turn
+    parts = [parser.kbest_trees(held[i:i + KBEST_CHUNK], k) for i in range(0, len(held), KBEST_CHUNK)]
+    return (np.concatenate([p.heads for p in parts]), np.concatenate([p.scores for p in parts]),
+            np.concatenate([p.n_trees for p in parts]), time.process_time() - start)
 
 
 def parallel_map(function, jobs: list[tuple], workers: int):

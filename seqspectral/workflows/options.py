@@ -6,22 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field as dataclass_field
 from pathlib import Path
 
+from seqspectral.bounds import BOUNDS as _TABLE
+
 #: tree-model features: "global" log p(words | tree) and the topology term; "direction" adds
 #: the per-word conditional log-probabilities summed by the word's side of its head
 SPECTRAL = ("global", "direction")
 
-#: the bounds of the options whose size sets the build's memory or time: (low, high, what).
-#: The same figures as the toolkit's bounds table (issue 42: -k as parse run, folds, epochs);
-#: this is the one place the build reads them.
-BOUNDS = {
-    "k": (1, 1000, "candidates per sentence"),
-    "folds": (2, 20, "jackknifing folds"),
-    "tag_folds": (2, 20, "folds of the jackknifed training tags"),
-    "parser_epochs": (1, 1000, "epochs"),
-    "tagger_epochs": (1, 1000, "epochs"),
-    "reranker_epochs": (1, 1000, "epochs"),
-    "parser_hash_bits": (10, 30, "hash bits"),
-}
+#: the bounds of the options whose size sets the build's memory or time: (low, high, what),
+#: from the toolkit's bounds table (seqspectral.bounds: -k as parse run, folds, epochs); this
+#: is the one place the build reads them. Its parsers take at least 2**10 weights.
+BOUNDS = {name: (max(_TABLE[key].low, 10 if key == "hash_bits" else 0), _TABLE[key].high, _TABLE[key].what)
+          for name, key in (("k", "k"), ("folds", "folds"), ("tag_folds", "tag_folds"), ("parser_epochs", "epochs"),
+                            ("tagger_epochs", "epochs"), ("reranker_epochs", "epochs"), ("parser_hash_bits", "hash_bits"))}
 #: the command-line spelling of each option
 OPTION_NAMES = {"k": "-k", "folds": "--folds", "tag_folds": "--tag-folds", "parser_epochs": "--epochs",
                 "tagger_epochs": "--epochs", "reranker_epochs": "--epochs", "parser_hash_bits": "--hash-bits",

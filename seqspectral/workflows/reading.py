@@ -65,8 +65,11 @@ def read_sentences(path, reading, heads_required: bool = True, name: str | None 
         raise InputError(f"{shown}: no sentences")
     if not nbest and "nbest_rank" in sentences[0].metadata:
         raise InputError(f"{shown}: an n-best file (candidates of parse run -k / tag run -k), not sentences")
-    longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
-    if max_words is not None and len(sentences[longest]) > max_words:
-        raise InputError(f"{shown}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
-                         f"at most {max_words} (its time grows with the cube of the length)")
+    if max_words is not None:  # the bounds table's rule and message (seqspectral.bounds)
+        from seqspectral.bounds import BoundError, check_sentences
+
+        try:
+            check_sentences(sentences, shown, limit=max_words)
+        except BoundError as e:
+            raise InputError(str(e)) from None
     return Read(sentences, reading.format, notes, said)

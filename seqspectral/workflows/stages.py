@@ -25,19 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from seqspectral.progress import stage as progress_stage
 
 from .manifest import stage_files
-
-#: seconds between the heartbeat lines of a running stage off a terminal
-HEARTBEAT_S = 20.0
-
 
 def file_digest(path) -> str:
     """sha256 of a file's bytes."""
@@ -195,6 +189,14 @@ class Runner:
     def finished(self, name: str, key: str, files: list[str], state: BuildState | None = None) -> bool:
         """Whether stage ``name`` is recorded with ``key`` and every file is there with the bytes
         recorded; a file that is not is named in a note (and the stage is run again)."""
+        from seqspectral.serialize import not_a_file
+
+        from .reading import InputError
+
+        for f in files:  # a stage file replaced by a link to a device, a directory: refused, never read or written
+            what = not_a_file(self.path(f))
+            if what is not None:
+                raise InputError(f"{self.path(f)}: {what}, not a file of this build; remove it and run again")
         entry = self.manifest["stages"].get(name)
         if not entry or entry["key"] != key:
             return False
@@ -213,32 +215,12 @@ class Runner:
     def note(self, message: str) -> None:
         self.on_note(message)
 
-    @contextmanager
     def stage(self, desc: str, total: int | None = None, unit: str = "step"):
-        """A :func:`seqspectral.progress.stage` of this build; off a terminal a line when it
-        starts, a heartbeat line every :data:`HEARTBEAT_S` seconds while it runs (with the
-        stage's note: the epoch, the fold), its closing line only when it has finished (an
-        interrupted or failed stage says so instead)."""
-        shown = progress_stage(f"rerank build: {desc}", total, unit, show=self.progress, stream=self.stream)
-        lines = shown.mode == "line"
-        say = (lambda text: print(f"seqspectral: rerank build: {desc}: {text}", file=shown.stream, flush=True)) \
-            if lines else (lambda text: None)
-        say("started")
-        beat = _Heartbeat(shown, say) if lines else None
-        try:
-            yield shown
-        except BaseException as e:
-            if beat is not None:
-                beat.stop()
-            if lines:  # never a closing line for a stage that did not finish
-                say(f"{'interrupted' if isinstance(e, KeyboardInterrupt) else 'stopped'} after "
-                    f"{time.perf_counter() - beat.start:.1f} s; not finished")
-            else:
-                shown.close()
-            raise
-        if beat is not None:
-            beat.stop()
-        shown.close()
+        """A :func:`seqspectral.progress.stage` of this build, announced: off a terminal a line
+        when it starts, a heartbeat while it runs (with the epochs or folds done inside it), its
+        closing line only when it has finished (an interrupted or failed one says so instead)."""
+        return progress_stage(f"rerank build: {desc}", total, unit, show=self.progress, stream=self.stream,
+                              announce=True)
 
     def kept(self, name: str) -> None:
         with progress_stage(f"rerank build: {name}", show=self.progress, stream=self.stream) as s:
@@ -250,24 +232,3 @@ class Runner:
         self.manifest["stages"][name] = {"key": key, "files": {f: file_digest(self.path(f)) for f in files},
                                          "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
         write_manifest(self.directory, self.manifest)
-
-
-class _Heartbeat:
-    """A line every :data:`HEARTBEAT_S` seconds from a thread while a stage runs: its
-    seconds so far and its note (``Stage.postfix``: the epoch, the fold)."""
-
-    def __init__(self, shown, say):
-        self.shown, self.say, self.start = shown, say, time.perf_counter()
-        self._stopped = threading.Event()
-        self._thread = threading.Thread(target=self._beat, daemon=True)
-        self._thread.start()
-
-    def _beat(self) -> None:
-        while not self._stopped.wait(HEARTBEAT_S):
-            done = f"{self.shown.n}/{self.shown.total} {self.shown.unit}s, " if self.shown.total else ""
-            note = f" ({self.shown.postfix})" if self.shown.postfix else ""
-            self.say(f"running, {done}{time.perf_counter() - self.start:.0f} s{note}")
-
-    def stop(self) -> None:
-        self._stopped.set()
-        self._thread.join()

@@ -239,3 +239,204 @@ def test_damaged_model_files_of_every_kind(files, tmp_path, capsys, name):
         _exit(capsys, [fill.get(a, a) if isinstance(a, str) else a for a in argv], out if "OUT" in argv else None)
 
     check()
+
+
+# -- issue 42: each class of wrong exit at its mechanism ---------------------------------------
+
+def _refused(capsys, argv, *named, output: Path | None = None, stdin: bytes | None = None, monkeypatch=None):
+    """Exit 2, one line naming each of ``named`` (not a temporary copy of standard input),
+    nothing written."""
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # argparse
+        code = e.code
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert code == 2 and len(errors) == 1, err
+    assert all(str(n) in errors[0] for n in named), err
+    assert "/stdin" not in errors[0], err  # not the temporary copy of standard input
+    assert output is None or not output.exists()
+    return errors[0]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be"])
+@pytest.mark.parametrize("command", ["parse run", "tag run", "show", "evaluate tag", "tree train", "corpus stats"])
+def test_a_wrong_encoding_is_refused_at_the_reader_with_file_and_line(files, tmp_path, capsys, encoding, command):
+    out = tmp_path / "out"
+    small = files / "small.conllu"
+    argv = {"parse run": ["parse", "run", files / "parser.npz", small, "-o", out],
+            "tag run": ["tag", "run", files / "tagger.npz", small, "-o", out], "show": ["show", small],
+            "evaluate tag": ["evaluate", "tag", small, small], "tree train": ["tree", "train", small, "-o", out],
+            "corpus stats": ["corpus", "stats", small]}[command]
+    line = _refused(capsys, [*argv, "--encoding", encoding], f"{small}:1: bytes that are not {encoding}", output=out)
+    assert "--encoding" in line
+
+
+def test_a_utf16_file_with_its_byte_order_mark_reads(files, tmp_path, capsys):
+    text = (files / "small.conllu").read_text(encoding="utf-8")
+    for encoding in ("utf-16", "utf-16-le"):
+        path = tmp_path / f"{encoding}.conllu"
+        path.write_bytes(("\ufeff" + text).encode(encoding) if encoding == "utf-16-le" else text.encode(encoding))
+        assert main(["corpus", "stats", str(path), "--encoding", encoding, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["n_sequences"] == 40
+
+
+def _rewritten(source: Path, target: Path, header_change=None, extra: np.ndarray | None = None) -> Path:
+    members = _members(source)
+    if header_change is not None:
+        header = json.loads(np.lib.format.read_array(io.BytesIO(members["__header__.npy"])).tobytes())
+        header_change(header)
+        members["__header__.npy"] = npy_bytes(np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+    if extra is not None:
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, extra, allow_pickle=True)
+        members["extra.npy"] = buf.getvalue()
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return target
+
+
+def test_damaged_header_values_a_model_reads_later_are_refused_at_loading(files, tmp_path, capsys):
+    out = tmp_path / "out"
+    evil = _rewritten(files / "reranker.npz", tmp_path / "r.npz", lambda h: h.update(templates="evil"))
+    _refused(capsys, ["rerank", "apply", evil, files / "nbest.conllu", "-o", out], evil, "'templates'", output=out)
+    floor = _rewritten(files / "tree.npz", tmp_path / "t.npz", lambda h: h.update(floor_="x"))
+    _refused(capsys, ["tree", "score", floor, files / "small.conllu", "-o", out], floor, "'floor_'", output=out)
+
+
+@pytest.mark.parametrize("extra", [np.array([{"a": 1}], dtype=object), np.zeros(1 << 16, np.uint8)])
+def test_a_member_the_schema_does_not_declare_is_refused_naming_it(files, tmp_path, capsys, extra):
+    out = tmp_path / "out"
+    for name, argv in (("parser.npz", ["parse", "run", "M", files / "small.conllu", "-o", out]),
+                       ("tree.npz", ["tree", "score", "M", files / "small.conllu", "-o", out])):
+        model = _rewritten(files / name, tmp_path / name, extra=extra)
+        _refused(capsys, [model if a == "M" else a for a in argv], model, "'extra.npy'", output=out)
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["parse", "run", "PARSER", "SMALL", "--folds", "100", "-o", "OUT"], "--folds"),
+    (["tag", "run", "TAGGER", "SMALL", "--folds", "1000000000", "-o", "OUT"], "--folds"),
+    (["parse", "run", "PARSER", "SMALL", "-k", "1000000000", "-o", "OUT"], "-k"),
+    (["tree", "train", "SMALL", "--field", "form", "--dim", "1000", "-o", "OUT"], "--dim"),
+    (["tree", "train", "SMALL", "--method", "em", "--dim", "1000", "-o", "OUT"], "--dim"),
+    (["rerank", "build", "SMALL", "-o", "OUT", "-k", "1000000000"], "-k"),
+    (["rerank", "build", "SMALL", "-o", "OUT", "--tag-folds", "1000000000"], "--tag-folds"),
+    (["show", "LONG"], "long.conllu"), (["show", "LONG", "--html", "OUT"], "long.conllu"),
+    (["parse", "run", "PARSER", "LONG", "-o", "OUT"], "long.conllu"),
+])
+def test_every_option_that_sizes_work_is_bounded_by_the_table(files, tmp_path, capsys, argv, named):
+    out = tmp_path / "out"
+    long = tmp_path / "long.conllu"
+    long.write_text("\n".join(f"{i}\tw\tw\tNOUN\tNN\t_\t{0 if i == 1 else 1}\tdep\t_\t_" for i in range(1, 1502)) + "\n\n")
+    fill = {"PARSER": files / "parser.npz", "TAGGER": files / "tagger.npz", "SMALL": files / "small.conllu",
+            "OUT": out, "LONG": long}
+    _refused(capsys, [fill.get(a, a) for a in argv], named, output=out)
+
+
+def test_the_bounds_table_checks_values_from_files_naming_them():
+    from seqspectral.bounds import BoundError, check
+
+    assert check("k", 50) == 50
+    for value in (10 ** 9, 0, "x", True, 1.5):
+        with pytest.raises(BoundError, match=r"^B/build.json: options.k"):
+            check("k", value, where="B/build.json: options.k")
+    with pytest.raises(BoundError, match="the training sentences"):
+        check("folds", 5, most=3, most_why="the training sentences")
+
+
+@pytest.mark.parametrize("command, wrong, named", [
+    (["parse", "run", "PARSER", "NBEST", "-o", "OUT"], "NBEST", "an n-best file"),
+    (["tag", "run", "TAGGER", "NBEST", "-o", "OUT"], "NBEST", "an n-best file"),
+    (["evaluate", "parse", "NBEST", "SMALL"], "NBEST", "an n-best file"),
+    (["evaluate", "tag", "NBEST", "SMALL"], "NBEST", "an n-best file"),
+    (["tag", "train", "NBEST", "-o", "OUT"], "NBEST", "an n-best file"),
+    (["rerank", "apply", "RERANKER", "SMALL", "-o", "OUT"], "SMALL", "nbest_rank"),
+    (["tag", "train", "TEXT", "-o", "OUT"], "TEXT", "UPOS column is empty"),
+    (["tag", "train", "UNTAGGED", "-o", "OUT"], "UNTAGGED", "UPOS column is empty"),
+    (["parse", "train", "TEXT", "-o", "OUT"], "TEXT", "holds no trees"),
+    (["parse", "run", "BUILD", "SMALL", "-o", "OUT"], "BUILD", "a build directory"),
+    (["tag", "run", "DEVICE", "SMALL", "-o", "OUT"], "DEVICE", "a character device"),
+])
+def test_an_input_of_the_wrong_kind_is_refused_saying_what_it_is(files, tmp_path, capsys, command, wrong, named):
+    out = tmp_path / "out"
+    small = files / "small.conllu"
+    untagged = tmp_path / "untagged.conllu"
+    untagged.write_text("\n".join("\t".join(c[:3] + ["_", "_"] + c[5:]) if len(c := line.split("\t")) == 10 else line
+                                  for line in small.read_text().split("\n")))
+    text = tmp_path / "text.txt"
+    text.write_text("The cat sat on the mat. It was warm.\n\nA dog barked.\n")
+    build = tmp_path / "B"
+    build.mkdir()
+    (build / "build.json").write_text("{}")
+    device = tmp_path / "device.npz"
+    device.symlink_to("/dev/null")
+    fill = {"PARSER": files / "parser.npz", "TAGGER": files / "tagger.npz", "RERANKER": files / "reranker.npz",
+            "NBEST": files / "nbest.conllu", "SMALL": small, "OUT": out, "TEXT": text, "UNTAGGED": untagged,
+            "BUILD": build, "DEVICE": device}
+    _refused(capsys, [fill.get(a, a) for a in [*command, "--quiet"]], fill[wrong], named, output=out)
+
+
+def test_an_empty_file_is_an_empty_corpus_for_corpus_stats(tmp_path, capsys):
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("")
+    assert main(["corpus", "stats", str(empty), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["n_sequences"] == 0 and stats["n_tokens"] == 0
+
+
+@pytest.mark.parametrize("data", [b"", b"\x7fELF\x02\x01\x01\x00\xd0\xff" * 20])
+@pytest.mark.parametrize("command", [["show", "-"], ["tag", "run", "TAGGER", "-", "-o", "OUT"],
+                                     ["evaluate", "parse", "-", "SMALL"]])
+def test_standard_input_is_named_stdin_with_its_undecodable_byte(files, tmp_path, capsys, monkeypatch, data, command):
+    out = tmp_path / "out"
+    fill = {"TAGGER": files / "tagger.npz", "OUT": out, "SMALL": files / "small.conllu"}
+    line = _refused(capsys, [fill.get(a, a) for a in command], "<stdin>", output=out, stdin=data,
+                    monkeypatch=monkeypatch)
+    if data:
+        assert "<stdin>:1: bytes that are not utf-8 (b'\\xd0')" in line
+
+
+def test_a_build_parser_on_tagged_input_does_not_call_its_tags_unseen(files, tmp_path, capsys):
+    """A parser file without a profile of its training columns (a build's) warns only about
+    what it can tell: empty columns, not 'never seen' values."""
+    bare = _rewritten(files / "parser.npz", tmp_path / "p.npz", lambda h: h.pop("input_profile", None))
+    assert main(["parse", "run", str(bare), str(files / "small.conllu"), "-o", str(tmp_path / "out")]) == 0
+    assert "never seen" not in capsys.readouterr().err
+
+
+def test_sigint_from_the_entry_module_on_is_exit_130_with_one_line():
+    """As the program, the entry module takes SIGINT from its first lines: before main starts,
+    the process ends at once with status 130 and one line."""
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.argv[0] = 'seqspectral'\n"
+            "import os, signal, time\n"
+            "import seqspectral.cli.main\n"
+            "os.kill(os.getpid(), signal.SIGINT); time.sleep(10)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 130 and run.stderr == "seqspectral: interrupted (SIGINT)\n", run.stderr
+
+
+def test_a_model_run_on_another_tag_set_warns(files, tmp_path, capsys):
+    other = tmp_path / "other.conllu"
+    other.write_text("\n".join("\t".join(c[:3] + ["x" + c[3].lower()] + c[4:]) if len(c := line.split("\t")) == 10
+                               else line for line in (files / "small.conllu").read_text().split("\n")))
+    assert main(["parse", "run", str(files / "parser.npz"), str(other), "-o", str(tmp_path / "out")]) == 0
+    assert "100% of the UPOS values were never seen in training" in capsys.readouterr().err
+
+
+def test_an_output_fault_names_the_path_given_not_the_temporary_file(files, tmp_path, capsys, monkeypatch):
+    import os
+
+    def refuse(path, mode):  # the temporary file cannot be given its mode: as on a file system that refuses it
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(os, "chmod", refuse)
+    out = tmp_path / "out.conllu"
+    _refused(capsys, ["tag", "run", files / "tagger.npz", files / "small.conllu", "-o", out, "--quiet"],
+             f"{out}: Permission denied", output=out)
+    assert not list(tmp_path.glob(".out.conllu.*"))

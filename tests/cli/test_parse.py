@@ -198,9 +198,13 @@ def test_jackknife_parses_every_sentence_once(trained, tmp_path):
 
 def test_more_folds_than_sentences_is_a_usage_error(trained, tmp_path, capsys):
     _, _, dev, parser = trained
-    n = len(read_conllu(dev))
-    assert main(["parse", "run", str(parser), str(dev), "--folds", str(n + 1), "-o", str(tmp_path / "x")]) == 2
-    assert f"--folds must be in 2..{n}" in capsys.readouterr().err
+    few = tmp_path / "few.conllu"
+    write_conllu(few, read_conllu(dev)[:3])
+    assert main(["parse", "run", str(parser), str(few), "--folds", "4", "-o", str(tmp_path / "x")]) == 2
+    assert "--folds must be in 2..3" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # beyond the bounds table's: a usage error before any reading
+        main(["parse", "run", str(parser), str(dev), "--folds", "101", "-o", str(tmp_path / "x")])
+    assert e.value.code == 2 and "--folds 101: at most 20 jackknifing folds" in capsys.readouterr().err
 
 
 def test_misaligned_files_are_a_clear_error(trained, tmp_path, capsys):

@@ -346,3 +346,57 @@ def test_every_dataset_draws_valid_splits():
         assert dataset.structure.check_observed(X).shape[0] == 20 and len(H) == 20
         assert len(X_test) == len(H_test) == 15
         dataset.structure.check_hidden(H_test)
+
+
+# -- Table 1's measure: the joint log-loss, hidden values named as the truth's ---------------------------
+def _relabelled_copy(net, perm):
+    """The same distribution with the hidden variable's values renamed: value v of net is perm[v] here."""
+    s = net.structure
+    h = s.hidden_index[0]
+    inverse = np.argsort(perm)
+    tables = []
+    for j, table in enumerate(net.log_cpts):
+        table = table.copy()
+        if j == h:
+            table = table[:, inverse]
+        if h in s.parents[j]:
+            pa = s.parents[j]
+            shape = tuple(s.cardinalities[p] for p in pa)
+            table = np.take(table.reshape(*shape, -1), inverse, axis=pa.index(h)).reshape(table.shape)
+        tables.append(table)
+    return DiscreteBayesNet(s, tables)
+
+
+def test_joint_log_loss_is_the_mean_of_brute_force_joint_probabilities():
+    from seqspectral.mixtures.bayesnet.joint_loss import joint_log_loss
+
+    net = small_network()
+    s = net.structure
+    data = net.sample(9, random_state=3)
+    expected = -np.mean([np.log(brute_force_joint(net, z)) for z in data])
+    assert joint_log_loss(net, data[:, s.observed_index], data[:, s.hidden_index]) == pytest.approx(expected, abs=1e-12)
+
+
+def test_best_relabelling_undoes_a_renaming_of_the_hidden_values():
+    from seqspectral.mixtures.bayesnet.joint_loss import best_relabelling, joint_log_loss
+
+    net = small_network()
+    s = net.structure
+    perm = np.array([2, 0, 1])
+    renamed = _relabelled_copy(net, perm)
+    data = net.sample(300, random_state=4)
+    X, H = data[:, s.observed_index], data[:, s.hidden_index]
+    # the renamed model gives (x, perm[h]) the probability the original gives (x, h)
+    np.testing.assert_allclose(renamed.log_joint(s.complete(X, perm[H])), net.log_joint(data), atol=1e-12)
+    pi = best_relabelling(renamed, X, H)
+    np.testing.assert_array_equal(pi[0], perm)
+    assert joint_log_loss(renamed, X, H, pi) == pytest.approx(joint_log_loss(net, X, H), abs=1e-12)
+
+
+def test_causal_network_puts_the_strength_on_distinct_values_per_parent_configuration():
+    from seqspectral.mixtures.datasets.bayesnets import causal_network
+
+    s = BayesNetStructure.from_names({"a": 3, "b": 3}, {"b": ("a",)})
+    table = np.exp(causal_network(s, 0, 0.7).log_cpts[1])
+    assert np.all(table.max(axis=1) >= 0.7 - 1e-9)
+    assert len(set(table.argmax(axis=1))) == 3  # each value of the parent pushes the child to its own value

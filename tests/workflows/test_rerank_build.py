@@ -216,3 +216,17 @@ def test_a_builds_parser_file_remembers_its_reading_and_refuses_untagged_sentenc
     with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
         parser.kbest_trees(untagged, 2)
     assert len(parser.parse(dev)) == len(dev)
+
+
+def test_rerank_run_refuses_a_damaged_stage_file_naming_it(built, tmp_path, capsys, files):
+    import shutil
+
+    root, _, _ = files
+    directory = tmp_path / "copy"
+    shutil.copytree(built[0], directory)
+    data = (directory / "parser.npz").read_bytes()
+    (directory / "parser.npz").write_bytes(data[: len(data) // 2])  # cut in half
+    assert main(["rerank", "run", str(directory), str(root / "dev.conllu"), "-o", str(tmp_path / "o.conllu")]) == 2
+    err = capsys.readouterr().err
+    assert f"{directory / 'parser.npz'}: damaged (its bytes are not those the build recorded)" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.conllu").exists()

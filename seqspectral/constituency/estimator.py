@@ -1,0 +1,163 @@
+"""What the three grammars share: binarising the treebank, the symbol tables and the plain
+PCFG, parsing and k-best lists, and the model file.
+
+A grammar is fitted on cleaned phrase-structure trees (``nltk.Tree``, as
+:func:`seqspectral.constituency.treebank.read_bracketed` gives them) and parses lists of
+words into trees of the same kind (debinarised).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..base import Estimator, either, integer, one_of, real
+from .encoding import SymbolTables, count_trees
+from .grammar import LatentGrammar, maximum_likelihood
+from .transform import binarise
+
+
+class GrammarEstimator(Estimator):
+    """Base of the grammars (no hyper-parameters of its own). Subclasses set ``kind`` and
+    ``_latent_weights(source, counts, tables, coarse, dev) -> (states, rule_weights,
+    lex_weights, root_weights)`` (``source``: :mod:`.sources`)."""
+
+    _parameter_checks = {"vertical": integer(1, 4), "horizontal": either(one_of(None), integer(0)),
+                         "rare": integer(0), "threshold": real(0.0, 1.0)}
+
+    def fit(self, trees, dev=None):
+        """Fit on phrase-structure ``trees``; ``dev`` (trees) is where ``"auto"`` values are chosen."""
+        from .sources import InMemoryTrees
+
+        self._validate_params()
+        trees = list(trees)
+        if not trees:
+            raise ValueError("no trees to learn a grammar from")
+        return self._fit_source(InMemoryTrees(binarise(t, self.vertical, self.horizontal) for t in trees), dev)
+
+    def fit_sharded(self, shards, read, dev=None, *, workers: int | None = None, scheduler=None, progress=None):
+        """Fit on the trees of ``shards``, each read by ``read(shard)`` (picklable) where it is
+        counted: here, on ``workers`` processes or on a Dask ``scheduler``; the same grammar
+        whatever the workers (every statistic is an exact sum over trees)."""
+        from .sources import ShardedTrees
+
+        self._validate_params()
+        return self._fit_source(ShardedTrees(shards, read, self.vertical, self.horizontal, workers=workers,
+                                             scheduler=scheduler, progress=progress), dev)
+
+    def _fit_source(self, source, dev):
+        counts = source.count(count_trees)
+        tables = SymbolTables.from_counts(counts, self.rare)
+        coarse = maximum_likelihood(counts, tables)
+        states, rule_weights, lex_weights, root_weights = self._latent_weights(source, counts, tables, coarse, dev)
+        rule_prob, lex_prob, root_prob, scale = coarse
+        self.grammar_ = LatentGrammar(tables, rule_prob, lex_prob, root_prob, states, rule_weights, lex_weights,
+                                      root_weights, scale)
+        self.n_states_ = int(states.max())
+        return self
+
+    # -- parsing --------------------------------------------------------------------------
+    def parse(self, sentences, tags=None, *, max_length: int | None = None, n_jobs: int = 2, pruning: bool = True,
+              progress=None):
+        """One tree per sentence (a list of words): coarse-to-fine, minimum-Bayes-risk,
+        debinarised. ``tags``: a tag per word (None: the grammar's own); sentences longer
+        than ``max_length`` and sentences without a parse get flat trees, counted in
+        ``last_report_`` (a :class:`~.parser.ParseReport`)."""
+        from .parser import parse
+
+        self._check_fitted()
+        trees, self.last_report_ = parse(self.grammar_, sentences, tags, threshold=self.threshold if pruning else 0.0,
+                                         latent=self._has_latent_states(), max_length=max_length, n_jobs=n_jobs,
+                                         progress=progress)
+        return trees
+
+    def kbest(self, sentences, k: int, tags=None, *, max_length: int | None = None, n_jobs: int = 2,
+              pruning: bool = True, progress=None):
+        """Up to ``k`` ``(tree, score)`` per sentence, best first (:func:`.parser.kbest`)."""
+        from .parser import kbest
+
+        self._check_fitted()
+        lists, self.last_report_ = kbest(self.grammar_, sentences, k, tags,
+                                         threshold=self.threshold if pruning else 0.0,
+                                         latent=self._has_latent_states(), max_length=max_length, n_jobs=n_jobs,
+                                         progress=progress)
+        return lists
+
+    def _has_latent_states(self) -> bool:
+        return True
+
+    # -- model files ----------------------------------------------------------------------
+    def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
+        self._check_fitted()
+        g = self.grammar_
+        header = {"params": self.json_params(), "tables": g.tables.to_json(), "binary_scale": g.binary_scale,
+                  "selection": None if self.selection_ is None else self.selection_.to_json(),
+                  **self._extra_state()}
+        return header, g.to_arrays()
+
+    def _extra_state(self) -> dict:
+        return {}
+
+    @classmethod
+    def schema(cls, header: dict):
+        from seqspectral.serialize import Member, Schema, size
+
+        tables = header["tables"]
+        labels, words = size(len(tables["labels"]), "labels"), size(len(tables["words"]), "word classes")
+        return Schema({"binary": Member("iu", ("binary_rules", 3), values=(0, labels)),
+                       "lexical": Member("iu", ("lexical_rules", 2), values=(0, max(labels, words))),
+                       "rule_prob": Member("f", ("binary_rules",)), "lex_prob": Member("f", ("lexical_rules",)),
+                       "root_prob": Member("f", (labels,)), "states": Member("iu", (labels,), values=(1, 1 << 12)),
+                       "rule_weights": Member("f", (None,)), "lex_weights": Member("f", (None,)),
+                       "root_weights": Member("f", (None,))})
+
+    @classmethod
+    def from_state(cls, header: dict, arrays: dict[str, np.ndarray]):
+        from seqspectral.selection import SelectionResult
+
+        model = cls(**header["params"])
+        model.grammar_ = LatentGrammar.from_arrays(header["tables"], header["binary_scale"], arrays)
+        g = model.grammar_
+        expected = (g.rule_offset[-1], g.lex_offset[-1], g.state_offset[-1])
+        if (len(g.rule_weights), len(g.lex_weights), len(g.root_weights)) != expected:
+            raise ValueError("the weights do not match the rules and states")
+        model.n_states_ = int(g.states.max())
+        model.selection_ = None if header.get("selection") is None else SelectionResult.from_json(header["selection"])
+        for key, value in cls._extra_from_state(header).items():
+            setattr(model, key, value)
+        return model
+
+    @classmethod
+    def _extra_from_state(cls, header: dict) -> dict:
+        return {}
+
+
+def bracket_f1(gold, predicted) -> float:
+    """Labelled bracket F1 (percent) of ``predicted`` trees against ``gold``: every
+    constituent above the preterminals, by label and word span (the held-out score of the
+    grammars' choices; ``evaluate`` scores with EVALB's conventions)."""
+    from collections import Counter
+
+    matched = n_gold = n_predicted = 0
+    for g, p in zip(gold, predicted):
+        a, b = Counter(_brackets(g)), Counter(_brackets(p))
+        matched += sum((a & b).values())
+        n_gold += sum(a.values())
+        n_predicted += sum(b.values())
+    return 200.0 * matched / (n_gold + n_predicted) if n_gold + n_predicted else 0.0
+
+
+def _brackets(tree):
+    out = []
+
+    def walk(node, start):
+        if isinstance(node, str):
+            return start + 1
+        stop = start
+        for child in node:
+            stop = walk(child, stop)
+        if not (len(node) == 1 and isinstance(node[0], str)):
+            out.append((node.label(), start, stop))
+        return stop
+
+    walk(tree, 0)
+    return out

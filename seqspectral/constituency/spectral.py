@@ -1,0 +1,164 @@
+"""The spectral latent-variable PCFG (Cohen, Stratos, Collins, Foster & Ungar 2012, ACL;
+the smoothing of their 2013 NAACL experiments).
+
+The moments of :mod:`.moments` give, for ``m_a`` latent states per label (Figure 4 of the
+2012 paper): Ĉ^{a→bc} = (1/M_a) Σ Z(o) ⊗ Y(t_b) ⊗ Y(t_c) over the nodes with rule a → b c,
+ĉ_∞^{a→x} = (1/M_a) Σ Z(o) over the nodes a → x, ĉ_1^a = (1/N) Σ Y(t) over the roots
+labelled a. A binary rule seen ``n`` times is smoothed towards the rank-one tensor of its
+mean projections (what the rule gives with the latent states marginalised):
+E = λ Ĉ + (1 − λ) (n/M_a) z̄ ⊗ ȳ_b ⊗ ȳ_c with λ = √n / (C + √n) (the interpolation weight
+of Cohen et al. 2013, §3; C is ``smoothing``). Estimates may be negative: the parser uses
+the absolute value of each span's marginal.
+
+``n_states="auto"`` chooses one number of states for all labels (each label keeps at most
+as many as its Ω has nonzero singular values) by the held-out labelled F1 of
+:data:`~seqspectral.selection.LATENT_STATE_GRID`'s values up to ``max_states``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+
+from ..base import either, integer, one_of, real, seed
+from .estimator import GrammarEstimator, bracket_f1
+from .grammar import binary_counts, unknown_backoff
+from .moments import (FIXED_POINT_BITS, _KINDS, cross_counts, feature_counts, layout, projected_moments,
+                      projections)
+
+
+@dataclass
+class SpectralStatistics:
+    """The projected moments at ``max_states`` (``states``: the states each label keeps),
+    as floats, with the counts they are normalised by."""
+
+    states: np.ndarray
+    rule_sums: np.ndarray
+    lex_sums: np.ndarray
+    root_sums: np.ndarray
+    rule_means: np.ndarray
+    label_counts: np.ndarray
+    rule_counts: np.ndarray
+    n_trees: int
+
+
+def spectral_statistics(source, counts, tables, max_states: int, kappa: float) -> SpectralStatistics:
+    """The three passes of :mod:`.moments` over ``source``."""
+    enc = source.encoded(tables)
+    sizes = (len(tables.binary), len(tables.lexical), len(tables.words))
+    pair = enc.count(partial(feature_counts, sizes=sizes))
+    inside, outside = pair.inside, pair.outside
+    cross = enc.count(partial(cross_counts, sizes=sizes, inside_keys=inside.keys, outside_keys=outside.keys))
+    base = 2 * sum(sizes) + 4
+    n_labels = len(tables.labels)
+    label_of_inside = inside.keys // (_KINDS * base * base)
+    label_of_outside = outside.keys // (_KINDS * base * base)
+    first_kind = (inside.keys // (base * base)) % _KINDS == 0  # one per node
+    label_counts = np.bincount(label_of_inside[first_kind], inside.counts[first_kind], n_labels)
+    in_proj, out_proj, states = projections(cross, inside, outside, label_of_inside, label_of_outside, label_counts,
+                                            max_states, kappa)
+    lay = layout(tables, states)
+    sums = enc.count(partial(projected_moments, sizes=sizes, inside_keys=inside.keys, outside_keys=outside.keys,
+                             inside_projection=in_proj, outside_projection=out_proj, layout=lay))
+    unit = float(2 ** FIXED_POINT_BITS)
+    rule_sums, lex_sums, root_sums, rule_means = (a / unit for a in sums.arrays)
+    return SpectralStatistics(states, rule_sums, lex_sums, root_sums, rule_means, label_counts,
+                              binary_counts(counts, tables), counts.n_trees)
+
+
+def spectral_weights(stats: SpectralStatistics, tables, n_states: int, smoothing: float):
+    """(states, rule_weights, lex_weights, root_weights) with at most ``n_states`` states a label."""
+    full = stats.states.astype(np.int64)
+    new = np.minimum(full, n_states)
+    _, full_rule, full_lex, full_state, _ = layout(tables, full)
+    _, rule_off, lex_off, state_off, _ = layout(tables, new)
+    M = np.maximum(stats.label_counts, 1.0)
+    rule_weights = np.zeros(rule_off[-1])
+    for r, (a, b, c) in enumerate(tables.binary.tolist()):
+        block = stats.rule_sums[full_rule[r]:full_rule[r + 1]].reshape(full[a], full[b], full[c])
+        na, nb, nc = new[a], new[b], new[c]
+        moment = block[:na, :nb, :nc] / M[a]
+        n = stats.rule_counts[r]
+        if n > 0:
+            z, yb, yc = (stats.rule_means[r, k, :m] / n for k, m in ((0, na), (1, nb), (2, nc)))
+            lam = np.sqrt(n) / (smoothing + np.sqrt(n))
+            moment = lam * moment + (1 - lam) * (n / M[a]) * np.einsum("i,j,k->ijk", z, yb, yc)
+        rule_weights[rule_off[r]:rule_off[r + 1]] = moment.ravel()
+    lex_weights = np.zeros(lex_off[-1])
+    for r, a in enumerate(tables.lexical[:, 0].tolist()):
+        lex_weights[lex_off[r]:lex_off[r + 1]] = stats.lex_sums[full_lex[r]:full_lex[r] + new[a]] / M[a]
+    root_weights = np.zeros(state_off[-1])
+    for a in range(len(full)):
+        root_weights[state_off[a]:state_off[a + 1]] = stats.root_sums[full_state[a]:full_state[a] + new[a]] / \
+            max(stats.n_trees, 1)
+    states = new.astype(np.int32)
+    return states, rule_weights, unknown_backoff(tables, lex_weights, states), root_weights
+
+
+class SpectralLPCFG(GrammarEstimator):
+    """The spectral L-PCFG (module docstring). ``kappa``: the feature scaling's smoothing
+    count (Ω̃ = D^{-1/2} Ω D^{-1/2} with D the feature counts + kappa)."""
+
+    kind = "spectral_lpcfg"
+    _parameter_checks = {**GrammarEstimator._parameter_checks,
+                         "n_states": either(one_of("auto"), integer(1, 256)), "max_states": integer(1, 256),
+                         "smoothing": real(0.0), "kappa": real(0.0), "random_state": seed}
+
+    def __init__(self, n_states="auto", *, max_states: int = 32, vertical: int = 1, horizontal: int | None = 0,
+                 rare: int = 1, smoothing: float = 16.0, kappa: float = 5.0, threshold: float = 1e-4,
+                 random_state=0):
+        self.n_states = n_states
+        self.max_states = max_states
+        self.vertical = vertical
+        self.horizontal = horizontal
+        self.rare = rare
+        self.smoothing = smoothing
+        self.kappa = kappa
+        self.threshold = threshold
+        self.random_state = random_state
+
+    def _latent_weights(self, source, counts, tables, coarse, dev):
+        from ..selection import LATENT_STATE_GRID, held_out_split
+
+        if self.n_states != "auto":
+            stats = spectral_statistics(source, counts, tables, self.n_states, self.kappa)
+            return spectral_weights(stats, tables, self.n_states, self.smoothing)
+        if dev is None and not hasattr(source, "subset"):
+            raise ValueError("n_states='auto' on sharded trees needs dev trees")
+        grid = [m for m in LATENT_STATE_GRID if m <= self.max_states]
+        if dev is None:  # choose on a held-out part, then count on all of the training trees
+            from .encoding import SymbolTables, count_trees
+            from .grammar import maximum_likelihood
+            from .transform import debinarise
+
+            fit_idx, held_idx, on = held_out_split(np.arange(len(source)), None, self.random_state)
+            part = source.subset(fit_idx)
+            part_counts = part.count(count_trees)
+            part_tables = SymbolTables.from_counts(part_counts, self.rare)
+            stats = spectral_statistics(part, part_counts, part_tables, max(grid), self.kappa)
+            held = [debinarise(source.binarised[i]) for i in held_idx]
+            self.selection_ = self._choose(stats, part_tables, maximum_likelihood(part_counts, part_tables), held,
+                                           grid, on)
+            chosen = self.selection_.chosen["n_states"]
+            stats = spectral_statistics(source, counts, tables, chosen, self.kappa)
+            return spectral_weights(stats, tables, chosen, self.smoothing)
+        stats = spectral_statistics(source, counts, tables, max(grid), self.kappa)
+        self.selection_ = self._choose(stats, tables, coarse, list(dev), grid, "dev")
+        return spectral_weights(stats, tables, self.selection_.chosen["n_states"], self.smoothing)
+
+    def _choose(self, stats, tables, coarse, held, grid, on):
+        from ..selection import grid_search
+        from .grammar import LatentGrammar
+        from .parser import parse
+
+        sentences = [t.leaves() for t in held]
+
+        def score(n_states):
+            weights = spectral_weights(stats, tables, n_states, self.smoothing)
+            grammar = LatentGrammar(tables, coarse[0], coarse[1], coarse[2], *weights, coarse[3])
+            trees, _ = parse(grammar, sentences, threshold=self.threshold, progress=False)
+            return bracket_f1(held, trees)
+
+        return grid_search({"n_states": grid}, score, on)
