@@ -29,7 +29,7 @@ from numba import njit
 from .encoding import BinaryTreebank
 
 FIXED_POINT_BITS = 24
-_KINDS = 8  # feature kinds (see _node_features)
+_KINDS = 13  # feature kinds (see node_features)
 
 
 @dataclass
@@ -70,17 +70,12 @@ def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: in
     base = 2 * (n_binary + n_lexical + n_words) + 4
     label = tb.label.astype(np.int64)
 
-    def key(kind, x, y):
+    def key(kind, x, y=0):
         return ((label * _KINDS + kind) * base + x) * base + y
 
     inner = tb.left >= 0
     n = len(tb.label)
-    inside = np.full((n, 3), -1, np.int64)
-    inside[:, 0] = key(0, rk, 0)
     left, right = np.where(inner, tb.left, 0), np.where(inner, tb.right, 0)
-    inside[:, 1] = np.where(inner, key(1, rk, rk[left]), -1)
-    inside[:, 2] = np.where(inner, key(2, rk, rk[right]), -1)
-    outside = np.full((n, 4), -1, np.int64)
     parent = tb.parent.astype(np.int64)
     root = parent < 0
     p = np.where(root, 0, parent)
@@ -89,27 +84,51 @@ def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: in
     gp = np.where(root, -1, parent[p])
     gp_side = np.where(gp >= 0, tb.right[np.maximum(gp, 0)] == p, 0).astype(np.int64)
     above2 = np.where(gp >= 0, rk[np.maximum(gp, 0)] * 2 + gp_side, base - 1)
-    before, after = _neighbour_words(tb, n_words)
-    outside[:, 0] = np.where(root, key(3, 0, 0), key(4, above, 0))
-    outside[:, 1] = np.where(root, -1, key(5, above, above2))
-    outside[:, 2] = key(6, before, 0)
-    outside[:, 3] = key(7, after, 0)
+    w, t, length = _span_context(tb, n_words, base)
+    inside_columns = {0: key(0, rk), 1: key(1, rk, rk[left]), 2: key(2, rk, rk[right]), 3: key(3, t[0], t[1]),
+                      4: key(4, w[1]), 5: key(5, w[0]), 6: key(6, _bin(length[0]))}
+    outside_columns = {7: np.where(root, key(7, 0), key(7, above + 1)), 8: key(8, above, above2),
+                       9: key(9, w[2]), 10: key(10, w[3]), 11: key(11, t[2], t[3]),
+                       12: key(12, _bin(length[1]), _bin(length[2]))}
+    inside = np.stack([np.where(inner | (k == 0), inside_columns[k], -1) for k in INSIDE], axis=1)
+    outside = np.stack([np.where(root & (k == 8), -1, outside_columns[k]) for k in OUTSIDE], axis=1)
     return inside, outside
 
 
-def _neighbour_words(tb: BinaryTreebank, n_words: int):
-    """The word class before and after each node's span (``n_words``: the sentence's edge)."""
+import os
+INSIDE = tuple(int(k) for k in os.environ.get("SEQ_IN", "0,1,2").split(","))
+OUTSIDE = tuple(int(k) for k in os.environ.get("SEQ_OUT", "7,8,9,10").split(","))
+_BINS = np.array([2, 3, 4, 5, 7, 10, 15, 20, 30])
+
+
+def _bin(length):
+    return np.searchsorted(_BINS, length, side="right")
+
+
+def _span_context(tb: BinaryTreebank, n_words: int, base: int):
+    """Per node: the word classes (first, last, before, after its span), the preterminal
+    labels at the same four places, and (its length, the words before it, the words after
+    it). Past the sentence's edges, words are ``n_words`` (before) or ``n_words + 1`` (after),
+    labels ``base - 2`` or ``base - 3``."""
     leaf = tb.left < 0
     tree_of = np.repeat(np.arange(len(tb)), np.diff(tb.offsets))
     words_per_tree = np.bincount(tree_of[leaf], minlength=len(tb))
     word_offsets = np.concatenate([[0], np.cumsum(words_per_tree)])
     words = np.empty(int(word_offsets[-1]) + 1, np.int64)
-    words[(word_offsets[tree_of] + tb.start)[leaf]] = tb.word[leaf]
+    tags = np.empty(int(word_offsets[-1]) + 1, np.int64)
+    at = (word_offsets[tree_of] + tb.start)[leaf]
+    words[at] = tb.word[leaf]
+    tags[at] = tb.label[leaf]
     first = word_offsets[tree_of]
-    before = np.where(tb.start > 0, words[np.maximum(first + tb.start - 1, 0)], n_words)
-    after = np.where(tb.stop < words_per_tree[tree_of], words[np.minimum(first + tb.stop, len(words) - 1)],
-                     n_words + 1)
-    return before, after
+    size = words_per_tree[tree_of]
+    start, stop = tb.start.astype(np.int64), tb.stop.astype(np.int64)
+    has_before, has_after = start > 0, stop < size
+    places = (first + start, first + stop - 1, np.maximum(first + start - 1, 0), np.minimum(first + stop, len(words) - 1))
+    w = [words[places[0]], words[places[1]], np.where(has_before, words[places[2]], n_words),
+         np.where(has_after, words[places[3]], n_words + 1)]
+    t = [tags[places[0]], tags[places[1]], np.where(has_before, tags[places[2]], base - 2),
+         np.where(has_after, tags[places[3]], base - 3)]
+    return w, t, (stop - start, start, size - stop)
 
 
 def feature_counts(tb: BinaryTreebank, sizes) -> tuple:
