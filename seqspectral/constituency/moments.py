@@ -3,7 +3,7 @@
 For every node of label ``a`` the inside tree gives binary features φ (its rule; its rule
 with the rule of either child) and the outside tree ψ (the rule above with the node's side;
 that with the rule above it; the word before and the word after the span; or "at the
-root"). Three passes over the treebank, each a sum that shards
+root"), and more of each in :data:`FEATURE_SETS` ``"rich"``. Three passes over the treebank, each a sum that shards
 (:func:`seqspectral.counting.sharded.count_sharded`):
 
 1. the feature counts (their sorted keys number the features, per label);
@@ -63,9 +63,10 @@ def _rule_keys(tb: BinaryTreebank, n_binary: int) -> np.ndarray:
     return np.where(tb.left >= 0, tb.rule, n_binary + tb.rule).astype(np.int64)
 
 
-def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: int):
-    """(inside, outside): per node, int64 keys of its features, ``-1`` where a node has
-    fewer; every key carries the node's label (keys sort by label first)."""
+def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: int, features: str = "rules"):
+    """(inside, outside): per node, int64 keys of the :data:`FEATURE_SETS` ``features``,
+    ``-1`` where a node has fewer; every key carries the node's label (keys sort by label
+    first)."""
     rk = _rule_keys(tb, n_binary)
     base = 2 * (n_binary + n_lexical + n_words) + 4
     label = tb.label.astype(np.int64)
@@ -90,14 +91,20 @@ def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: in
     outside_columns = {7: np.where(root, key(7, 0), key(7, above + 1)), 8: key(8, above, above2),
                        9: key(9, w[2]), 10: key(10, w[3]), 11: key(11, t[2], t[3]),
                        12: key(12, _bin(length[1]), _bin(length[2]))}
-    inside = np.stack([np.where(inner | (k == 0), inside_columns[k], -1) for k in INSIDE], axis=1)
-    outside = np.stack([np.where(root & (k == 8), -1, outside_columns[k]) for k in OUTSIDE], axis=1)
+    inside_kinds, outside_kinds = FEATURE_SETS[features]
+    inside = np.stack([np.where(inner | (k == 0), inside_columns[k], -1) for k in inside_kinds], axis=1)
+    outside = np.stack([np.where(root & (k == 8), -1, outside_columns[k]) for k in outside_kinds], axis=1)
     return inside, outside
 
 
-import os
-INSIDE = tuple(int(k) for k in os.environ.get("SEQ_IN", "0,1,2").split(","))
-OUTSIDE = tuple(int(k) for k in os.environ.get("SEQ_OUT", "7,8,9,10").split(","))
+#: the feature kinds of :func:`node_features` (inside, outside): ``rules`` — the node's rule,
+#: with its left or its right child's rule; the rule above with the node's side, with the
+#: rule above that, or "at the root"; the word before and after the span (Cohen et al.
+#: 2012's); ``rich`` adds Cohen et al. 2013's kind of context: the tags at the span's ends,
+#: its first and last word, its length (binned); the tags before and after it and the
+#: numbers of words left and right of it (binned). On the WSJ sample's dev trees ``rich``
+#: was no better (evaluation/RESULTS.md, issue 37).
+FEATURE_SETS = {"rules": ((0, 1, 2), (7, 8, 9, 10)), "rich": ((0, 1, 2, 3, 4, 5, 6), (7, 8, 9, 10, 11, 12))}
 _BINS = np.array([2, 3, 4, 5, 7, 10, 15, 20, 30])
 
 
@@ -131,9 +138,9 @@ def _span_context(tb: BinaryTreebank, n_words: int, base: int):
     return w, t, (stop - start, start, size - stop)
 
 
-def feature_counts(tb: BinaryTreebank, sizes) -> tuple:
+def feature_counts(tb: BinaryTreebank, sizes, features: str) -> tuple:
     """Pass 1: (inside, outside) :class:`SparseCounts` of the feature keys."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     return _Pair(SparseCounts.of(inside[inside >= 0]), SparseCounts.of(outside[outside >= 0]))
 
 
@@ -146,9 +153,10 @@ class _Pair:
         return _Pair(self.inside + other.inside, self.outside + other.outside)
 
 
-def cross_counts(tb: BinaryTreebank, sizes, inside_keys: np.ndarray, outside_keys: np.ndarray) -> SparseCounts:
+def cross_counts(tb: BinaryTreebank, sizes, features: str, inside_keys: np.ndarray,
+                 outside_keys: np.ndarray) -> SparseCounts:
     """Pass 2: counts of (inside feature id, outside feature id) pairs (key ``i * n_outside + o``)."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     i = _ids(inside, inside_keys)
     o = _ids(outside, outside_keys)
     pairs = (i[:, :, None] * len(outside_keys) + o[:, None, :]).ravel()
@@ -161,10 +169,10 @@ def _ids(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     return np.where(keys >= 0, ids, -1)
 
 
-def projected_moments(tb: BinaryTreebank, sizes, inside_keys, outside_keys, inside_projection, outside_projection,
-                      layout) -> FixedPointSums:
+def projected_moments(tb: BinaryTreebank, sizes, features: str, inside_keys, outside_keys, inside_projection,
+                      outside_projection, layout) -> FixedPointSums:
     """Pass 3: the projected moments of a shard as fixed-point sums (module docstring)."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     y = _project(_ids(inside, inside_keys), inside_projection)
     z = _project(_ids(outside, outside_keys), outside_projection)
     states, rule_offset, lex_offset, state_offset, n_binary = layout
@@ -217,10 +225,11 @@ def _add_moments(label, rule, left, right, parent, y, z, states, rule_offset, le
 
 def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts, label_of_inside, label_of_outside,
                 label_counts, max_states: int, kappa: float):
-    """The SVD of every label's scaled Ω: (inside projection, outside projection, states):
-    row f of a projection is feature f's contribution to Y (or Z), ``states[a]`` the
-    numbers of singular values of Ω̃^a kept (at most ``max_states``, each above 10^-6 of
-    the largest; a label with none keeps one state of zero projections)."""
+    """The SVD of every label's scaled Ω: (inside projection, outside projection, states,
+    singular values): row f of a projection is feature f's contribution to Y (or Z),
+    ``states[a]`` the numbers of singular values of Ω̃^a kept (at most ``max_states``, each
+    above 10^-6 of the largest; a label with none keeps one state of zero projections),
+    ``singular[a]`` those values, largest first (zeros after them)."""
     import scipy.sparse as sp
 
     n_in, n_out = len(inside.keys), len(outside.keys)
@@ -232,6 +241,7 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
     in_proj = np.zeros((n_in, max_states))
     out_proj = np.zeros((n_out, max_states))
     states = np.ones(n_labels, np.int32)
+    singular = np.zeros((n_labels, max_states))
     in_bounds = np.searchsorted(label_of_inside, np.arange(n_labels + 1))
     out_bounds = np.searchsorted(label_of_outside, np.arange(n_labels + 1))
     for a in range(n_labels):
@@ -243,9 +253,10 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
         if keep == 0:
             continue
         states[a] = keep
+        singular[a, :keep] = s
         in_proj[i0:i1, :keep] = u[:, :keep] * scale_in[i0:i1, None]
         out_proj[o0:o1, :keep] = (vt[:keep].T / s[:keep]) * label_counts[a] * scale_out[o0:o1, None]
-    return in_proj, out_proj, states
+    return in_proj, out_proj, states, singular
 
 
 def _top_singular(block, k: int):
