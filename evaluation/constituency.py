@@ -66,9 +66,9 @@ def _berkeley_part(part, test, frac, args):
     from . import _constituency_peers as peers
     from seqspectral.constituency.treebank import write_bracketed
 
-    if not args.berkeley_jar.is_file():
-        return None
     workdir = Path(f"{args.berkeley_curve_workdir}-{round(100 * frac)}")
+    if not args.berkeley_jar.is_file() or (args.berkeley_curve == "reuse" and not (workdir / "grammar.gr").exists()):
+        return None
     workdir.mkdir(parents=True, exist_ok=True)
     train_file = workdir / "train.mrg"
     write_bracketed(train_file, part)
@@ -86,7 +86,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evaluation constituency", description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2, help="parsing threads (default 2)")
     ap.add_argument("--max-states", type=int, default=16,
-                    help="largest number of latent states tried, spectral and EM (default 16)")
+                    help="largest number of latent states the spectral grammar tries (default 16)")
     ap.add_argument("--em-iter", type=int, default=200, help="EM iterations at most (default 200)")
     ap.add_argument("--speed", action="store_true",
                     help="only the timings (run it under the timing lock): training CPU of the spectral grammar and "
@@ -102,6 +102,10 @@ def main(argv=None) -> int:
                     help="where the Berkeley parser trains (a grammar trained there before is reused)")
     ap.add_argument("--berkeley-curve-workdir", type=Path, default=Path("/work/data/lpcfg-grammar/berkeley"),
                     help="the training curve's Berkeley runs train in this path + -25 and -50 (reused when there)")
+    ap.add_argument("--berkeley-curve", choices=("train", "reuse"), default="train",
+                    help="the curve's Berkeley runs: train when no grammar is there (waiting for a training under way "
+                         "there), or reuse only (none: a dash) (default train)")
+    ap.add_argument("--em-max-states", type=int, default=12, help="largest number of EM states tried (default 12)")
     ap.add_argument("--unpruned-max-length", type=int, default=20,
                     help="dev sentences up to this length parsed without pruning (default 20)")
     ap.add_argument("--sample", type=int, default=None, metavar="N",
@@ -142,7 +146,8 @@ def main(argv=None) -> int:
     spectral, spec_t = timed(SpectralLPCFG(m, spectrum_cutoff=cut).fit, train)
     states = spectral.grammar_.states
     # the EM twin: its states chosen on dev the same way, then its training alone timed
-    em_auto, em_choice_t = timed(EMLPCFG("auto", max_states=args.max_states, max_iter=args.em_iter).fit, train, dev)
+    em_auto, em_choice_t = timed(EMLPCFG("auto", max_states=args.em_max_states, max_iter=args.em_iter).fit, train,
+                                 dev)
     m_em = em_auto.selection_.chosen["n_states"]
     notes.append("EM dev F1 by states: " + ", ".join(f"{r['n_states']}: {r['score']:.2f}"
                                                      for r in em_auto.selection_.table))
