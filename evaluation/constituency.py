@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
+import os
 from pathlib import Path
 
 from .common import RESULTS, describe, log, markdown_table, timed, write_results
@@ -248,8 +248,6 @@ def _speed(args, train, test, argv) -> int:
         rows.append([name, f"{est.grammar_.states.max()} at most, {est.grammar_.states.mean():.1f} on average",
                      f"{t.cpu:.1f}", f"{t.wall:.1f}", f"{len(test) / pt.wall:.1f}", f"{pt.wall:.2f}", f"{pt.cpu:.2f}"])
         log(f"{name}: train {t.cpu:.1f} CPU s, parse {len(test) / pt.wall:.1f} sentences/s")
-    import os
-
     lines = ["# Constituency parsing: training and parsing times (the issue's speed targets)", "",
              describe(__file__, sys.argv[1:] if argv is None else argv), "",
              f"NLTK's WSJ sample split by file: {len(train)} training trees, {len(test)} test sentences parsed on "
