@@ -13,8 +13,8 @@ dev sentences of at most ``--unpruned-max-length`` words), the training curve (2
 from __future__ import annotations
 
 import argparse
-import sys
 import os
+import sys
 from pathlib import Path
 
 from .common import RESULTS, describe, log, markdown_table, timed, write_results
