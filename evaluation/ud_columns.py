@@ -120,8 +120,9 @@ def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_fro
     stages not finished) is used up to its parser: its taggers and the parser's 1-best trees."""
     build = work.dir / f"{name}-build"
     if not parser_only:
-        cli("rerank", "build", train, "--dev", dev, "--tags", "predicted",
-            *[x for c in clusters_from for x in ("--clusters-from", c)], "-o", build, "--quiet")
+        work.once(f"{name}:build_cpu", lambda: cli(
+            "rerank", "build", train, "--dev", dev, "--tags", "predicted",
+            *[x for c in clusters_from for x in ("--clusters-from", c)], "-o", build, "--quiet"))
     stages = json.loads((build / "build.json").read_text())["stages"]
     build_cpu = sum(s["cpu_s"] for s in stages.values())
     clusters = ["--clusters", build / "clusters.npz"] if clusters_from else []
