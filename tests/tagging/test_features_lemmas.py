@@ -68,6 +68,26 @@ def test_the_planted_rules_reach_words_never_seen_in_training():
     assert features.predict(test) == [s.feats for s in test]
 
 
+def test_features_one_at_a_time_reach_words_never_seen_in_training(tmp_path):
+    train, test = _planted(STEMS), _planted(["florb", "wuzz", "grenk", "splat", "kribb", "nust"])
+    for seed in range(4):  # 80 sentences: a seed may miss one word of 18 (the bundle tagger too)
+        per_feature = FeaturesTagger(unit="feature", epochs=5, hash_bits=16, random_state=seed).fit(train)
+        wrong = sum(a != b for s, p in zip(test, per_feature.predict(test)) for a, b in zip(s.feats, p))
+        assert wrong <= 1
+    assert per_feature.by_upos_["DET"] == [(per_feature.names_.index("Definite"),
+                                            [per_feature.classes_.index(c) for c in [("Definite", ""),
+                                                                                     ("Definite", "Def")]])]
+    serialize.save(tmp_path / "f.npz", per_feature)
+    assert serialize.load(tmp_path / "f.npz").predict(test) == per_feature.predict(test)
+
+
+def test_a_feature_given_twice_is_one_decision_and_written_back_as_given():
+    train = [_sentence([("evler", "ev", "NOUN", "Agr=A3pl|Case=Nom|Agr=V3sg")])] * 5
+    model = FeaturesTagger(unit="feature", epochs=2, hash_bits=12).fit(train)
+    assert ("Agr", "A3pl|V3sg") in model.classes_
+    assert sorted(model.predict(train)[0][0].split("|")) == ["Agr=A3pl", "Agr=V3sg", "Case=Nom"]
+
+
 def test_model_files_give_the_same_output(tmp_path, corpora_dir):
     train = read_conllu(corpora_dir / "ewt-sample.conllu")
     dev = read_conllu(corpora_dir / "ewt-sample-dev.conllu")
