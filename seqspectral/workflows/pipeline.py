@@ -30,8 +30,11 @@ TAGGER_KINDS = ("tagger", "features_tagger", "lemmatiser")
 
 
 def input_columns(parser) -> list[str]:
-    """The tag columns ``parser`` reads (LEMMA among them)."""
-    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats + ["lemma"] * parser.use_lemma
+    """The tag columns ``parser`` reads (LEMMA among them), its labeler's included."""
+    labeler = parser.labeler_ if getattr(parser, "labeler_", None) is not None else None
+    feats = parser.use_feats or bool(labeler and labeler.use_feats)
+    lemma = parser.use_lemma or bool(labeler and labeler.use_lemma)
+    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * feats + ["lemma"] * lemma
 
 
 class Pipeline:

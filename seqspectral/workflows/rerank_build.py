@@ -147,7 +147,9 @@ class TrainTagsStage(Stage):
 
 class ParserStage(ModelStage):
     """The parser, its epochs chosen on dev; the tag columns it reads are those the training
-    sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`)."""
+    sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`), and then
+    its label classifier also reads the predicted FEATS and LEMMA each if it labels the parser's
+    dev trees better with it (:func:`~.training.choose_labeler`)."""
 
     name, provides, kind = "parser", ("parser",), "dependency_parser"
 
@@ -161,23 +163,30 @@ class ParserStage(ModelStage):
 
     def key_parts(self, state):
         o = state.options
-        return (state.inputs, o.tags, self.columns if o.tags == "predicted" else None, o.order, o.parser_epochs,
+        return (state.inputs, o.tags, (self.columns, "labeler chosen on dev") if o.tags == "predicted" else None,
+                o.order, o.parser_epochs,
                 *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []),
                 *([o.parser_params] if o.parser_params else []))
 
     def compute(self, state, runner):
         from .training import fit_parser
 
-        o = state.options
-        return fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs), order=o.order,
-                          epochs=o.parser_epochs,
-                          use_xpos="xpos" in self.columns, use_feats="feats" in self.columns,
-                          use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
-                          hash_bits=o.parser_hash_bits, **o.parser_params)
+        from .training import choose_labeler
 
+        o = state.options
+        parser = fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs), order=o.order,
+                            epochs=o.parser_epochs,
+                            use_xpos="xpos" in self.columns, use_feats="feats" in self.columns,
+                            use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
+                            hash_bits=o.parser_hash_bits, **o.parser_params)
+        if o.tags == "predicted" and state.dev and parser.labeler_ is not None:
+            state.report["labeler_dev_las"] = choose_labeler(parser, state.train, state.dev, state.columns)
+        return parser
 
     def after(self, result, state):
-        state.report["parser_tag_columns"] = self.columns
+        from .pipeline import input_columns
+
+        state.report["parser_tag_columns"] = input_columns(result)
 
 
 class TrainListsStage(Stage):
