@@ -59,8 +59,8 @@ def register(sub) -> None:
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
                    help="file to write (atomically; - for standard output): the input as it was, the columns replaced")
     r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
-                   help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md; a UPOS or "
-                        "XPOS tagger only)")
+                   help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md; a UPOS, "
+                        "XPOS or features tagger: its K best FEATS columns)")
     r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
@@ -136,7 +136,8 @@ def run_tag(args) -> int:
 
     tagger = serialize.load(args.tagger, kind=KINDS)
     if args.k and not hasattr(tagger, "kbest"):
-        raise UsageError(f"{args.tagger}: -k needs a UPOS or XPOS tagger (tag train --field upos|xpos); this "
+        raise UsageError(f"{args.tagger}: -k needs a UPOS, XPOS or features tagger (tag train --field "
+                         f"upos|xpos|feats); this "
                          f"model is a {tagger.kind}")
     reading = treebank_reading(args, getattr(tagger, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)

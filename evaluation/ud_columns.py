@@ -131,13 +131,16 @@ def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_fro
     how = "parser" if parser_only else "reranked"
     full = work.dir / f"{name}-test-{how}-pred.conllu"
     taggers = {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos", "feats", "lemma") if (build / f"tagger-{f}.npz").exists()}
-    if parser_only:  # parse run fills UPOS and XPOS; FEATS and LEMMA by tag run after it
-        parsed, feats = (work.dir / f"{name}-test-parser-{x}.conllu" for x in ("parsed", "feats"))
-        work.once(f"{name}:{how}:run_cpu", lambda: cli(
-            "parse", "run", build / "parser.npz", words,
-            *[x for f in ("upos", "xpos") if f in taggers for x in ("--tagger", taggers[f])], "-o", parsed, "--quiet")
-            + cli("tag", "run", taggers["feats"], parsed, "-o", feats, "--quiet")
-            + cli("tag", "run", taggers["lemma"], feats, "-o", full, "--quiet"))
+    if parser_only:  # each column by tag run, in the build's order, then parse run
+        def run() -> float:
+            cpu, source = 0.0, words
+            for f, path in taggers.items():
+                out = work.dir / f"{name}-test-parser-{f}.conllu"
+                cpu += cli("tag", "run", path, source, "-o", out, "--quiet")
+                source = out
+            return cpu + cli("parse", "run", build / "parser.npz", source, "-o", full, "--quiet")
+
+        work.once(f"{name}:{how}:run_cpu", run)
     else:  # rerank run: every column the build has a model of, the reranked trees
         work.once(f"{name}:{how}:run_cpu", lambda: cli("rerank", "run", build, words, "-o", full, "--quiet"))
     figures = work.once(f"{name}:{how}:scores", lambda: scores(test, full))

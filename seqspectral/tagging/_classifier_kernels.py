@@ -94,6 +94,16 @@ def classify(slots, offsets, candidates, weights, mask):
     return out
 
 
+@njit(cache=True, parallel=True)
+def candidate_scores(slots, offsets, candidates, weights, mask):
+    """The score of every candidate class of every token (aligned with ``candidates``)."""
+    out = np.empty(len(candidates))
+    for t in prange(slots.shape[0]):
+        for j in range(offsets[t], offsets[t + 1]):
+            out[j] = _score(slots, t, candidates[j], weights, mask)
+    return out
+
+
 @njit(cache=True)
 def _add(slots, t, c, delta, step, weights, totals, mask):
     for f in range(slots.shape[1]):

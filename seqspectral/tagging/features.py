@@ -204,6 +204,35 @@ class FeaturesTagger(Estimator):
             at += len(s)
         return out
 
+    def kbest(self, sentences, k: int) -> list:
+        """The ``k`` best FEATS columns of every sentence as
+        :class:`~seqspectral.corpus.NBestList` (fewer when there are fewer), scored by the sum of
+        their decisions' scores (the words' choices are independent:
+        :func:`.token_classifier.kbest_choices`)."""
+        from seqspectral.corpus.nbest import NBestList
+
+        self._check_fitted()
+        if int(k) < 1:
+            raise ValueError(f"k must be at least 1, not {k}")
+        sentences = list(sentences)
+        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, None, READS)
+        tokens, candidates, names = items = self._items(sentences)
+        scores = tc.candidate_scores(slots[tokens], candidates, self.weights_, self.hash_bits)
+        starts = np.concatenate([[0], np.cumsum([len(s) for s in sentences])])
+        bounds = np.searchsorted(tokens, starts)  # a sentence's decisions are contiguous
+        lists = []
+        for i, s in enumerate(sentences):
+            a, b = int(bounds[i]), int(bounds[i + 1])
+            spans = [(candidates.offsets[j], candidates.offsets[j + 1]) for j in range(a, b)]
+            best = tc.kbest_choices([scores[x:y] for x, y in spans], int(k))
+            out = []
+            for _, picked in best:
+                classes = np.array([candidates.classes[x + p] for (x, _), p in zip(spans, picked)], dtype=np.int32)
+                sub = (tokens[a:b] - starts[i], None, names[a:b])
+                out.append(replace(s, feats=self._bundles([s], classes, sub)))
+            lists.append(NBestList(s.metadata.get("sent_id") or str(i + 1), out, [v for v, _ in best]))
+        return lists
+
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with FEATS predicted."""
         sentences = list(sentences)

@@ -271,6 +271,13 @@ def fit_parser(train: list, dev: list | None = None, reading=None, on_epoch=None
     return parser
 
 
+def dev_las(parser, dev: list) -> float:
+    """The LAS (%) of ``parser``'s trees of ``dev`` (its tag columns as they are)."""
+    from seqspectral.treebank_scores import conll18_scores
+
+    return conll18_scores(dev, parser.parse(dev))["LAS"]["f1"]
+
+
 def choose_labeler(parser, train: list, dev: list, columns) -> dict:
     """Give ``parser`` the label classifier that labels its own dev trees best: its own (the
     columns it reads) or one that also reads the predicted FEATS and / or LEMMA of ``columns``
@@ -292,13 +299,13 @@ def choose_labeler(parser, train: list, dev: list, columns) -> dict:
         return conll18_scores(dev, out)["LAS"]["f1"]
 
     best, table = parser.labeler_, {}
-    table[_reading(best)] = best_las = las(best)
+    table[_columns_read(best)] = best_las = las(best)
     for column in ("feats", "lemma"):
         if column not in columns or getattr(best, f"use_{column}"):
             continue
         params = {**best.get_params(deep=False), f"use_{column}": True}
         candidate = DependencyLabeler(**params).fit(train)
-        table[_reading(candidate)] = score = las(candidate)
+        table[_columns_read(candidate)] = score = las(candidate)
         if score > best_las:
             best, best_las = candidate, score
     parser.labeler_ = best
@@ -306,7 +313,7 @@ def choose_labeler(parser, train: list, dev: list, columns) -> dict:
     return table
 
 
-def _reading(labeler) -> str:
+def _columns_read(labeler) -> str:
     return "+".join(["upos"] + [c for c in ("xpos", "feats", "lemma") if getattr(labeler, f"use_{c}")])
 
 

@@ -111,3 +111,27 @@ def test_columns_the_treebank_lacks_are_named_and_skipped(corpora_dir):
         Lemmatiser(epochs=1).fit(train)
     with pytest.raises(ValueError, match="no FEATS"):
         FeaturesTagger(epochs=1).fit(train)
+
+
+def test_kbest_choices_against_every_combination():
+    from seqspectral.tagging.token_classifier import kbest_choices
+
+    rng = np.random.default_rng(3)
+    scores = [rng.normal(size=n) for n in (3, 1, 4, 2)]
+    every = sorted(((sum(s[i] for s, i in zip(scores, pick)), pick)
+                    for pick in itertools.product(*(range(len(s)) for s in scores))), reverse=True)
+    got = kbest_choices(scores, 10)
+    assert [p for _, p in got] == [p for _, p in every[:10]]
+    assert np.allclose([v for v, _ in got], [v for v, _ in every[:10]])
+    assert len(kbest_choices(scores, 100)) == 24 and kbest_choices([], 3) == [(0.0, ())]
+
+
+@pytest.mark.parametrize("unit", ["bundle", "feature"])
+def test_kbest_feats_lists_start_with_the_1best_and_are_distinct(unit):
+    train, test = _planted(STEMS), _planted(["florb", "wuzz"])
+    model = FeaturesTagger(unit=unit, epochs=3, hash_bits=16).fit(train)
+    lists = model.kbest(test, 4)
+    assert [x.candidates[0].feats for x in lists] == model.predict(test)
+    for x in lists:
+        assert len(x) == 4 and len({tuple(c.feats) for c in x.candidates}) == 4
+        assert np.all(np.diff(x.scores) <= 1e-9)

@@ -162,8 +162,9 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
     assert "f: exists and is not a directory" in capsys.readouterr().err
     assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
-    # the arcs read the predicted UPOS and XPOS; the labeler adds FEATS / LEMMA only if dev LAS gains
-    assert report["parser_tag_columns"][:2] == ["upos", "xpos"] and "upos+xpos" in report["labeler_dev_las"]
+    # the arcs read the predicted UPOS and XPOS, then FEATS / LEMMA and the labeler's too only if dev LAS gains
+    assert report["parser_tag_columns"][:2] == ["upos", "xpos"] and "upos+xpos" in report["parser_dev_las"]
+    assert set(report["parser_dev_las"]) <= {"upos+xpos", "upos+xpos+feats", "upos+xpos+lemma", "upos+xpos+feats+lemma"}
     assert "+".join(report["parser_tag_columns"]) == max(report["labeler_dev_las"], key=report["labeler_dev_las"].get)
     assert report["options"]["tag_folds"] == 2 and report["clusters"]["from"] == [str(text)]
     # the clusters travel inside the taggers' and the parser's files: the run step needs nothing else
