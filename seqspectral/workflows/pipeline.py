@@ -23,18 +23,11 @@ import numpy as np
 from seqspectral.corpus.columns import MissingColumnError
 
 from .manifest import MANIFEST
+from .training import input_columns
 
 
 #: the model kinds a build's ``tagger-<column>.npz`` may be (each has ``tag(sentences)``)
 TAGGER_KINDS = ("tagger", "features_tagger", "lemmatiser")
-
-
-def input_columns(parser) -> list[str]:
-    """The tag columns ``parser`` reads (LEMMA among them), its labeler's included."""
-    labeler = parser.labeler_ if getattr(parser, "labeler_", None) is not None else None
-    feats = parser.use_feats or bool(labeler and labeler.use_feats)
-    lemma = parser.use_lemma or bool(labeler and labeler.use_lemma)
-    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * feats + ["lemma"] * lemma
 
 
 class Pipeline:

@@ -201,7 +201,7 @@ class ParserStage(ModelStage):
         return parser
 
     def after(self, result, state):
-        from .pipeline import input_columns
+        from .training import input_columns
 
         state.report["parser_tag_columns"] = input_columns(result)
 

@@ -256,6 +256,14 @@ def train_embeddings(paths, *, reading=None, sharding: Sharding | None = None, n
 
 
 # -- parser and tagger ----------------------------------------------------------------------------
+def input_columns(parser) -> list[str]:
+    """The tag columns ``parser`` reads (LEMMA among them), its labeler's included."""
+    labeler = parser.labeler_ if getattr(parser, "labeler_", None) is not None else None
+    feats = parser.use_feats or bool(labeler and labeler.use_feats)
+    lemma = parser.use_lemma or bool(labeler and labeler.use_lemma)
+    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * feats + ["lemma"] * lemma
+
+
 def fit_parser(train: list, dev: list | None = None, reading=None, on_epoch=None, **params):
     """A :class:`~seqspectral.parsing.DependencyParser` (``params``) fitted on the sentences
     ``train`` (epochs chosen on ``dev``), with its ``reading_`` (how they were read) and its
@@ -263,7 +271,6 @@ def fit_parser(train: list, dev: list | None = None, reading=None, on_epoch=None
     from seqspectral.corpus.columns import ColumnProfile
     from seqspectral.parsing import DependencyParser
 
-    from .pipeline import input_columns
 
     parser = DependencyParser(**params).fit(train, dev=dev, on_epoch=on_epoch)
     parser.reading_ = _reading(reading).recorded()
@@ -289,7 +296,6 @@ def choose_labeler(parser, train: list, dev: list, columns) -> dict:
     from seqspectral.parsing.labeler import DependencyLabeler
     from seqspectral.treebank_scores import conll18_scores
 
-    from .pipeline import input_columns
 
     trees = parser.predict(dev)
     unlabelled = [replace(s, heads=h) for s, h in zip(dev, trees)]
