@@ -27,8 +27,9 @@ refused is accepted (exit 0), an error leaves an output or a temporary file, an
 interrupt does not end in status 130 with one line and nothing written, a refusal's message
 does not name what it must (the file, ``<stdin>``, the option) or is more than one line,
 or a run passes its time or memory bound. A start-up interrupt that lands before the
-command's own code runs (Python's start-up: ``init_import_site``; the command script's import)
-is counted apart: it is Python's, not the toolkit's. The counts go to
+command's entry module has installed its handler is counted apart, by where it landed
+(:data:`STARTUP_PHASES`: Python's start-up, its site import, the script's import): it is
+Python's, not the toolkit's. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
     python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
@@ -594,10 +595,43 @@ def main(argv=None) -> int:
     return 0
 
 
+#: where a start-up interrupt landed before the toolkit's handler (cli/main.py's first
+#: statements), from what the process said: Python's, not the toolkit's (docs/robustness.md)
+BEFORE_ENTRY = "before the entry point"
+STARTUP_PHASES = {
+    "killed": "Python's start-up before its own handler: killed by SIGINT, nothing said",
+    "site": "Python's site import (the environment's .pth files): exit 1, 'init_import_site'",
+    "import": "the script's import of the toolkit (runpy, importlib, the parent packages): a "
+              "KeyboardInterrupt traceback, killed by SIGINT",
+    "lost": "inside importlib's module lock, where Python prints it and goes on: the command finished",
+}
+
+
+def startup_phase(returncode: int, stderr: str) -> str | None:
+    """The :data:`STARTUP_PHASES` key of a start-up interrupt Python took, else None: the
+    toolkit's (its handler's "interrupted" line, or a traceback in its own code)."""
+    if "init_import_site" in stderr:
+        return "site"
+    if returncode == -signal.SIGINT and not stderr.strip():
+        return "killed"
+    if "_get_module_lock" in stderr and returncode == 0:
+        return "lost"
+    frames = re.findall(r'File "([^"]+)"', stderr)
+    if returncode == -signal.SIGINT and frames and "KeyboardInterrupt" in stderr and \
+            not any(_toolkit_file(frame) for frame in frames):  # no toolkit code on the stack
+        return "import"
+    return None
+
+
+def _toolkit_file(name: str) -> bool:
+    path = Path(name)
+    return path.is_absolute() and any(path.resolve().is_relative_to(REPO / part) for part in ("seqspectral", "cli"))
+
+
 def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
     """``n`` SIGINT at random moments of the first 0.3 s of ``tree train``, run by the
-    installed command. Before the command's entry module runs, the interrupt is Python's
-    (its start-up, the script's first import): counted as "before the entry point"."""
+    installed command. One that lands before the command's entry module has installed its
+    handler is Python's (:data:`STARTUP_PHASES`): counted as "before the entry point: PHASE"."""
     out = d / "startup.out"
     script = Path(sys.executable).parent / "seqspectral"
     argv = ["tree", "train", SAMPLE, "-o", out, "--quiet"]
@@ -610,9 +644,9 @@ def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate()
         lines = stderr.strip().splitlines()
-        if "init_import_site" in stderr or (proc.returncode == -signal.SIGINT and (
-                not lines or "from seqspectral.cli.main import main" in stderr)) or "_get_module_lock" in stderr:
-            outcome = "before the entry point"
+        phase = startup_phase(proc.returncode, stderr)
+        if phase is not None:
+            outcome = f"{BEFORE_ENTRY}: {phase}"
         elif proc.returncode == 0 and not lines:
             outcome = "finished first"
         elif proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0] and not stdout:
@@ -648,10 +682,14 @@ def report(counts: dict, examples: dict, argv) -> str:
     total = Counter()
     for c in counts.values():
         total.update(c)
-    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal",
-                                      "before the entry point"],
+
+    def before_entry(c: Counter) -> int:
+        return sum(n for outcome, n in c.items() if outcome.startswith(BEFORE_ENTRY))
+
+    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal", BEFORE_ENTRY],
                                      [[cat, sum(c.values()), *(c[o] for o in FAILURES), c["finished first"],
-                                       c["before the entry point"]] for cat, c in sorted(counts.items())]))
+                                       before_entry(c)] for cat, c in sorted(counts.items())]))
+    phases = "; ".join(f"{total[f'{BEFORE_ENTRY}: {key}']} {what}" for key, what in STARTUP_PHASES.items())
     failures = "\n".join(f"- {o}: " + "; ".join(e) for o, e in examples.items()) or "none"
     return f"""# Robustness battery (issues 27 and 42)
 
@@ -660,6 +698,9 @@ def report(counts: dict, examples: dict, argv) -> str:
 {sum(total.values())} cases. Failures: {', '.join(f'{o} {total[o]}' for o in FAILURES)}.
 
 {table}
+
+Start-up interrupts {BEFORE_ENTRY} (the toolkit's handler is installed by the first statements of
+cli/main.py; what comes before them is Python's): {phases}.
 
 Examples of failures: {failures}
 """
