@@ -32,7 +32,7 @@ command's entry module has installed its handler is counted apart, by where it l
 Python's, not the toolkit's. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
-    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
+    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0] [--only COMMAND ...]
 """
 
 from __future__ import annotations
@@ -537,6 +537,10 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", type=int, default=2000, help="mutated-file cases (default 2000)")
     parser.add_argument("--interrupts", type=int, default=50, help="interrupts per long command (default 50)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", action="append", default=None, metavar="COMMAND",
+                        help="only the interrupt categories of these commands ('start-up', 'rerank train', ...; "
+                             "repeatable), to re-run what a full run found; the results go to "
+                             "results/robustness-only.md")
     args = parser.parse_args(argv)
     require_data(EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu", SAMPLE)
     rng = random.Random(args.seed)
@@ -554,6 +558,13 @@ def main(argv=None) -> int:
         small = d / "small.conllu"
         small.write_text("\n\n".join(SAMPLE.read_text().split("\n\n")[:40]) + "\n\n")
         train_models(d, small)
+        if args.only:
+            if "start-up" in args.only:
+                startup_interrupts(d, rng, args.interrupts, record)
+            interrupt_commands(d, rng, args.interrupts, record, only=args.only)
+            write_results(RESULTS / "robustness-only.md", report(counts, examples, argv))
+            print(report(counts, examples, argv))
+            return 0
         out, ro = d / "out", d / "readonly"
         ro.mkdir()
         ro.chmod(0o500)
@@ -657,8 +668,9 @@ def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
     print("interrupts: start-up done", file=sys.stderr)
 
 
-def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
-    """``n`` random SIGINT/SIGTERM per long command on EWT (delays spread over its run time)."""
+def interrupt_commands(d: Path, rng: random.Random, n: int, record, only=None) -> None:
+    """``n`` random SIGINT/SIGTERM per long command on EWT (delays spread over its run time);
+    ``only``: the names of the commands to run (default all)."""
     train, dev = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
     out = d / "interrupted.out"
     commands = {
@@ -672,6 +684,8 @@ def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
                          d / "tree.npz", "-o", out],
     }
     for name, argv in commands.items():
+        if only is not None and name not in only:
+            continue
         for i in range(n):
             signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
             record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 4.0), signum), argv)
