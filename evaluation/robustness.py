@@ -507,8 +507,9 @@ def issue42_cases(d: Path, small: Path, out: Path, built: Path):
     return cases
 
 
-def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
-    """One long command in a process of its own, interrupted after ``delay`` s."""
+def interrupt_case(argv, output: Path, delay: float, signum: int) -> tuple[str, str]:
+    """One long command in a process of its own, interrupted after ``delay`` s: its outcome
+    and what it did (:func:`what_it_did`: the exit status, the lines it said, what it left)."""
     if output.exists():
         output.unlink()
     proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.PIPE,
@@ -517,19 +518,29 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     time.sleep(delay)
     proc.send_signal(signum)
     stdout, stderr = proc.communicate()
+    did = what_it_did(f"{signal.Signals(signum).name} at {delay:.2f} s", proc.returncode, stdout, stderr, output)
     if proc.returncode < 0:
-        return "crash"
+        return "crash", did
     if "Traceback" in stderr or "Exception ignored" in stderr:
-        return "traceback"
+        return "traceback", did
     if proc.returncode == 0:
-        return "finished first"  # the signal came after the work was done
+        return "finished first", did  # the signal came after the work was done
     # progress said before the signal (a finished stage's line, a note) is not the interrupt's message
     lines = [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
     if proc.returncode != 130 or len(lines) != 1 or "interrupted" not in lines[0] or stdout:
-        return "interrupt not clean"
+        return "interrupt not clean", did
     if output.exists() or _temp_files(output):
-        return "partial output"
-    return "ok"
+        return "partial output", did
+    return "ok", did
+
+
+def what_it_did(signal_sent: str, status: int, stdout: str, stderr: str, output: Path) -> str:
+    """One line for the failures' examples: the signal, the exit status, the lines said on
+    stderr that are not progress (the last three), stdout's size and the files left."""
+    said = [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
+    left = (["the output"] if output.exists() else []) + [p.name for p in _temp_files(output)]
+    return (f"{signal_sent}: exit {status}, stderr {said[-3:]!r}, stdout {len(stdout)} characters, "
+            f"left {left or 'nothing'}")
 
 
 def main(argv=None) -> int:
@@ -547,10 +558,11 @@ def main(argv=None) -> int:
     counts: dict[str, Counter] = {}
     examples: dict[str, list] = {}
 
-    def record(category: str, outcome: str, what) -> None:
+    def record(category: str, outcome, what) -> None:
+        outcome, did = outcome if isinstance(outcome, tuple) else (outcome, "")  # (outcome, what the run did)
         counts.setdefault(category, Counter())[outcome] += 1
         if outcome in FAILURES and len(examples.setdefault(outcome, [])) < 5:
-            examples[outcome].append(f"{category}: {' '.join(map(str, what))}")
+            examples[outcome].append(f"{category}: {' '.join(map(str, what))}" + (f" — {did}" if did else ""))
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -651,7 +663,8 @@ def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
             out.unlink()
         proc = subprocess.Popen([str(script), *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        time.sleep(rng.uniform(0.0, 0.3))
+        delay = rng.uniform(0.0, 0.3)
+        time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate()
         lines = stderr.strip().splitlines()
@@ -664,7 +677,8 @@ def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
             outcome = "partial output" if out.exists() or _temp_files(out) else "ok"
         else:
             outcome = "crash" if proc.returncode < 0 else "traceback" if "Traceback" in stderr else "interrupt not clean"
-        record("interrupt: start-up (tree train)", outcome, argv)
+        record("interrupt: start-up (tree train)", (outcome, what_it_did(f"SIGINT at {delay:.3f} s", proc.returncode, stdout, stderr, out)),
+               argv)
     print("interrupts: start-up done", file=sys.stderr)
 
 
