@@ -93,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     import warnings
 
     from seqspectral.interrupts import terminate_as_interrupt
-    from seqspectral.io import remove_temporaries
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     for signum, handler in handlers.items():
@@ -116,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
-        remove_temporaries()  # any a with-block's interrupted __exit__ left (seqspectral.io)
+        written = sys.modules.get("seqspectral.io")  # not imported (--help): no output was begun
+        if written is not None:
+            written.remove_temporaries()  # any a with-block's interrupted __exit__ left
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
