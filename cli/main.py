@@ -95,9 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     from seqspectral.interrupts import terminate_as_interrupt
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    for signum, handler in handlers.items():
-        if handler is _interrupted_before_start:  # main has started: interrupts end it cleanly from here on
-            signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+    if handlers[signal.SIGINT] is _interrupted_before_start:  # main has started: interrupts end it cleanly from here
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # on (SIGTERM: replaced below, never left default)
     terminate_as_interrupt()
     try:
         with warnings.catch_warnings():

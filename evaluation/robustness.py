@@ -519,6 +519,8 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> tuple[str, 
     proc.send_signal(signum)
     stdout, stderr = proc.communicate()
     did = what_it_did(f"{signal.Signals(signum).name} at {delay:.2f} s", proc.returncode, stdout, stderr, output)
+    if (phase := startup_phase(proc.returncode, stderr, signum)) is not None:
+        return f"{BEFORE_ENTRY}: {phase}", did  # Python's start-up still ran (a loaded machine's)
     if proc.returncode < 0:
         return "crash", did
     if "Traceback" in stderr or "Exception ignored" in stderr:
@@ -622,7 +624,10 @@ def main(argv=None) -> int:
 #: statements), from what the process said: Python's, not the toolkit's (docs/robustness.md)
 BEFORE_ENTRY = "before the entry point"
 STARTUP_PHASES = {
-    "killed": "Python's start-up before its own handler: killed by SIGINT, nothing said",
+    "killed": "Python's start-up before its own handler (SIGTERM: before the toolkit's): killed by the signal, nothing "
+              "said",
+    "init": "Python's initialisation after its handler (the standard streams, encodings): exit 1, 'Fatal Python "
+            "error: init_...'",
     "site": "Python's site import (the environment's .pth files): exit 1, 'init_import_site'",
     "import": "the script's import of the toolkit (runpy, importlib, the parent packages): a "
               "KeyboardInterrupt traceback, killed by SIGINT",
@@ -630,12 +635,14 @@ STARTUP_PHASES = {
 }
 
 
-def startup_phase(returncode: int, stderr: str) -> str | None:
+def startup_phase(returncode: int, stderr: str, signum: int = signal.SIGINT) -> str | None:
     """The :data:`STARTUP_PHASES` key of a start-up interrupt Python took, else None: the
     toolkit's (its handler's "interrupted" line, or a traceback in its own code)."""
     if "init_import_site" in stderr:
         return "site"
-    if returncode == -signal.SIGINT and not stderr.strip():
+    if "Fatal Python error: init_" in stderr:
+        return "init"
+    if returncode == -signum and not stderr.strip():  # SIGTERM: Python never takes it, so any time before the handler
         return "killed"
     if "_get_module_lock" in stderr and returncode == 0:
         return "lost"

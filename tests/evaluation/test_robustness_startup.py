@@ -28,6 +28,7 @@ KeyboardInterrupt
 
 def test_each_phase_python_takes_is_named_and_the_toolkits_own_code_is_not():
     assert startup_phase(-signal.SIGINT, "") == "killed"
+    assert startup_phase(1, "Fatal Python error: init_sys_streams: can't initialize sys standard streams\n") == "init"
     assert startup_phase(1, "Fatal Python error: init_import_site: Failed to import the site module\n...") == "site"
     assert startup_phase(-signal.SIGINT, SCRIPT_IMPORT) == "import"
     assert startup_phase(0, "Exception ignored in: <function _get_module_lock.<locals>.cb at 0x7f>\n") == "lost"
