@@ -19,7 +19,7 @@ concentration; below 1 the rows are peaked, the dependencies strong): the eviden
 gaps depend on the generator.
 
 Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation convex_em [--sizes 50 100 150] [--reps 10]
-Writes evaluation/results/convex_em.md (only when every fit has run).
+Writes evaluation/results/convex_em.md after every configuration (marked PARTIAL until all have run).
 """
 
 from __future__ import annotations
@@ -141,15 +141,29 @@ def sweep_table(sweep: dict) -> list[str]:
                            "marginal test (sup / EM / convex)"], lines)
 
 
-def _run(dataset, sizes, reps, args, results, key=None):
-    for t in sizes:
-        if dataset.max_train is not None and t > dataset.max_train:
-            continue
-        rows = results.setdefault(key or (dataset.name, t), [])
-        for rep in range(reps):
-            rows.append(run_one(dataset, t, rep, args.n_test, args.beta, args.tol, args.hidden_tables))
-            print(dataset.name, t, rep, {m: tuple(round(x, 3) for x in rows[-1][m]["joint"]) for m in METHODS},
-                  file=sys.stderr, flush=True)
+def _run(dataset, t, reps, args, rows):
+    for rep in range(reps):
+        rows.append(run_one(dataset, t, rep, args.n_test, args.beta, args.tol, args.hidden_tables))
+        print(dataset.name, t, rep, {m: tuple(round(x, 3) for x in rows[-1][m]["joint"]) for m in METHODS},
+              file=sys.stderr, flush=True)
+
+
+def plan(args) -> list[tuple]:
+    """(table, key, data set, t, repetitions) of every configuration, the informative first: every data set at
+    t = 100 (the paper's column), then the generator sweep, then the other sizes."""
+    jobs = []
+    for i, t in enumerate(sorted(args.sizes, key=lambda t: (t != 100, t))):
+        for name in args.datasets:
+            dataset = DATASETS[name]()
+            if dataset.max_train is None or t <= dataset.max_train:
+                jobs.append(("results", (name, t), dataset, t, args.reps if name in SYNTHETIC else args.real_reps))
+        if i == 0:
+            for name in (d for d in SYNTHETIC if d in args.datasets):
+                jobs += [("sweep", (name, f"causal {strength:g}"), DATASETS[name](strength), 100, args.sweep_reps)
+                         for strength in args.strengths]
+                jobs += [("sweep", (name, f"Dirichlet({a:g})"), DATASETS[name](dirichlet=a), 100, args.sweep_reps)
+                         for a in args.dirichlet]
+    return jobs
 
 
 def main(argv=None) -> int:
@@ -173,19 +187,23 @@ def main(argv=None) -> int:
     parser.add_argument("--output", type=Path, default=OUT, help="the results file (default results/convex_em.md)")
     args = parser.parse_args(argv)
     started = time.process_time()
-    results, sweep = {}, {}
-    for name in args.datasets:
-        _run(DATASETS[name](), args.sizes, args.reps if name in SYNTHETIC else args.real_reps, args, results)
-    for name in (d for d in SYNTHETIC if d in args.datasets):
-        for strength in args.strengths:
-            _run(DATASETS[name](strength), [100], args.sweep_reps, args, sweep, (name, f"causal {strength:g}"))
-        for concentration in args.dirichlet:
-            _run(DATASETS[name](dirichlet=concentration), [100], args.sweep_reps, args, sweep,
-                 (name, f"Dirichlet({concentration:g})"))
-    cpu = time.process_time() - started
+    tables = {"results": {}, "sweep": {}}
+    jobs = plan(args)
+    for done, (table_name, key, dataset, t, reps) in enumerate(jobs, 1):
+        _run(dataset, t, reps, args, tables[table_name].setdefault(key, []))
+        report(args, argv, tables, time.process_time() - started, done, len(jobs))
+    print(args.output.read_text())
+    return 0
+
+
+def report(args, argv, tables: dict, cpu: float, done: int, total: int) -> None:
+    """Write the results file (after every configuration: a stopped run leaves what it has done)."""
+    results = dict(sorted(tables["results"].items(), key=lambda item: (args.datasets.index(item[0][0]), item[0][1])))
+    sweep = tables["sweep"]
+    progress = "" if done == total else f" · PARTIAL: {done} of {total} configurations done"
     strengths = ", ".join(f"{n} {bayesnets.STRENGTH[n]:g}" for n in SYNTHETIC)
     lines = ["# Convex relaxation of latent-variable EM (Guo & Schuurmans, NIPS 2007, Table 1)", "",
-             describe("evaluation/convex_em.py", argv) + f" · whole run {cpu / 60:.1f} CPU-min.", "",
+             describe("evaluation/convex_em.py", argv) + f" · whole run {cpu / 60:.1f} CPU-min{progress}.", "",
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              f"β = {args.beta} for all three methods. Convex EM: SCS, tolerance {args.tol}, "
              + ("the hidden variables' own tables relaxed too" if args.hidden_tables
@@ -216,8 +234,6 @@ def main(argv=None) -> int:
               "The relaxed bound is the convex program's value: below every assignment's objective.", "",
               *timing(results), ""]
     atomic_write_text(args.output, "\n".join(lines))
-    print(args.output.read_text())
-    return 0
 
 
 if __name__ == "__main__":
