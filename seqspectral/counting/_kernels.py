@@ -353,3 +353,21 @@ def _add_scaled(out, a, w, inner):
     for b in range(inner.shape[0]):
         for m in range(inner.shape[1]):
             out[a, b, m] += w * inner[b, m]
+
+
+@njit(cache=True, nogil=True)
+def ngram_table(symbols, offsets, order, n_ids, start, stop):
+    """Dense counts of the order-``order`` n-grams of every sequence, one pass over its
+    tokens: per event (each token, then ``stop``) the key ``history · n_ids + event``, the
+    history the ``order - 1`` symbols before it (the nearest the most significant digit,
+    ``start`` before the sequence) in base ``n_ids``; returns the ``n_ids ** order`` counts."""
+    table = np.zeros(n_ids ** order, np.int64)
+    for s in range(len(offsets) - 1):
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        for i in range(n + 1):
+            key = np.int64(0)
+            for j in range(1, order):
+                key = key * n_ids + (symbols[a + i - j] if i >= j else start)
+            table[key * n_ids + (symbols[a + i] if i < n else stop)] += 1
+    return table

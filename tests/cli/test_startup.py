@@ -45,6 +45,8 @@ def test_a_command_group_help_imports_only_its_option_lists(group):
                "seqspectral.corpus.formats", "seqspectral.corpus.options", "seqspectral.corpus.reading", "seqspectral.corpus.tagsets",
                "seqspectral.corpus.textfile", "seqspectral.lm", "seqspectral.lm.methods"}
     assert sorted(library - allowed) == []
+    others = {f"seqspectral.cli.{g}" for g in COMMAND_GROUPS if g != group}
+    assert sorted(modules & others) == [], f"`seqspectral {group} --help` imports other groups' modules"
 
 
 def test_the_check_sees_what_a_running_command_imports():
