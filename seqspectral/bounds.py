@@ -16,20 +16,16 @@ Nothing here imports the rest of the package: every layer may use it::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(namedtuple("Bound", "option low high what why")):
     """An integer value from ``low`` to ``high``: ``option`` names it on the command line,
     ``what`` says what it counts in the user's terms (a plural: "at most 1000 candidates per
-    sentence"), ``why`` why it is bounded."""
+    sentence"), ``why`` why it is bounded. (A named tuple, not a dataclass: the command line's
+    ``--help`` reads this table, and ``dataclasses`` imports ``inspect``.)"""
 
-    option: str
-    low: int
-    high: int
-    what: str
-    why: str
+    __slots__ = ()
 
 
 #: value name -> its bound (the names are the options' ``dest`` and the build's option keys)
