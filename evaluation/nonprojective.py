@@ -234,29 +234,35 @@ def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
     return out
 
 
-def timing(work: Work, name: str, train, dev, test, repeats: int) -> dict:
-    """``--timing``: train both first-order parsers (wall and CPU seconds), then the best of
-    ``repeats`` wall and CPU seconds of parsing ``test`` (1-best with labels, 50-best trees)
-    with each; the whole meant to run under the timing lock."""
+def timing(work: Work, name: str, train, dev, test, repeats: int, what: str) -> dict:
+    """``--timing``: train both first-order parsers (wall and CPU seconds; ``what="parse"``
+    keeps the earlier run's training figures and models), then the best of ``repeats`` wall
+    and CPU seconds of parsing ``test`` (1-best with labels, 50-best trees) with each; the
+    whole meant to run under the timing lock."""
     from seqspectral import serialize
     from seqspectral.parsing import DependencyParser
 
-    out = {"load_before": list(os.getloadavg()), "repeats": repeats}
+    key = f"{name}:timing"
+    out = dict(work.results[key]) if what == "parse" else {"train_load": list(os.getloadavg())}
+    out.update(parse_load_before=list(os.getloadavg()), repeats=repeats)
     for decoder in DECODERS:
-        parser, t = timed(lambda: DependencyParser(1, decoder=decoder, epochs=EPOCHS[1]).fit(train, dev=dev))
-        out[f"{decoder}:train"] = {"wall": t.wall, "cpu": t.cpu}
         path = work.dir / f"{name}-1-{decoder}.npz"
-        if not path.exists():  # the main run's model, trained alike
-            serialize.save(path, parser)
-            work.record(f"{name}-1-{decoder}:fit", {"cpu": t.cpu, "wall": t.wall, "load": list(os.getloadavg()),
-                                                    "locked": True})
+        if what == "parse":
+            parser = serialize.load(path)
+        else:
+            parser, t = timed(lambda: DependencyParser(1, decoder=decoder, epochs=EPOCHS[1]).fit(train, dev=dev))
+            out[f"{decoder}:train"] = {"wall": t.wall, "cpu": t.cpu}
+            if not path.exists():  # the main run's model, trained alike
+                serialize.save(path, parser)
+                work.record(f"{name}-1-{decoder}:fit", {"cpu": t.cpu, "wall": t.wall, "load": list(os.getloadavg()),
+                                                        "locked": True})
         parser.parse(test[:5]), parser.kbest_trees(test[:5], K)  # compiled before timing
-        for what, run in (("1-best", lambda: parser.parse(test)), ("50-best", lambda: parser.kbest_trees(test, K))):
+        for step, run in (("1-best", lambda: parser.parse(test)), ("50-best", lambda: parser.kbest_trees(test, K))):
             runs = [timed(run)[1] for _ in range(repeats)]
-            out[f"{decoder}:{what}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
-            log(f"{decoder} {what}: {len(test) / out[f'{decoder}:{what}']['wall']:.0f} sentences/s")
-    out["load_after"] = list(os.getloadavg())
-    work.record(f"{name}:timing", out)
+            out[f"{decoder}:{step}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
+            log(f"{decoder} {step}: {len(test) / out[f'{decoder}:{step}']['wall']:.0f} sentences/s")
+    out["parse_load_after"] = list(os.getloadavg())
+    work.record(key, out)
     return out
 
 
@@ -339,16 +345,17 @@ def main(argv=None) -> int:
                          "second-order parsers take most of the run and no criterion of issue 41 reads them)")
     ap.add_argument("--rerank", action="store_true",
                     help="also rerank non-projective 50-best lists on the Turkish split (command line)")
-    ap.add_argument("--timing", action="store_true",
+    ap.add_argument("--timing", nargs="?", const="all", choices=("all", "parse"),
                     help="only train both first-order EWT parsers and time them and their parsing of EWT test "
                          "(run it whole under the timing lock: flock /work/timing.lock python -m evaluation ...); "
-                         "the main run reports it")
+                         "--timing parse: only the parsing, with the models of an earlier --timing; the main run "
+                         "reports it")
     ap.add_argument("--repeats", type=int, default=3, metavar="R",
                     help="--timing: timed runs of each parsing step, the best kept (default 3)")
     args = ap.parse_args(argv)
     work = Work(args.workdir)
     if args.timing:
-        timing(work, "ewt", *ewt(), args.repeats)
+        timing(work, "ewt", *ewt(), args.repeats, args.timing)
         return 0
     names = args.treebanks.split(",")
     text = ["# Non-projective dependency parsing (issue 41)", "", describe(__file__, sys.argv[1:]), "",
@@ -394,11 +401,12 @@ def main(argv=None) -> int:
                 text += ["Timing on EWT: not measured yet (`flock /work/timing.lock python -m evaluation nonprojective "
                          "--workdir DIR --timing`).", ""]
             else:
-                text += [f"Timing on EWT, the whole `--timing` run under the machine's timing lock (load average "
-                         f"before {', '.join(f'{x:.1f}' for x in sp['load_before'])}, after "
-                         f"{', '.join(f'{x:.1f}' for x in sp['load_after'])}): training with dev selection, and "
-                         f"parsing test ({len(test)} sentences), first order, best of {sp['repeats']}; wall over "
-                         f"{os.cpu_count()} cores, CPU summed over threads:", ""]
+                loads = [", ".join(f"{x:.1f}" for x in sp[k]) for k in ("train_load", "parse_load_before",
+                                                                        "parse_load_after")]
+                text += [f"Timing on EWT, each `--timing` run whole under the machine's timing lock: training with "
+                         f"dev selection (load average {loads[0]} at the start), and parsing test ({len(test)} "
+                         f"sentences; load average {loads[1]} before, {loads[2]} after), first order, best of "
+                         f"{sp['repeats']}; wall over {os.cpu_count()} cores, CPU summed over threads:", ""]
                 text += markdown_table(
                     ["decoder", "train wall s", "train CPU s", "1-best sent/s (wall)", "1-best sent/CPU-s",
                      "50-best sent/s (wall)", "50-best sent/CPU-s"],
