@@ -188,7 +188,7 @@ def cross(work: Work, name: str, test) -> dict:
                 crossing = sum(not is_projective(trees.heads[a:b]) for a, b in zip(offsets[:-1], offsets[1:]))
                 out[f"{trained}:{decoder}"] = {"scores": scores(test, heads, parser), "oracle": oracle(trees, test),
                                                "oracle_nonprojective": oracle(trees, test, nonprojective),
-                                               "candidates": len(trees), "crossing_candidates": crossing}
+                                               "candidates": len(offsets) - 1, "crossing_candidates": crossing}
         work.record(key, out)
     return work.results[key]
 
