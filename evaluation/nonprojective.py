@@ -187,7 +187,8 @@ def cross(work: Work, name: str, test) -> dict:
                 offsets = trees.tree_offsets
                 crossing = sum(not is_projective(trees.heads[a:b]) for a, b in zip(offsets[:-1], offsets[1:]))
                 out[f"{trained}:{decoder}"] = {"scores": scores(test, heads, parser), "oracle": oracle(trees, test),
-                                               "oracle_nonprojective": oracle(trees, test, nonprojective),
+                                               "oracle_nonprojective": oracle(trees, test, nonprojective)
+                                               if nonprojective else None,
                                                "candidates": len(offsets) - 1, "crossing_candidates": crossing}
         work.record(key, out)
     return work.results[key]
