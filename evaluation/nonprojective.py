@@ -68,8 +68,8 @@ class Work:
         from seqspectral.io import atomic_write_text
 
         on_disk = json.loads(self.path.read_text()) if self.path.exists() else {}
-        self.results = {**on_disk, **self.results, key: value}
-        atomic_write_text(self.path, json.dumps(self.results, indent=1))
+        self.results = {**self.results, **on_disk, key: value}  # what another run recorded since wins
+        atomic_write_text(self.path, json.dumps({**on_disk, key: value}, indent=1))
 
     def model(self, name: str, build):
         from seqspectral import serialize
