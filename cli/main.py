@@ -46,8 +46,8 @@ import importlib  # noqa: E402
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-#: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
-#: they import the library only inside their handlers)
+#: the command groups, one module of ``seqspectral.cli`` each (the named one imported when the parser
+#: is built; they import the library only inside their handlers)
 COMMAND_GROUPS = ["corpus", "lm", "embed", "tree", "parse", "rerank", "evaluate", "tag", "show", "grammar"]
 
 
@@ -56,8 +56,9 @@ class UsageError(Exception):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only the group ``command`` gets its subcommands and options (the others
-    are listed with their one-line help)."""
+    """The parser; only the group ``command`` gets its subcommands and options. The others
+    are only named: their modules are imported for their one-line help only when no group
+    is named (the listing of ``seqspectral --help``, or a name that is no group's)."""
     parser = argparse.ArgumentParser(
         prog="seqspectral",
         description="Spectral learning of latent-variable models of sequences and trees.",
@@ -65,12 +66,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    listing = command not in COMMAND_GROUPS
     for group in COMMAND_GROUPS:
-        module = importlib.import_module(f"{__package__}.{group}")
         if group == command:
-            module.register(sub)
+            importlib.import_module(f"{__package__}.{group}").register(sub)
+        elif listing:
+            sub.add_parser(group, help=_group_help(importlib.import_module(f"{__package__}.{group}")))
         else:
-            sub.add_parser(group, help=_group_help(module))
+            sub.add_parser(group)
     return parser
 
 

@@ -16,19 +16,15 @@ Nothing here imports the rest of the package: every layer may use it::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(namedtuple("Bound", "option low high what why")):
     """An integer value from ``low`` to ``high``: ``option`` names it on the command line,
-    ``what`` says what it counts, ``why`` why it is bounded."""
+    ``what`` says what it counts, ``why`` why it is bounded. (A named tuple, not a dataclass:
+    the command line's ``--help`` reads this table, and ``dataclasses`` imports ``inspect``.)"""
 
-    option: str
-    low: int
-    high: int
-    what: str
-    why: str
+    __slots__ = ()
 
 
 #: value name -> its bound (the names are the options' ``dest`` and the build's option keys)
