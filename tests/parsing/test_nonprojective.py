@@ -73,6 +73,28 @@ def test_kbest_spanning_trees_are_the_brute_force_top_k(case, k, single_root):
     assert brute_scores(S, best[None, :])[0] == pytest.approx(ranked[0])
 
 
+@pytest.mark.parametrize("seed", range(14))  # 8 to 14 words, each with one root word and several
+def test_the_projective_trees_of_the_kbest_spanning_trees_are_eisners_kbest(seed):
+    """Past brute force's reach: the projective trees among the K best spanning trees, in
+    order, are the projective K' best (Huang & Chiang's k-best Eisner, an independent
+    algorithm) — every projective tree that outscores the K-th spanning tree is in the list.
+    Scores: a planted projective tree plus noise, so that many of the best trees nest."""
+    from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
+
+    n, single_root = 8 + seed % 7, seed % 2 == 0
+    rng = np.random.default_rng(seed)
+    planted = eisner(rng.normal(size=(n + 1, n + 1)), single_root)
+    S = rng.normal(scale=0.7, size=(n + 1, n + 1))
+    S[planted, np.arange(1, n + 1)] += 3.0
+    heads, scores = kbest_mst(S, 300, single_root)
+    nested = [i for i, h in enumerate(heads) if is_projective(h)]
+    assert 0 < len(nested) < len(heads)  # both kinds of tree in the list
+    eisner_heads, eisner_scores = kbest_eisner(S, len(nested), single_root)
+    np.testing.assert_allclose(scores[nested], eisner_scores, atol=1e-9)
+    distinct = np.r_[True, np.diff(eisner_scores) < -1e-9] & np.r_[np.diff(eisner_scores) < -1e-9, True]
+    np.testing.assert_array_equal(heads[nested][distinct], eisner_heads[distinct])  # the same trees where no tie
+
+
 def test_spanning_trees_reach_crossing_arcs_eisner_cannot():
     # 1 <- 3 and 2 <- 4 cross: the only tree with these strong arcs is non-projective
     S = np.full((5, 5), -5.0)
