@@ -231,6 +231,25 @@ def test_crossing_arc_count_matches_the_definition():
     assert crossing_arcs(flat, offsets) == brute > 0
 
 
+
+@pytest.mark.parametrize("single_root", [True, False])
+def test_the_closest_projective_tree_is_the_brute_force_one(single_root):
+    """projectivity's ceiling: for every tree of 5 words, the projective tree it returns is
+    projective, rooted as asked, and shares as many arcs with the gold tree as the best
+    projective tree found by enumeration; the per-tree crossing count sums to the kernel's."""
+    from seqspectral.parsing._training_kernels import crossing_arcs
+    from seqspectral.parsing.projectivity import closest_projective_heads, non_projective_arcs
+
+    trees = all_trees(5, single_root)
+    projective = np.array([t for t in trees if is_projective(t)])
+    for gold in trees[::7]:
+        best = closest_projective_heads(gold, single_root)
+        assert is_projective(best) and (not single_root or (best == 0).sum() == 1)
+        assert (best == gold).sum() == (projective == gold).sum(axis=1).max()
+    flat = np.concatenate([np.concatenate(([0], t)) for t in trees]).astype(np.int32)
+    offsets = np.arange(len(trees) + 1, dtype=np.int64) * 6
+    assert sum(non_projective_arcs(t) for t in trees) == crossing_arcs(flat, offsets) > 0
+
 def test_auto_trains_exactly_the_decoder_it_picks():
     """``decoder="auto"`` is the projective parser, weight for weight, on projective data, and
     the non-projective one on crossing data."""
