@@ -8,11 +8,17 @@ import sys
 
 
 def bracketed_input(args) -> bool:
-    """Whether ``show``'s input is bracketed trees: ``--format auto`` and a file detected so."""
+    """Whether ``show``'s input is bracketed trees: ``--format bracketed``, or ``auto`` and a
+    file detected so, or standard input whose first character (after blanks and a byte-order
+    mark) is ``(`` (looked at without consuming it)."""
     from seqspectral.corpus import detect
 
-    return args.format == "auto" and args.input != "-" and os.path.exists(args.input) \
-        and detect(args.input, args.encoding or "utf-8").format == "bracketed"
+    if args.format != "auto":
+        return args.format == "bracketed"
+    if args.input == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        return peek is not None and peek(1 << 12).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"("
+    return os.path.exists(args.input) and detect(args.input, args.encoding or "utf-8").format == "bracketed"
 
 
 def run_show_phrase(args) -> int:

@@ -19,7 +19,8 @@ def register(sub) -> None:
                                 "(* in text, orange in HTML), whose tag differs ^; with --gold, the words whose head or tag is "
                                 "wrong (✗, red).")
     p.add_argument("input", metavar="FILE", help="a treebank or an n-best file (- for standard input), or bracketed "
-                                                 "phrase-structure trees (.mrg or detected by their first lines)")
+                                                 "phrase-structure trees (.mrg, detected by their first lines, "
+                                                 "or --format bracketed)")
     p.add_argument("--sent-id", action="append", default=None, metavar="ID",
                    help="show only the sentence with this # sent_id (repeatable)")
     p.add_argument("--gold", metavar="GOLD", default=None, help="the gold trees of the same sentences (matched by "
@@ -28,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--max-candidates", type=positive_int, default=None, metavar="K",
                    help="show at most the first K candidates of each n-best list")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="show at most N sentences")
-    add_treebank_options(p)
+    add_treebank_options(p, phrase=True)
     p.set_defaults(handler=run_show)
 
 
