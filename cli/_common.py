@@ -230,17 +230,21 @@ def sharding_of(args, paths):
     return Sharding(args.workers, args.scheduler, args.shard_mb, progress=not getattr(args, "quiet", False))
 
 
-def add_treebank_options(parser, inherit: bool = False, output: bool = False) -> None:
+def add_treebank_options(parser, inherit: bool = False, output: bool = False, phrase: bool = False) -> None:
     """``--format``, ``--encoding``, ``--errors``, ``--quiet`` (and with ``output``
     ``--output-encoding``): how ``parse``, ``tag``, ``evaluate`` and ``rerank`` read
-    treebanks; with ``inherit`` the encoding defaults to the model's training file's."""
+    treebanks; with ``inherit`` the encoding defaults to the model's training file's; with
+    ``phrase`` ``--format`` offers ``bracketed`` too (phrase-structure trees, for ``show``)."""
     from seqspectral.corpus import format_names
     from seqspectral.corpus.options import SPLITS
 
     # the formats read as sentences (text: raw text, tokenised, where no heads are needed)
-    parser.add_argument("--format", default="auto", choices=("auto", *format_names(sentences=True)),
+    parser.add_argument("--format", default="auto",
+                        choices=("auto", *format_names(sentences=True), *(("bracketed",) if phrase else ())),
                         help="treebank format; auto: by the file's name, else by its first lines; text: raw text, "
-                             "tokenised (NLTK Punkt + Treebank tokeniser) where no heads are needed (default auto)")
+                             "tokenised (NLTK Punkt + Treebank tokeniser) where no heads are needed"
+                             + ("; bracketed: phrase-structure trees (standard input too: auto takes it as "
+                                "bracketed when its first character is '(')" if phrase else "") + " (default auto)")
     parser.add_argument("--text-split", default="paragraphs", choices=SPLITS,
                         help="raw text: paragraphs (blank-line separated, split into sentences by Punkt trained on "
                              "the text) or lines (one sentence per line) (default paragraphs)")

@@ -8,14 +8,21 @@ import sys
 
 
 def bracketed_input(args) -> bool:
-    """Whether ``show``'s input is bracketed trees: ``--format auto`` and a file detected so."""
+    """Whether ``show``'s input is bracketed trees: ``--format bracketed``, or ``auto`` and a
+    file detected so, or standard input whose first character (after blanks and a byte-order
+    mark) is ``(`` (looked at without consuming it)."""
     from seqspectral.corpus import detect
 
-    return args.format == "auto" and args.input != "-" and os.path.exists(args.input) \
-        and detect(args.input, args.encoding or "utf-8").format == "bracketed"
+    if args.format != "auto":
+        return args.format == "bracketed"
+    if args.input == "-":
+        peek = getattr(sys.stdin.buffer, "peek", None)
+        return peek is not None and peek(1 << 12).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] == b"("
+    return os.path.exists(args.input) and detect(args.input, args.encoding or "utf-8").format == "bracketed"
 
 
 def run_show_phrase(args) -> int:
+    from seqspectral.bounds import check_sentences
     from seqspectral.corpus.bracketed import read_bracketed
     from seqspectral.display.phrase_compare import bracket_difference
     from seqspectral.display.phrase_html import phrase_html_page
@@ -28,6 +35,7 @@ def run_show_phrase(args) -> int:
         check_output_path(args.html)
     encoding = args.encoding or "utf-8"
     trees = read_bracketed(args.input, encoding=encoding, errors=args.errors)
+    check_sentences([tree.leaves() for tree in trees], args.input, "drawn_words")
     gold = read_bracketed(args.gold, encoding=encoding, errors="raise") if args.gold is not None else None
     if gold is not None and len(gold) != len(trees):
         raise UsageError(f"{args.gold}: {len(gold)} trees, {args.input} {len(trees)}")

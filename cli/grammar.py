@@ -38,7 +38,18 @@ def register(sub) -> None:
     t.add_argument("--states", dest="n_states", type=_states, default=None, metavar="K|auto",
                    help="spectral, em: latent states per nonterminal (default: the grammar's); auto: chosen on --dev "
                         f"(at most {MAX_STATES})")
-    t.add_argument("--dev", default=None, metavar="DEV", help="held-out trees on which 'auto' values are chosen")
+    t.add_argument("--max-states", type=at_most(MAX_STATES), default=None, metavar="K",
+                   help="spectral, em: the most latent states --states auto tries (default: the grammar's)")
+    t.add_argument("--spectrum-cutoff", type=_cutoff, default=None, metavar="X|auto",
+                   help="spectral: each nonterminal keeps the states whose singular values are at least X times its "
+                        "largest (0: all, up to --states; default: the grammar's); auto: chosen on --dev")
+    t.add_argument("--features", default=None, choices=("rules", "rich"),
+                   help="spectral: the inside/outside tree features — rules: the rules around the node and the words "
+                        "beside its span (Cohen et al. 2012); rich: also tags, words and lengths at the span's edges "
+                        "(Cohen et al. 2013's kind; no better on the WSJ sample) (default: the grammar's)")
+    t.add_argument("--dev", default=None, metavar="DEV",
+                   help="held-out trees on which 'auto' values are chosen (default: a seeded 20%% of the training "
+                        "trees, the grammar then refitted on all of them)")
     t.add_argument("--vertical", type=at_most(4), default=None, metavar="V",
                    help="vertical Markovisation: labels carry V-1 ancestors (1: none; default: the grammar's)")
     t.add_argument("--horizontal", type=_horizontal, default=None, metavar="H|all",
@@ -51,7 +62,8 @@ def register(sub) -> None:
                    help="coarse-to-fine pruning when parsing: spans whose plain-PCFG posterior is below P are not "
                         "parsed with latent states (default: the grammar's)")
     t.add_argument("--max-iter", type=positive_int, default=None, metavar="N", help="em: iterations at most")
-    t.add_argument("--random-state", type=int, default=None, metavar="S", help="em: seed of the start")
+    t.add_argument("--random-state", type=int, default=None, metavar="S",
+                   help="spectral, em: seed of the held-out part of 'auto' choices without --dev; em: and of the start")
     _reading_options(t)
     t.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="count the training files in shards on N local processes (the same grammar whatever N)")
@@ -102,6 +114,12 @@ def _reading_options(parser) -> None:
 
 def _states(text: str):
     return text if text == "auto" else at_most(MAX_STATES)(text)
+
+
+def _cutoff(text: str):
+    if text == "auto":
+        return text
+    return _probability(text)
 
 
 def _horizontal(text: str):
@@ -157,18 +175,20 @@ def _read_trees(path: str, args, name: str | None = None, detect_format: bool = 
 
 
 def _options(args) -> dict:
-    names = ("n_states", "vertical", "horizontal", "rare", "threshold", "max_iter", "random_state")
+    from .main import UsageError
+
+    names = ("n_states", "max_states", "spectrum_cutoff", "features", "vertical", "horizontal", "rare", "threshold", "max_iter",
+             "random_state")
     given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
     if given.get("horizontal") == "all":
         given["horizontal"] = None  # the grammars' "every sibling"
-    if args.method != "em" and ({"max_iter", "random_state"} & set(given)):
-        from .main import UsageError
-
-        raise UsageError("--max-iter and --random-state apply to --method em")
-    if args.method == "pcfg" and "n_states" in given:
-        from .main import UsageError
-
-        raise UsageError("--states applies to --method spectral and em (a plain PCFG has no latent states)")
+    if args.method != "em" and ({"max_iter"} & set(given)):
+        raise UsageError("--max-iter applies to --method em")
+    if args.method != "spectral" and ({"spectrum_cutoff", "features"} & set(given)):
+        raise UsageError("--spectrum-cutoff and --features apply to --method spectral")
+    if args.method == "pcfg" and ({"n_states", "max_states", "random_state"} & set(given)):
+        raise UsageError("--states, --max-states and --random-state apply to --method spectral and em (a plain PCFG "
+                         "has no latent states)")
     return given
 
 
@@ -179,8 +199,9 @@ def run_train(args) -> int:
     from .main import UsageError
 
     options = _options(args)
-    if options.get("n_states") == "auto" and args.dev is None and (args.workers or args.scheduler):
-        raise UsageError("--states auto with --workers / --scheduler is chosen on --dev DEV: give held-out trees")
+    if "auto" in (options.get("n_states"), options.get("spectrum_cutoff")) and args.dev is None and \
+            (args.workers or args.scheduler):
+        raise UsageError("'auto' with --workers / --scheduler is chosen on --dev DEV: give held-out trees")
     start, cpu = time.perf_counter(), time.process_time()
     dev = _read_trees(args.dev, args)[0] if args.dev is not None else None
     sharded = args.workers is not None or args.scheduler is not None

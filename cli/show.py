@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from seqspectral.bounds import BOUNDS
-
-from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
+from ._common import STDIN, add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = ("draw dependency trees (and how n-best candidates differ), or phrase-structure trees, in the terminal or as "
         "an HTML page")
@@ -21,7 +19,8 @@ def register(sub) -> None:
                                 "(* in text, orange in HTML), whose tag differs ^; with --gold, the words whose head or tag is "
                                 "wrong (✗, red).")
     p.add_argument("input", metavar="FILE", help="a treebank or an n-best file (- for standard input), or bracketed "
-                                                 "phrase-structure trees (.mrg or detected by their first lines)")
+                                                 "phrase-structure trees (.mrg, detected by their first lines, "
+                                                 "or --format bracketed)")
     p.add_argument("--sent-id", action="append", default=None, metavar="ID",
                    help="show only the sentence with this # sent_id (repeatable)")
     p.add_argument("--gold", metavar="GOLD", default=None, help="the gold trees of the same sentences (matched by "
@@ -30,11 +29,12 @@ def register(sub) -> None:
     p.add_argument("--max-candidates", type=positive_int, default=None, metavar="K",
                    help="show at most the first K candidates of each n-best list")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="show at most N sentences")
-    add_treebank_options(p)
-    p.set_defaults(handler=run_show, max_words=BOUNDS["words"].high)  # a drawing's size grows with its square
+    add_treebank_options(p, phrase=True)
+    p.set_defaults(handler=run_show)
 
 
 def run_show(args) -> int:
+    from seqspectral.bounds import check_sentences
     from seqspectral.display import difference, draw_tree, html_page, shown_items
     from seqspectral.display.text import gutter
     from seqspectral.io import atomic_write_text, check_output_path
@@ -48,6 +48,7 @@ def run_show(args) -> int:
         check_output_path(args.html)
     gold = read_treebank(args.gold, args) if args.gold is not None else None
     shown = read_treebank(args.input, args, nbest=True)  # n-best lists: their candidates are shown
+    check_sentences(shown, "<stdin>" if args.input == STDIN else args.input, "drawn_words")
     try:
         items = shown_items(shown, gold)
     except ValueError as e:

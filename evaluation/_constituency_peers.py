@@ -150,9 +150,19 @@ def berkeley(train_file: Path, test: list, *, jar: Path, workdir: Path, train_ti
              parse_timeout: float = 3600.0, memory: str = "6g", threads: int = 1, reuse: bool = True) -> PeerRun:
     """The Berkeley parser trained with its defaults on ``train_file`` (bracketed trees, one
     file) and run on the words of the ``test`` trees (module docstring). With ``reuse``, a
-    grammar trained before in ``workdir`` is used, with the training times recorded then."""
+    grammar trained before in ``workdir`` is used, with the training times recorded then; a
+    training under way in ``workdir`` (another process's) is waited for (a lock file)."""
+    import fcntl
+
     run = PeerRun("Berkeley parser (split-merge EM, 6 cycles)")
     workdir.mkdir(parents=True, exist_ok=True)
+    with open(workdir / "train.lock", "w") as lock:  # a training under way here (another run's): wait for it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _berkeley_locked(run, train_file, test, jar, workdir, train_timeout, parse_timeout, memory, threads,
+                                reuse)
+
+
+def _berkeley_locked(run, train_file, test, jar, workdir, train_timeout, parse_timeout, memory, threads, reuse):
     grammar, timing = workdir / "grammar.gr", workdir / "train-seconds.json"
     command = ["java", f"-Xmx{memory}", "-cp", str(jar), "edu.berkeley.nlp.PCFGLA.GrammarTrainer", "-path",
                str(train_file), "-out", str(grammar), "-treebank", "SINGLEFILE"]

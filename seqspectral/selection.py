@@ -48,6 +48,8 @@ TREE_FLOOR_GRID = (1e-4, 1e-3, 1e-2, 0.03, 0.1, 0.3)
 ANCHOR_GRID = (1.0, 4.0, 16.0)
 #: latent states per label of the L-PCFGs (one SVD and one pass of moments serve them all)
 LATENT_STATE_GRID = (1, 2, 4, 8, 12, 16, 24, 32)
+#: the spectral L-PCFG's per-label cut of its singular values (relative to the label's largest; 0: keep all)
+SPECTRUM_CUTOFF_GRID = (0.0, 0.1, 0.2)
 #: numbers of histogram bins per variable of the smooth product mixture (``n_bins="auto"``), cheapest first
 BINS_GRID = (4, 6, 8, 10, 12, 15, 20)
 

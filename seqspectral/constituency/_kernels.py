@@ -174,21 +174,12 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
             inside[q, a] /= s
         used = _list_nonzero(inside, q, pool, used, nz_start, nz_len)
         pool = _room(pool, used, n_labels)
+    outside = np.zeros((n_cells, n_labels))
     for length in range(2, n + 1):
         for i in range(n - length + 1):
-            j = i + length
-            q = cell(i, j, n)
-            for k in range(i + 1, j):
-                lq, rq = cell(i, k, n), cell(k, j, n)
-                for e in range(nz_start[lq], nz_start[lq] + nz_len[lq]):
-                    b = pool[e]
-                    ib = inside[lq, b] * binary_scale
-                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
-                        r = rules_by_left[g]
-                        ic = inside[rq, rule_right[r]]
-                        if ic != 0.0:
-                            inside[q, rule_parent[r]] += rule_prob[r] * ib * ic
-            used = _list_nonzero(inside, q, pool, used, nz_start, nz_len)
+            _coarse_cell(i, i + length, n, False, inside, outside, pool, nz_start, nz_len, rule_parent, rule_right,
+                         rules_by_left_start, rules_by_left, rule_prob, binary_scale)
+            used = _list_nonzero(inside, cell(i, i + length, n), pool, used, nz_start, nz_len)
             pool = _room(pool, used, n_labels)
     top = cell(0, n, n)
     z = 0.0
@@ -196,27 +187,12 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
         z += root_prob[a] * inside[top, a]
     if not z > 0.0 or not np.isfinite(z):
         return 2, np.zeros(0), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32), np.zeros((0, 0), np.int32)
-    outside = np.zeros((n_cells, n_labels))
     for a in range(n_labels):
         outside[top, a] = root_prob[a]
     for length in range(n, 1, -1):
         for i in range(n - length + 1):
-            j = i + length
-            q = cell(i, j, n)
-            for k in range(i + 1, j):
-                lq, rq = cell(i, k, n), cell(k, j, n)
-                for e in range(nz_start[lq], nz_start[lq] + nz_len[lq]):
-                    b = pool[e]
-                    ib = inside[lq, b] * binary_scale
-                    for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
-                        r = rules_by_left[g]
-                        c = rule_right[r]
-                        ic = inside[rq, c]
-                        oa = outside[q, rule_parent[r]]
-                        if ic != 0.0 and oa != 0.0:
-                            w = rule_prob[r] * oa
-                            outside[lq, b] += w * ic * binary_scale
-                            outside[rq, c] += w * ib
+            _coarse_cell(i, i + length, n, True, inside, outside, pool, nz_start, nz_len, rule_parent, rule_right,
+                         rules_by_left_start, rules_by_left, rule_prob, binary_scale)
     marginal = inside * outside / z  # the plain PCFG's posteriors
     status = 1
     if latent:
@@ -231,6 +207,33 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
     if len(scores) == 0:
         return 2, scores, starts, stops, labels
     return status, scores, starts, stops, labels
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _coarse_cell(i, j, n, outward, inside, outside, pool, nz_start, nz_len, rule_parent, rule_right,
+                 rules_by_left_start, rules_by_left, rule_prob, binary_scale):
+    """The plain PCFG's binary rules over the splits of span ``[i, j)``: its inside scores
+    from its children's (``outward`` False), or its children's outside scores from its own."""
+    q = cell(i, j, n)
+    for k in range(i + 1, j):
+        lq, rq = cell(i, k, n), cell(k, j, n)
+        for e in range(nz_start[lq], nz_start[lq] + nz_len[lq]):
+            b = pool[e]
+            ib = inside[lq, b] * binary_scale
+            for g in range(rules_by_left_start[b], rules_by_left_start[b + 1]):
+                r = rules_by_left[g]
+                c = rule_right[r]
+                ic = inside[rq, c]
+                if ic == 0.0:
+                    continue
+                if outward:
+                    w = rule_prob[r] * outside[q, rule_parent[r]]
+                    if w == 0.0:
+                        continue
+                    outside[lq, b] += w * ic * binary_scale
+                    outside[rq, c] += w * ib
+                else:
+                    inside[q, rule_parent[r]] += rule_prob[r] * ib * ic
 
 
 @njit(cache=True, nogil=True)

@@ -85,6 +85,46 @@ class GrammarEstimator(Estimator):
     def _has_latent_states(self) -> bool:
         return True
 
+    def _select(self, source, counts, tables, coarse, dev, grid: dict, candidates):
+        """The latent weights of ``grid``'s values of best held-out F1, chosen through
+        :func:`seqspectral.selection.select_and_refit`: on ``dev`` trees, else on a seeded
+        held-out part of the training trees, the chosen values then refitted on all of them.
+        ``candidates(source, counts, tables, coarse)`` prepares what the candidates share
+        and returns ``weights(**values)``; sets ``selection_``."""
+        from ..selection import grid_search, held_out_split, select_and_refit
+        from .parser import parse
+        from .transform import debinarise
+
+        if dev is not None:
+            split = (source, list(dev), "dev")
+        elif hasattr(source, "subset"):
+            fit_idx, held_idx, on = held_out_split(np.arange(len(source)), None, self.random_state)
+            split = (source.subset(fit_idx), [debinarise(source.binarised[i]) for i in held_idx], on)
+        else:
+            raise ValueError("'auto' values on sharded trees are chosen on dev trees: give dev")
+        chosen = {}
+
+        def choose(part, held, on):
+            fitted = (counts, tables, coarse) if part is source else _plain(part, self.rare)
+            weights = candidates(part, *fitted)
+            sentences = [t.leaves() for t in held]
+
+            def score(**values):
+                chosen[tuple(values.items())] = w = weights(**values)
+                g = LatentGrammar(fitted[1], *fitted[2][:3], *w, fitted[2][3])
+                return bracket_f1(held, parse(g, sentences, threshold=self.threshold, progress=False)[0])
+
+            result = grid_search(grid, score, on)
+            chosen["weights"] = chosen[tuple(result.chosen.items())] if part is source else None
+            chosen["values"] = result.chosen
+            return result
+
+        def refit(train, held):
+            chosen["weights"] = candidates(source, counts, tables, coarse)(**chosen["values"])
+
+        self.selection_ = select_and_refit(source, dev, self.random_state, choose, refit, split=split)
+        return chosen["weights"]
+
     # -- model files ----------------------------------------------------------------------
     def to_state(self) -> tuple[dict, dict[str, np.ndarray]]:
         self._check_fitted()
@@ -129,6 +169,13 @@ class GrammarEstimator(Estimator):
     @classmethod
     def _extra_from_state(cls, header: dict) -> dict:
         return {}
+
+
+def _plain(source, rare: int):
+    """(counts, tables, plain PCFG) of a source of binarised trees."""
+    counts = source.count(count_trees)
+    tables = SymbolTables.from_counts(counts, rare)
+    return counts, tables, maximum_likelihood(counts, tables)
 
 
 def bracket_f1(gold, predicted) -> float:

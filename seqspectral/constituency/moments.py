@@ -3,7 +3,7 @@
 For every node of label ``a`` the inside tree gives binary features φ (its rule; its rule
 with the rule of either child) and the outside tree ψ (the rule above with the node's side;
 that with the rule above it; the word before and the word after the span; or "at the
-root"). Three passes over the treebank, each a sum that shards
+root"), and more of each in :data:`FEATURE_SETS` ``"rich"``. Three passes over the treebank, each a sum that shards
 (:func:`seqspectral.counting.sharded.count_sharded`):
 
 1. the feature counts (their sorted keys number the features, per label);
@@ -29,7 +29,7 @@ from numba import njit
 from .encoding import BinaryTreebank
 
 FIXED_POINT_BITS = 24
-_KINDS = 8  # feature kinds (see _node_features)
+_KINDS = 13  # feature kinds (see node_features)
 
 
 @dataclass
@@ -63,24 +63,20 @@ def _rule_keys(tb: BinaryTreebank, n_binary: int) -> np.ndarray:
     return np.where(tb.left >= 0, tb.rule, n_binary + tb.rule).astype(np.int64)
 
 
-def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: int):
-    """(inside, outside): per node, int64 keys of its features, ``-1`` where a node has
-    fewer; every key carries the node's label (keys sort by label first)."""
+def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: int, features: str = "rules"):
+    """(inside, outside): per node, int64 keys of the :data:`FEATURE_SETS` ``features``,
+    ``-1`` where a node has fewer; every key carries the node's label (keys sort by label
+    first)."""
     rk = _rule_keys(tb, n_binary)
     base = 2 * (n_binary + n_lexical + n_words) + 4
     label = tb.label.astype(np.int64)
 
-    def key(kind, x, y):
+    def key(kind, x, y=0):
         return ((label * _KINDS + kind) * base + x) * base + y
 
     inner = tb.left >= 0
     n = len(tb.label)
-    inside = np.full((n, 3), -1, np.int64)
-    inside[:, 0] = key(0, rk, 0)
     left, right = np.where(inner, tb.left, 0), np.where(inner, tb.right, 0)
-    inside[:, 1] = np.where(inner, key(1, rk, rk[left]), -1)
-    inside[:, 2] = np.where(inner, key(2, rk, rk[right]), -1)
-    outside = np.full((n, 4), -1, np.int64)
     parent = tb.parent.astype(np.int64)
     root = parent < 0
     p = np.where(root, 0, parent)
@@ -89,32 +85,62 @@ def node_features(tb: BinaryTreebank, n_binary: int, n_lexical: int, n_words: in
     gp = np.where(root, -1, parent[p])
     gp_side = np.where(gp >= 0, tb.right[np.maximum(gp, 0)] == p, 0).astype(np.int64)
     above2 = np.where(gp >= 0, rk[np.maximum(gp, 0)] * 2 + gp_side, base - 1)
-    before, after = _neighbour_words(tb, n_words)
-    outside[:, 0] = np.where(root, key(3, 0, 0), key(4, above, 0))
-    outside[:, 1] = np.where(root, -1, key(5, above, above2))
-    outside[:, 2] = key(6, before, 0)
-    outside[:, 3] = key(7, after, 0)
+    w, t, length = _span_context(tb, n_words, base)
+    inside_columns = {0: key(0, rk), 1: key(1, rk, rk[left]), 2: key(2, rk, rk[right]), 3: key(3, t[0], t[1]),
+                      4: key(4, w[1]), 5: key(5, w[0]), 6: key(6, _bin(length[0]))}
+    outside_columns = {7: np.where(root, key(7, 0), key(7, above + 1)), 8: key(8, above, above2),
+                       9: key(9, w[2]), 10: key(10, w[3]), 11: key(11, t[2], t[3]),
+                       12: key(12, _bin(length[1]), _bin(length[2]))}
+    inside_kinds, outside_kinds = FEATURE_SETS[features]
+    inside = np.stack([np.where(inner | (k == 0), inside_columns[k], -1) for k in inside_kinds], axis=1)
+    outside = np.stack([np.where(root & (k == 8), -1, outside_columns[k]) for k in outside_kinds], axis=1)
     return inside, outside
 
 
-def _neighbour_words(tb: BinaryTreebank, n_words: int):
-    """The word class before and after each node's span (``n_words``: the sentence's edge)."""
+#: the feature kinds of :func:`node_features` (inside, outside): ``rules`` — the node's rule,
+#: with its left or its right child's rule; the rule above with the node's side, with the
+#: rule above that, or "at the root"; the word before and after the span (Cohen et al.
+#: 2012's); ``rich`` adds Cohen et al. 2013's kind of context: the tags at the span's ends,
+#: its first and last word, its length (binned); the tags before and after it and the
+#: numbers of words left and right of it (binned). On the WSJ sample's dev trees ``rich``
+#: was no better (evaluation/RESULTS.md, issue 37).
+FEATURE_SETS = {"rules": ((0, 1, 2), (7, 8, 9, 10)), "rich": ((0, 1, 2, 3, 4, 5, 6), (7, 8, 9, 10, 11, 12))}
+_BINS = np.array([2, 3, 4, 5, 7, 10, 15, 20, 30])
+
+
+def _bin(length):
+    return np.searchsorted(_BINS, length, side="right")
+
+
+def _span_context(tb: BinaryTreebank, n_words: int, base: int):
+    """Per node: the word classes (first, last, before, after its span), the preterminal
+    labels at the same four places, and (its length, the words before it, the words after
+    it). Past the sentence's edges, words are ``n_words`` (before) or ``n_words + 1`` (after),
+    labels ``base - 2`` or ``base - 3``."""
     leaf = tb.left < 0
     tree_of = np.repeat(np.arange(len(tb)), np.diff(tb.offsets))
     words_per_tree = np.bincount(tree_of[leaf], minlength=len(tb))
     word_offsets = np.concatenate([[0], np.cumsum(words_per_tree)])
     words = np.empty(int(word_offsets[-1]) + 1, np.int64)
-    words[(word_offsets[tree_of] + tb.start)[leaf]] = tb.word[leaf]
+    tags = np.empty(int(word_offsets[-1]) + 1, np.int64)
+    at = (word_offsets[tree_of] + tb.start)[leaf]
+    words[at] = tb.word[leaf]
+    tags[at] = tb.label[leaf]
     first = word_offsets[tree_of]
-    before = np.where(tb.start > 0, words[np.maximum(first + tb.start - 1, 0)], n_words)
-    after = np.where(tb.stop < words_per_tree[tree_of], words[np.minimum(first + tb.stop, len(words) - 1)],
-                     n_words + 1)
-    return before, after
+    size = words_per_tree[tree_of]
+    start, stop = tb.start.astype(np.int64), tb.stop.astype(np.int64)
+    has_before, has_after = start > 0, stop < size
+    places = (first + start, first + stop - 1, np.maximum(first + start - 1, 0), np.minimum(first + stop, len(words) - 1))
+    w = [words[places[0]], words[places[1]], np.where(has_before, words[places[2]], n_words),
+         np.where(has_after, words[places[3]], n_words + 1)]
+    t = [tags[places[0]], tags[places[1]], np.where(has_before, tags[places[2]], base - 2),
+         np.where(has_after, tags[places[3]], base - 3)]
+    return w, t, (stop - start, start, size - stop)
 
 
-def feature_counts(tb: BinaryTreebank, sizes) -> tuple:
+def feature_counts(tb: BinaryTreebank, sizes, features: str) -> tuple:
     """Pass 1: (inside, outside) :class:`SparseCounts` of the feature keys."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     return _Pair(SparseCounts.of(inside[inside >= 0]), SparseCounts.of(outside[outside >= 0]))
 
 
@@ -127,9 +153,10 @@ class _Pair:
         return _Pair(self.inside + other.inside, self.outside + other.outside)
 
 
-def cross_counts(tb: BinaryTreebank, sizes, inside_keys: np.ndarray, outside_keys: np.ndarray) -> SparseCounts:
+def cross_counts(tb: BinaryTreebank, sizes, features: str, inside_keys: np.ndarray,
+                 outside_keys: np.ndarray) -> SparseCounts:
     """Pass 2: counts of (inside feature id, outside feature id) pairs (key ``i * n_outside + o``)."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     i = _ids(inside, inside_keys)
     o = _ids(outside, outside_keys)
     pairs = (i[:, :, None] * len(outside_keys) + o[:, None, :]).ravel()
@@ -142,10 +169,10 @@ def _ids(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     return np.where(keys >= 0, ids, -1)
 
 
-def projected_moments(tb: BinaryTreebank, sizes, inside_keys, outside_keys, inside_projection, outside_projection,
-                      layout) -> FixedPointSums:
+def projected_moments(tb: BinaryTreebank, sizes, features: str, inside_keys, outside_keys, inside_projection,
+                      outside_projection, layout) -> FixedPointSums:
     """Pass 3: the projected moments of a shard as fixed-point sums (module docstring)."""
-    inside, outside = node_features(tb, *sizes)
+    inside, outside = node_features(tb, *sizes, features)
     y = _project(_ids(inside, inside_keys), inside_projection)
     z = _project(_ids(outside, outside_keys), outside_projection)
     states, rule_offset, lex_offset, state_offset, n_binary = layout
@@ -198,10 +225,11 @@ def _add_moments(label, rule, left, right, parent, y, z, states, rule_offset, le
 
 def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts, label_of_inside, label_of_outside,
                 label_counts, max_states: int, kappa: float):
-    """The SVD of every label's scaled Ω: (inside projection, outside projection, states):
-    row f of a projection is feature f's contribution to Y (or Z), ``states[a]`` the
-    numbers of singular values of Ω̃^a kept (at most ``max_states``, each above 10^-6 of
-    the largest; a label with none keeps one state of zero projections)."""
+    """The SVD of every label's scaled Ω: (inside projection, outside projection, states,
+    singular values): row f of a projection is feature f's contribution to Y (or Z),
+    ``states[a]`` the numbers of singular values of Ω̃^a kept (at most ``max_states``, each
+    above 10^-6 of the largest; a label with none keeps one state of zero projections),
+    ``singular[a]`` those values, largest first (zeros after them)."""
     import scipy.sparse as sp
 
     n_in, n_out = len(inside.keys), len(outside.keys)
@@ -213,6 +241,7 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
     in_proj = np.zeros((n_in, max_states))
     out_proj = np.zeros((n_out, max_states))
     states = np.ones(n_labels, np.int32)
+    singular = np.zeros((n_labels, max_states))
     in_bounds = np.searchsorted(label_of_inside, np.arange(n_labels + 1))
     out_bounds = np.searchsorted(label_of_outside, np.arange(n_labels + 1))
     for a in range(n_labels):
@@ -224,9 +253,10 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
         if keep == 0:
             continue
         states[a] = keep
+        singular[a, :keep] = s
         in_proj[i0:i1, :keep] = u[:, :keep] * scale_in[i0:i1, None]
         out_proj[o0:o1, :keep] = (vt[:keep].T / s[:keep]) * label_counts[a] * scale_out[o0:o1, None]
-    return in_proj, out_proj, states
+    return in_proj, out_proj, states, singular
 
 
 def _top_singular(block, k: int):

@@ -10,9 +10,12 @@ E = λ Ĉ + (1 − λ) (n/M_a) z̄ ⊗ ȳ_b ⊗ ȳ_c with λ = √n / (C + √n)
 of Cohen et al. 2013, §3; C is ``smoothing``). Estimates may be negative: the parser uses
 the absolute value of each span's marginal.
 
-``n_states="auto"`` chooses one number of states for all labels (each label keeps at most
-as many as its Ω has nonzero singular values) by the held-out labelled F1 of
-:data:`~seqspectral.selection.LATENT_STATE_GRID`'s values up to ``max_states``.
+Label ``a`` keeps the states whose singular values of Ω̃^a are at least ``spectrum_cutoff``
+times its largest, at most ``n_states`` (Narayan & Cohen 2016 choose each label's number of
+states; here the spectrum does, one cut for all labels). ``"auto"`` values are chosen by
+held-out labelled F1 (:meth:`.estimator.GrammarEstimator._select`, on ``dev`` or a held-out
+part of train) among :data:`~seqspectral.selection.LATENT_STATE_GRID`'s values up to
+``max_states`` and :data:`~seqspectral.selection.SPECTRUM_CUTOFF_GRID`.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from functools import partial
 import numpy as np
 
 from ..base import either, integer, one_of, real, seed
-from .estimator import GrammarEstimator, bracket_f1
+from .estimator import GrammarEstimator
 from .grammar import binary_counts, unknown_backoff
-from .moments import (FIXED_POINT_BITS, _KINDS, cross_counts, feature_counts, layout, projected_moments,
+from .moments import (FEATURE_SETS, FIXED_POINT_BITS, _KINDS, cross_counts, feature_counts, layout, projected_moments,
                       projections)
 
 
@@ -35,6 +38,7 @@ class SpectralStatistics:
     as floats, with the counts they are normalised by."""
 
     states: np.ndarray
+    singular: np.ndarray
     rule_sums: np.ndarray
     lex_sums: np.ndarray
     root_sums: np.ndarray
@@ -44,34 +48,46 @@ class SpectralStatistics:
     n_trees: int
 
 
-def spectral_statistics(source, counts, tables, max_states: int, kappa: float) -> SpectralStatistics:
+def spectral_statistics(source, counts, tables, max_states: int, kappa: float,
+                        features: str = "rules") -> SpectralStatistics:
     """The three passes of :mod:`.moments` over ``source``."""
     enc = source.encoded(tables)
     sizes = (len(tables.binary), len(tables.lexical), len(tables.words))
-    pair = enc.count(partial(feature_counts, sizes=sizes))
+    pair = enc.count(partial(feature_counts, sizes=sizes, features=features))
     inside, outside = pair.inside, pair.outside
-    cross = enc.count(partial(cross_counts, sizes=sizes, inside_keys=inside.keys, outside_keys=outside.keys))
+    cross = enc.count(partial(cross_counts, sizes=sizes, features=features, inside_keys=inside.keys,
+                              outside_keys=outside.keys))
     base = 2 * sum(sizes) + 4
     n_labels = len(tables.labels)
     label_of_inside = inside.keys // (_KINDS * base * base)
     label_of_outside = outside.keys // (_KINDS * base * base)
     first_kind = (inside.keys // (base * base)) % _KINDS == 0  # one per node
     label_counts = np.bincount(label_of_inside[first_kind], inside.counts[first_kind], n_labels)
-    in_proj, out_proj, states = projections(cross, inside, outside, label_of_inside, label_of_outside, label_counts,
-                                            max_states, kappa)
+    in_proj, out_proj, states, singular = projections(cross, inside, outside, label_of_inside, label_of_outside,
+                                                      label_counts, max_states, kappa)
     lay = layout(tables, states)
-    sums = enc.count(partial(projected_moments, sizes=sizes, inside_keys=inside.keys, outside_keys=outside.keys,
-                             inside_projection=in_proj, outside_projection=out_proj, layout=lay))
+    sums = enc.count(partial(projected_moments, sizes=sizes, features=features, inside_keys=inside.keys,
+                             outside_keys=outside.keys, inside_projection=in_proj, outside_projection=out_proj,
+                             layout=lay))
     unit = float(2 ** FIXED_POINT_BITS)
     rule_sums, lex_sums, root_sums, rule_means = (a / unit for a in sums.arrays)
-    return SpectralStatistics(states, rule_sums, lex_sums, root_sums, rule_means, label_counts,
+    return SpectralStatistics(states, singular, rule_sums, lex_sums, root_sums, rule_means, label_counts,
                               binary_counts(counts, tables), counts.n_trees)
 
 
-def spectral_weights(stats: SpectralStatistics, tables, n_states: int, smoothing: float):
-    """(states, rule_weights, lex_weights, root_weights) with at most ``n_states`` states a label."""
+def label_states(stats: SpectralStatistics, n_states: int, cutoff: float) -> np.ndarray:
+    """The states of each label: its singular values of at least ``cutoff`` times its largest
+    (Narayan & Cohen 2016: the spectrum says how many states a label needs), at most
+    ``n_states``, at least one."""
+    s = stats.singular
+    kept = (s >= cutoff * s[:, :1]) & (s > 0)
+    return np.clip(np.minimum(kept.sum(axis=1), n_states), 1, stats.states).astype(np.int64)
+
+
+def spectral_weights(stats: SpectralStatistics, tables, n_states: int, smoothing: float, cutoff: float = 0.0):
+    """(states, rule_weights, lex_weights, root_weights) with the states of :func:`label_states`."""
     full = stats.states.astype(np.int64)
-    new = np.minimum(full, n_states)
+    new = label_states(stats, n_states, cutoff)
     _, full_rule, full_lex, full_state, _ = layout(tables, full)
     _, rule_off, lex_off, state_off, _ = layout(tables, new)
     M = np.maximum(stats.label_counts, 1.0)
@@ -98,67 +114,45 @@ def spectral_weights(stats: SpectralStatistics, tables, n_states: int, smoothing
 
 
 class SpectralLPCFG(GrammarEstimator):
-    """The spectral L-PCFG (module docstring). ``kappa``: the feature scaling's smoothing
-    count (Ω̃ = D^{-1/2} Ω D^{-1/2} with D the feature counts + kappa)."""
+    """The spectral L-PCFG (module docstring). ``features``: :data:`.moments.FEATURE_SETS`;
+    ``kappa``: the feature scaling's smoothing count (Ω̃ = D^{-1/2} Ω D^{-1/2} with D the
+    feature counts + kappa)."""
 
     kind = "spectral_lpcfg"
     _parameter_checks = {**GrammarEstimator._parameter_checks,
                          "n_states": either(one_of("auto"), integer(1, 256)), "max_states": integer(1, 256),
-                         "smoothing": real(0.0), "kappa": real(0.0), "random_state": seed}
+                         "spectrum_cutoff": either(one_of("auto"), real(0.0, 1.0)),
+                         "features": one_of(*FEATURE_SETS), "smoothing": real(0.0),
+                         "kappa": real(0.0), "random_state": seed}
 
-    def __init__(self, n_states="auto", *, max_states: int = 32, vertical: int = 1, horizontal: int | None = 0,
-                 rare: int = 1, smoothing: float = 16.0, kappa: float = 5.0, threshold: float = 1e-4,
-                 random_state=0):
+    def __init__(self, n_states="auto", *, max_states: int = 32, spectrum_cutoff=0.0, vertical: int = 1,
+                 horizontal: int | None = 0, rare: int = 1, features: str = "rules", smoothing: float = 16.0,
+                 kappa: float = 5.0, threshold: float = 1e-4, random_state=0):
         self.n_states = n_states
         self.max_states = max_states
+        self.spectrum_cutoff = spectrum_cutoff
         self.vertical = vertical
         self.horizontal = horizontal
         self.rare = rare
+        self.features = features
         self.smoothing = smoothing
         self.kappa = kappa
         self.threshold = threshold
         self.random_state = random_state
 
     def _latent_weights(self, source, counts, tables, coarse, dev):
-        from ..selection import LATENT_STATE_GRID, held_out_split
+        from ..selection import LATENT_STATE_GRID, SPECTRUM_CUTOFF_GRID
 
-        if self.n_states != "auto":
-            stats = spectral_statistics(source, counts, tables, self.n_states, self.kappa)
-            return spectral_weights(stats, tables, self.n_states, self.smoothing)
-        if dev is None and not hasattr(source, "subset"):
-            raise ValueError("n_states='auto' on sharded trees needs dev trees")
-        grid = [m for m in LATENT_STATE_GRID if m <= self.max_states]
-        if dev is None:  # choose on a held-out part, then count on all of the training trees
-            from .encoding import SymbolTables, count_trees
-            from .grammar import maximum_likelihood
-            from .transform import debinarise
+        grid = {"n_states": [m for m in LATENT_STATE_GRID if m <= self.max_states] if self.n_states == "auto"
+                else [self.n_states],
+                "spectrum_cutoff": SPECTRUM_CUTOFF_GRID if self.spectrum_cutoff == "auto" else [self.spectrum_cutoff]}
 
-            fit_idx, held_idx, on = held_out_split(np.arange(len(source)), None, self.random_state)
-            part = source.subset(fit_idx)
-            part_counts = part.count(count_trees)
-            part_tables = SymbolTables.from_counts(part_counts, self.rare)
-            stats = spectral_statistics(part, part_counts, part_tables, max(grid), self.kappa)
-            held = [debinarise(source.binarised[i]) for i in held_idx]
-            self.selection_ = self._choose(stats, part_tables, maximum_likelihood(part_counts, part_tables), held,
-                                           grid, on)
-            chosen = self.selection_.chosen["n_states"]
-            stats = spectral_statistics(source, counts, tables, chosen, self.kappa)
-            return spectral_weights(stats, tables, chosen, self.smoothing)
-        stats = spectral_statistics(source, counts, tables, max(grid), self.kappa)
-        self.selection_ = self._choose(stats, tables, coarse, list(dev), grid, "dev")
-        return spectral_weights(stats, tables, self.selection_.chosen["n_states"], self.smoothing)
+        def candidates(part, part_counts, part_tables, part_coarse):
+            stats = spectral_statistics(part, part_counts, part_tables, max(grid["n_states"]), self.kappa,
+                                        self.features)
+            return lambda n_states, spectrum_cutoff: spectral_weights(stats, part_tables, n_states, self.smoothing,
+                                                                      spectrum_cutoff)
 
-    def _choose(self, stats, tables, coarse, held, grid, on):
-        from ..selection import grid_search
-        from .grammar import LatentGrammar
-        from .parser import parse
-
-        sentences = [t.leaves() for t in held]
-
-        def score(n_states):
-            weights = spectral_weights(stats, tables, n_states, self.smoothing)
-            grammar = LatentGrammar(tables, coarse[0], coarse[1], coarse[2], *weights, coarse[3])
-            trees, _ = parse(grammar, sentences, threshold=self.threshold, progress=False)
-            return bracket_f1(held, trees)
-
-        return grid_search({"n_states": grid}, score, on)
+        if len(grid["n_states"]) * len(grid["spectrum_cutoff"]) == 1:
+            return candidates(source, counts, tables, coarse)(grid["n_states"][0], grid["spectrum_cutoff"][0])
+        return self._select(source, counts, tables, coarse, dev, grid, candidates)

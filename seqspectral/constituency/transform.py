@@ -1,11 +1,13 @@
 """Binarisation with Markovisation, its exact inverse, and unknown words by signature.
 
 A cleaned phrase-structure tree (``nltk.Tree``) becomes a binary tree whose every node has
-two children or one word: unary chains are merged into one label joined by ``+`` (the
-preterminal included, so ``NP+NNP`` covers a word), then NLTK's ``chomsky_normal_form``
-factors the rest with vertical (``v``: ``v - 1`` ancestors in each label, Klein & Manning
-2003's v) and horizontal (``h``: siblings already generated kept in an intermediate
-label, ``None`` for all) Markovisation. ``debinarise`` undoes both exactly
+two children or one word: NLTK's ``chomsky_normal_form`` factors it with vertical (``v``:
+``v - 1`` ancestors in each label, Klein & Manning 2003's v) and horizontal (``h``: siblings
+already generated kept in an intermediate label, ``None`` for all) Markovisation, then unary
+chains are merged into one label joined by ``+`` (the preterminal included, so ``NP+NNP``
+covers a word). Factoring first names an intermediate node after the constituent it is part
+of, not after the chain above it, so ``ROOT+S`` and ``S`` share their intermediate labels
+(``S@<>``). ``debinarise`` undoes both exactly
 (``tests/constituency/test_transform.py`` checks it on every tree of the WSJ sample).
 
 Words seen at most ``rare`` times in training are replaced by their signature
@@ -30,16 +32,28 @@ def binarise(tree: Tree, vertical: int = 1, horizontal: int | None = 1) -> Tree:
         if not len(node):
             raise ValueError(f"empty constituent {node.label()!r}")
     out = tree.copy(deep=True)
-    out.collapse_unary(collapsePOS=True, collapseRoot=True, joinChar=UNARY)
     out.chomsky_normal_form(factor="right", horzMarkov=horizontal, vertMarkov=vertical - 1, childChar=CHILD,
                             parentChar=PARENT)
+    out.collapse_unary(collapsePOS=True, collapseRoot=True, joinChar=UNARY)
     return out
 
 
 def debinarise(tree: Tree) -> Tree:
-    """The tree :func:`binarise` was given (a copy; intermediate nodes and annotations removed)."""
-    out = tree.copy(deep=True)
-    out.un_chomsky_normal_form(expandUnary=True, childChar=CHILD, parentChar=PARENT, unaryChar=UNARY)
+    """The tree :func:`binarise` was given (a copy; intermediate nodes and annotations removed).
+    Unary chains are expanded first, as they were merged last (a merged label may carry a
+    parent annotation inside it: ``NP^<VP>+NN``)."""
+    out = _expand_unary(tree)
+    out.un_chomsky_normal_form(expandUnary=False, childChar=CHILD, parentChar=PARENT)
+    return out
+
+
+def _expand_unary(node):
+    if isinstance(node, str):
+        return node
+    inner, *chain = reversed(node.label().split(UNARY))
+    out = Tree(inner, [_expand_unary(child) for child in node])
+    for label in chain:
+        out = Tree(label, [out])
     return out
 
 

@@ -164,3 +164,26 @@ def test_model_files_round_trip(cls, options, planted, tmp_path):
     sentences = [t.leaves() for t in test[:15]]
     assert back.parse(sentences) == est.parse(sentences)
     assert back.get_params() == est.get_params()
+
+
+def test_auto_values_are_chosen_on_held_out_trees_then_refitted_on_all(planted):
+    """``"auto"`` goes through selection.select_and_refit: on dev, the best row of the table
+    wins; without dev, on a held-out part of train, and the grammar is then the fixed
+    choice refitted on every training tree (the same arrays as fitting those values)."""
+    _, train, test = planted
+    trees, dev = train[:600], test[:60]
+    options = dict(rare=0, max_states=4)
+    on_dev = SpectralLPCFG("auto", spectrum_cutoff="auto", **options).fit(trees, dev)
+    table = on_dev.selection_.table
+    assert on_dev.selection_.on == "dev" and {tuple(sorted(r)) for r in table} == {
+        ("n_states", "score", "spectrum_cutoff")} and len(table) == 3 * 3
+    best = max(table, key=lambda r: r["score"])  # ties: the first, as grid_search
+    assert on_dev.selection_.chosen == {"n_states": best["n_states"], "spectrum_cutoff": best["spectrum_cutoff"]}
+    held = SpectralLPCFG("auto", spectrum_cutoff="auto", **options).fit(trees)
+    assert held.selection_.on.startswith("held-out")
+    refit = SpectralLPCFG(**held.selection_.chosen, **options).fit(trees)
+    for name, value in held.grammar_.to_arrays().items():
+        np.testing.assert_array_equal(value, refit.grammar_.to_arrays()[name])
+    em = EMLPCFG("auto", max_states=2, max_iter=3, rare=0).fit(trees, dev)
+    assert [r["n_states"] for r in em.selection_.table] == [1, 2]
+    assert em.grammar_.states.max() == em.selection_.chosen["n_states"] and em.n_iter_ == 3

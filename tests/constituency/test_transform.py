@@ -30,7 +30,7 @@ def test_markovisation_keeps_what_v_and_h_say():
     tree = Tree.fromstring("(S (NP (DT the) (JJ big) (JJ red) (NN dog)) (VP (VBZ barks)))")
     b = binarise(tree, vertical=2, horizontal=1)
     labels = [t.label() for t in b.subtrees()]
-    assert "NP^<S>" in labels and "NP@<JJ>^<S>" in labels and "VP+VBZ" in labels
+    assert "NP^<S>" in labels and "NP@<JJ>^<S>" in labels and "VP^<S>+VBZ" in labels
     flat = binarise(tree, vertical=1, horizontal=0)
     assert {t.label() for t in flat.subtrees()} >= {"NP@<>", "NP"} and "NP@<JJ>" not in str(flat)
 
