@@ -22,6 +22,7 @@ def bracketed_input(args) -> bool:
 
 
 def run_show_phrase(args) -> int:
+    from seqspectral.bounds import check_sentences
     from seqspectral.corpus.bracketed import read_bracketed
     from seqspectral.display.phrase_compare import bracket_difference
     from seqspectral.display.phrase_html import phrase_html_page
@@ -34,6 +35,7 @@ def run_show_phrase(args) -> int:
         check_output_path(args.html)
     encoding = args.encoding or "utf-8"
     trees = read_bracketed(args.input, encoding=encoding, errors=args.errors)
+    check_sentences([tree.leaves() for tree in trees], args.input, "drawn_words")
     gold = read_bracketed(args.gold, encoding=encoding, errors="raise") if args.gold is not None else None
     if gold is not None and len(gold) != len(trees):
         raise UsageError(f"{args.gold}: {len(gold)} trees, {args.input} {len(trees)}")

@@ -10,8 +10,13 @@ imports happen inside the handlers.
 
 from __future__ import annotations
 
+# The first statements the toolkit runs as the program (the installed command, or python -m
+# seqspectral.cli.main): SIGINT and SIGTERM are taken from here on. `_signal` is built in and
+# loaded by Python's start-up (`signal` is not: its import took 25 ms at load 20), so nothing
+# is imported before the handler is in place. What happens before this point is Python's
+# (docs/robustness.md, "Interrupts at start-up").
+import _signal
 import os
-import signal
 import sys
 
 #: exit status after SIGINT or SIGTERM
@@ -21,24 +26,21 @@ INTERRUPTED = 130
 def _interrupted_before_start(signum, frame) -> None:
     """SIGINT or SIGTERM before :func:`main` has started: nothing has been read or written,
     so the process ends at once, as an interrupt does (status 130, one line)."""
-    os.write(2, f"seqspectral: interrupted ({signal.Signals(signum).name})\n".encode())
+    os.write(2, f"seqspectral: interrupted ({'SIGINT' if signum == _signal.SIGINT else 'SIGTERM'})\n".encode())
     os._exit(INTERRUPTED)
 
 
-# As the program (the installed command, or python -m seqspectral.cli.main), an interrupt is
-# taken from here on: the earliest point the toolkit's own code runs (before it: the interpreter's
-# start-up and site import, the command script's import of seqspectral/__init__.py and seqspectral.cli).
-# Only while Python's own handlers are in place: run as `python -m seqspectral.cli.main`, this
-# module is imported a second time (as seqspectral.cli.main, by the command modules) while a
-# command runs, and must not put back the handler that exits at once, leaving temporary files.
-if (os.path.basename(sys.argv[0]) == "seqspectral" or os.path.realpath(sys.argv[0]) == os.path.realpath(__file__)) \
-        and signal.getsignal(signal.SIGINT) in (signal.SIG_DFL, signal.default_int_handler):
-    for _signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(_signum, _interrupted_before_start)
+if __name__ == "__main__" or os.path.basename(sys.argv[0] if sys.argv else "") == "seqspectral":
+    for _signum in (_signal.SIGINT, _signal.SIGTERM):  # not a signal the parent left ignored (a job run with &)
+        if _signal.getsignal(_signum) in (_signal.SIG_DFL, _signal.default_int_handler):
+            _signal.signal(_signum, _interrupted_before_start)
+if __name__ == "__main__" and __spec__ is not None:  # python -m seqspectral.cli.main: the command modules'
+    sys.modules[__spec__.name] = sys.modules[__name__]  # `from .main import` finds this module, not a second copy
 
 import argparse  # noqa: E402
 import errno  # noqa: E402
 import importlib  # noqa: E402
+import signal  # noqa: E402
 
 # One BLAS thread unless the user says otherwise: the command's matrices are small to
 # medium, and on 2 busy cores a multi-threaded OpenBLAS made an 85x85 SVD 60x slower
@@ -46,8 +48,8 @@ import importlib  # noqa: E402
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-#: the command groups, one module of ``seqspectral.cli`` each (imported when the parser is built;
-#: they import the library only inside their handlers)
+#: the command groups, one module of ``seqspectral.cli`` each (the named one imported when the parser
+#: is built; they import the library only inside their handlers)
 COMMAND_GROUPS = ["corpus", "lm", "embed", "tree", "parse", "rerank", "evaluate", "tag", "show", "grammar"]
 
 
@@ -56,8 +58,9 @@ class UsageError(Exception):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only the group ``command`` gets its subcommands and options (the others
-    are listed with their one-line help)."""
+    """The parser; only the group ``command`` gets its subcommands and options. The others
+    are only named: their modules are imported for their one-line help only when no group
+    is named (the listing of ``seqspectral --help``, or a name that is no group's)."""
     parser = argparse.ArgumentParser(
         prog="seqspectral",
         description="Spectral learning of latent-variable models of sequences and trees.",
@@ -65,12 +68,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    listing = command not in COMMAND_GROUPS
     for group in COMMAND_GROUPS:
-        module = importlib.import_module(f"{__package__}.{group}")
         if group == command:
-            module.register(sub)
+            importlib.import_module(f"{__package__}.{group}").register(sub)
+        elif listing:
+            sub.add_parser(group, help=_group_help(importlib.import_module(f"{__package__}.{group}")))
         else:
-            sub.add_parser(group, help=_group_help(module))
+            sub.add_parser(group)
     return parser
 
 
@@ -93,9 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     from seqspectral.interrupts import terminate_as_interrupt
 
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    for signum, handler in handlers.items():
-        if handler is _interrupted_before_start:  # main has started: interrupts end it cleanly from here on
-            signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+    if handlers[signal.SIGINT] is _interrupted_before_start:  # main has started: interrupts end it cleanly from here
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # on (SIGTERM: replaced below, never left default)
     terminate_as_interrupt()
     try:
         with warnings.catch_warnings():
@@ -113,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:  # called as the program (argv None): a signal while the interpreter shuts down finds the work done
         for signum, handler in handlers.items():
             signal.signal(signum, handler if argv is not None else signal.SIG_IGN)
+        written = sys.modules.get("seqspectral.io")  # not imported (--help): no output was begun
+        if written is not None:
+            written.remove_temporaries()  # any a with-block's interrupted __exit__ left
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -166,13 +173,19 @@ def _run(argv: list[str]) -> int:
 def _check_outputs(args) -> None:
     """Every output path of the command (``outputs``: the argument names, default ``output``)
     checked before any work, so that no long run ends in an unwritable path and no output is
-    written before another is refused."""
-    from seqspectral.io import check_output_path
+    written before another is refused. Once the command has put them all in place, its work is
+    done: a signal from then on is ignored (``interrupts.done_when``), not reported as status 130
+    beside complete outputs."""
+    from seqspectral.interrupts import done_when
+    from seqspectral.io import check_output_path, committed
 
-    for name in getattr(args, "outputs", ("output",)):
-        path = getattr(args, name, None)
-        if isinstance(path, str) and path != "-":
-            check_output_path(path)
+    paths = [getattr(args, name, None) for name in getattr(args, "outputs", ("output",))]
+    paths = [path for path in paths if isinstance(path, str) and path != "-"]
+    for path in paths:
+        check_output_path(path)
+    if paths:
+        wanted, before = {os.path.realpath(path) for path in paths}, len(committed())
+        done_when(lambda: wanted <= set(committed()[before:]))
 
 
 #: errors about a path the user gave (missing, a directory, no permission, name too long, ...)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from seqspectral.bounds import BOUNDS
-
-from ._common import add_treebank_options, leaf_parser, positive_int, read_treebank
+from ._common import STDIN, add_treebank_options, leaf_parser, positive_int, read_treebank
 
 HELP = ("draw dependency trees (and how n-best candidates differ), or phrase-structure trees, in the terminal or as "
         "an HTML page")
@@ -32,10 +30,11 @@ def register(sub) -> None:
                    help="show at most the first K candidates of each n-best list")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N", help="show at most N sentences")
     add_treebank_options(p, phrase=True)
-    p.set_defaults(handler=run_show, max_words=BOUNDS["words"].high)  # a drawing's size grows with its square
+    p.set_defaults(handler=run_show)
 
 
 def run_show(args) -> int:
+    from seqspectral.bounds import check_sentences
     from seqspectral.display import difference, draw_tree, html_page, shown_items
     from seqspectral.display.text import gutter
     from seqspectral.io import atomic_write_text, check_output_path
@@ -49,6 +48,7 @@ def run_show(args) -> int:
         check_output_path(args.html)
     gold = read_treebank(args.gold, args) if args.gold is not None else None
     shown = read_treebank(args.input, args, nbest=True)  # n-best lists: their candidates are shown
+    check_sentences(shown, "<stdin>" if args.input == STDIN else args.input, "drawn_words")
     try:
         items = shown_items(shown, gold)
     except ValueError as e:

@@ -31,11 +31,15 @@ def register(sub) -> None:
     t.add_argument("-o", "--output", required=True, metavar="TAGGER", help="tagger file to write (.npz, atomically)")
     t.add_argument("--field", default="upos", choices=(*FIELDS, "all"),
                    help="the column to tag: upos, xpos (Viterbi taggers), feats (features tagger: one class per "
-                        "bundle), lemma (lemmatiser: edit scripts), or all: every one of them the treebank fills "
+                        "bundle, or per feature with --feats-unit feature), lemma (lemmatiser: edit scripts), or all: every one of them the treebank fills "
                         "(UPOS, XPOS, FEATS, LEMMA in that order, each reading the columns before it; the columns "
                         "left out are named) (default upos)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="sentences tagged after every epoch; the epoch with the best accuracy is kept")
+    t.add_argument("--feats-unit", choices=("bundle", "feature"), default="bundle",
+                   help="--field feats: one class per whole FEATS value (bundle), or one decision per feature name "
+                        "(feature; can write bundles never seen whole) (default bundle: better on EWT and Turkish "
+                        "dev, docs/tagging.md)")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
     t.add_argument("--hash-bits", type=at_most(26), default=None, metavar="B",
                    help="2**B feature rows, one weight per row and tag, for the UPOS/XPOS taggers (default 19); "
@@ -55,8 +59,8 @@ def register(sub) -> None:
     r.add_argument("-o", "--output", required=True, metavar="OUT.conllu",
                    help="file to write (atomically; - for standard output): the input as it was, the columns replaced")
     r.add_argument("-k", type=option_type("k"), default=None, metavar="K",
-                   help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md; a UPOS or "
-                        "XPOS tagger only)")
+                   help="write the K best tag sequences of each sentence as n-best CoNLL-U (DESIGN.md; a UPOS, "
+                        "XPOS or features tagger: its K best FEATS columns)")
     r.add_argument("--folds", type=option_type("folds"), default=None, metavar="F",
                    help="jackknife FILE (training data): each of F folds tagged by a tagger with TAGGER's "
                         "settings trained on the other folds")
@@ -98,7 +102,7 @@ def run_train(args) -> int:
             model = ColumnTaggers(**common)
             model.fit(train, dev=dev, stage=lambda f: epoch_progress(args, f"tag train {f}", "accuracy", percent=True))
         else:
-            model = FeaturesTagger(**common) if args.field == "feats" else Lemmatiser(**common)
+            model = FeaturesTagger(unit=args.feats_unit, **common) if args.field == "feats" else Lemmatiser(**common)
             with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch:
                 model.fit(train, dev=dev, on_epoch=on_epoch)
         model.reading_ = treebank_reading(args).recorded().updated(field="upos")
@@ -115,8 +119,9 @@ def _trained(model, field: str) -> str:
     models = getattr(model, "models_", {field: model})
     parts = []
     for name, m in models.items():
-        classes = len(getattr(m, "tags_", None) or getattr(m, "bundles_", None) or getattr(m, "scripts_", []))
-        unit = {"feats": "bundles", "lemma": "edit scripts"}.get(name, "tags")
+        classes = len(getattr(m, "tags_", None) or getattr(m, "classes_", None) or getattr(m, "scripts_", []))
+        unit = {"feats": "bundles" if getattr(m, "unit", "") == "bundle" else "feature values",
+                "lemma": "edit scripts"}.get(name, "tags")
         chosen = f", kept epoch {m.selection_.chosen['epochs']}" if m.selection_ is not None else ""
         parts.append(f"{MODEL_OF[name]} ({classes} {unit}{chosen})")
     skipped = [f"no {MODEL_OF[f]}: {why}" for f, why in getattr(model, "skipped_", {}).items()]
@@ -131,7 +136,8 @@ def run_tag(args) -> int:
 
     tagger = serialize.load(args.tagger, kind=KINDS)
     if args.k and not hasattr(tagger, "kbest"):
-        raise UsageError(f"{args.tagger}: -k needs a UPOS or XPOS tagger (tag train --field upos|xpos); this "
+        raise UsageError(f"{args.tagger}: -k needs a UPOS, XPOS or features tagger (tag train --field "
+                         f"upos|xpos|feats); this "
                          f"model is a {tagger.kind}")
     reading = treebank_reading(args, getattr(tagger, "reading_", None))
     sentences = read_treebank(args.input, args, heads_required=bool(args.folds), reading=reading)

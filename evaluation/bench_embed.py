@@ -1,4 +1,4 @@
-"""Benchmark: `seqspectral embed` on brown.zip against gensim's CBOW with NLTK's reading, 1x and 10x (issue 30).
+"""Benchmark: `seqspectral embed` on brown.zip against gensim's CBOW with NLTK's reading, 1x and 10x (issues 30, 43).
 
 Each side is one fresh process, the sides interleaved, best of ``--repeats`` (wall, and the
 child's CPU seconds):
@@ -42,7 +42,7 @@ model.wv.save_word2vec_format(sys.argv[2])
 PHASES = {
     "reading": [["corpus/readers.py", "read_corpus"], ["corpus/nltk_corpora.py", "read_brown"]],
     "counting the views": [["embeddings/cca.py", "count"]],
-    "SVD (scikit-learn's randomized_svd, its import included)": [["embeddings/cca.py", "_svd"]],
+    "SVD (the randomized SVD of seqspectral.linalg, its imports included)": [["embeddings/cca.py", "_svd"]],
     "writing": [["embeddings/word2vec_format.py", "write_word2vec"]],
 }
 
@@ -63,7 +63,7 @@ def measure(copies: int, repeats: int, tmp: Path) -> dict:
 
 
 def report(records, repeats: int) -> str:
-    lines = ["# `embed` on Brown against gensim CBOW (issue 30)", "",
+    lines = ["# `embed` on Brown against gensim CBOW (issues 30, 43)", "",
              describe("bench_embed", sys.argv[1:]) + ".", "",
              f"Fresh processes, interleaved, best of {repeats}; gensim's time includes NLTK reading the zip and "
              "writing the vectors, as ours includes reading and writing. Target: ours ≤ half of gensim's.", "",

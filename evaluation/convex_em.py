@@ -13,16 +13,19 @@ to the truth's by the permutation of lowest joint log-loss on the training data,
 `seqspectral.mixtures.bayesnet.joint_loss`), and beside it the marginal −(1/n) Σ log p(x) (hidden
 values summed out); mean ± sd over the repetitions; the share of the Viterbi-EM-to-supervised
 test gap that convex EM closes ((EM − convex) / (EM − supervised), of the means); seconds per fit.
-A sweep (`--strengths`) runs the synthetic networks at t = 100 under other strengths of their
-generator: the evidence of how the gaps depend on it.
+A sweep runs the synthetic networks at t = 100 under other generators: `causal_network` at other
+strengths (`--strengths`) and every row drawn from a symmetric Dirichlet (`--dirichlet`, the
+concentration; below 1 the rows are peaked, the dependencies strong): the evidence of how the
+gaps depend on the generator.
 
 Usage: OPENBLAS_NUM_THREADS=1 python -m evaluation convex_em [--sizes 50 100 150] [--reps 10]
-Writes evaluation/results/convex_em.md (only when every fit has run).
+Writes evaluation/results/convex_em.md after every configuration (marked PARTIAL until all have run).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -118,36 +121,63 @@ def table(results: dict, kind: str) -> list[str]:
 def timing(results: dict) -> list[str]:
     return markdown_table(
         ["data set", "t", "relaxed bound", "convex EM (rounded)", "convex EM + polish", "Viterbi EM (best of 10)",
-         "supervised (true H)", "convex EM s (mean / max)", "Viterbi EM s", "PSD blocks"],
+         "supervised (true H)", "convex EM wall s (mean / max)", "Viterbi EM wall s", "CPU s per repetition (mean)",
+         "PSD blocks"],
         [[name, t, f"{np.mean([r['relaxed'] for r in rows]):.1f}",
           *(f"{np.mean([r[m]['objective'] for r in rows]):.1f}" for m in ("convex_em", "convex_em_polished",
                                                                           "viterbi_em", "supervised")),
           f"{np.mean([r['convex_em']['s'] for r in rows]):.1f} / {np.max([r['convex_em']['s'] for r in rows]):.1f}",
-          f"{np.mean([r['viterbi_em']['s'] for r in rows]):.1f}", "×".join(str(b) for b in rows[0]["psd"])]
+          f"{np.mean([r['viterbi_em']['s'] for r in rows]):.1f}", f"{np.mean([r['cpu_s'] for r in rows]):.1f}",
+          "×".join(str(b) for b in rows[0]["psd"])]
          for (name, t), rows in results.items()])
 
 
 def sweep_table(sweep: dict) -> list[str]:
     lines = []
-    for (name, strength), rows in sweep.items():
+    for (name, generator), rows in sweep.items():
         sup, em = _mean(rows, "supervised"), _mean(rows, "viterbi_em")
-        lines.append([name, f"{strength:g}", str(len(rows)),
+        lines.append([name, generator, str(len(rows)),
                       *(f"{_mean(rows, m):.2f}" for m in METHODS), f"{em - sup:+.2f}", gap_closed(rows),
                       " / ".join(f"{_mean(rows, m, 'marginal'):.2f}" for m in METHODS[:3])])
-    return markdown_table(["network", "strength", "reps", *(f"{LABELS[m]} test" for m in METHODS),
+    return markdown_table(["network", "generator", "reps", *(f"{LABELS[m]} test" for m in METHODS),
                            "EM − supervised", "gap closed (convex / + polish)",
                            "marginal test (sup / EM / convex)"], lines)
 
 
-def _run(dataset, sizes, reps, args, results, key=None):
-    for t in sizes:
-        if dataset.max_train is not None and t > dataset.max_train:
+def _run(dataset, t, reps, args, rows, cache: Path | None, tag: str):
+    """``reps`` repetitions of one configuration appended to ``rows``; each kept in ``cache`` (when given) as
+    ``tag-rep.json`` with its CPU seconds, and read from there when it is already done."""
+    for rep in range(reps):
+        path = cache / f"{tag}-{rep}.json" if cache else None
+        if path is not None and path.is_file():
+            rows.append(json.loads(path.read_text()))
             continue
-        rows = results.setdefault(key or (dataset.name, t), [])
-        for rep in range(reps):
-            rows.append(run_one(dataset, t, rep, args.n_test, args.beta, args.tol, args.hidden_tables))
-            print(dataset.name, t, rep, {m: tuple(round(x, 3) for x in rows[-1][m]["joint"]) for m in METHODS},
-                  file=sys.stderr, flush=True)
+        start = time.process_time()
+        row = run_one(dataset, t, rep, args.n_test, args.beta, args.tol, args.hidden_tables)
+        row["cpu_s"] = time.process_time() - start
+        rows.append(row)
+        if path is not None:
+            atomic_write_text(path, json.dumps(row))
+        print(dataset.name, t, rep, {m: tuple(round(x, 3) for x in row[m]["joint"]) for m in METHODS},
+              file=sys.stderr, flush=True)
+
+
+def plan(args) -> list[tuple]:
+    """(table, key, data set, t, repetitions) of every configuration, the informative first: every data set at
+    t = 100 (the paper's column), then the generator sweep, then the other sizes."""
+    jobs = []
+    for i, t in enumerate(sorted(args.sizes, key=lambda t: (t != 100, t))):
+        for name in args.datasets:
+            dataset = DATASETS[name]()
+            if dataset.max_train is None or t <= dataset.max_train:
+                jobs.append(("results", (name, t), dataset, t, args.reps if name in SYNTHETIC else args.real_reps))
+        if i == 0:
+            for name in (d for d in SYNTHETIC if d in args.datasets):
+                jobs += [("sweep", (name, f"causal {strength:g}"), DATASETS[name](strength), 100, args.sweep_reps)
+                         for strength in args.strengths]
+                jobs += [("sweep", (name, f"Dirichlet({a:g})"), DATASETS[name](dirichlet=a), 100, args.sweep_reps)
+                         for a in args.dirichlet]
+    return jobs
 
 
 def main(argv=None) -> int:
@@ -164,20 +194,39 @@ def main(argv=None) -> int:
     parser.add_argument("--hidden-tables", action="store_true", help="relax the hidden variables' own tables too")
     parser.add_argument("--strengths", nargs="*", type=float, default=[0.3, 0.45],
                         help="other generator strengths of the synthetic networks, run at t = 100 (the sweep)")
+    parser.add_argument("--dirichlet", nargs="*", type=float, default=[0.3, 1.0],
+                        help="the other generator: every row of the synthetic networks' tables drawn from the "
+                             "symmetric Dirichlet of this concentration, run at t = 100 (the sweep)")
     parser.add_argument("--sweep-reps", type=int, default=3, help="repetitions of every sweep point")
     parser.add_argument("--output", type=Path, default=OUT, help="the results file (default results/convex_em.md)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="keep every repetition's figures here and reuse them (a stopped run resumes; the same "
+                             "options must be given); the CPU total is then the sum over the kept repetitions")
     args = parser.parse_args(argv)
+    if args.cache is not None:
+        args.cache.mkdir(parents=True, exist_ok=True)
     started = time.process_time()
-    results, sweep = {}, {}
-    for name in args.datasets:
-        _run(DATASETS[name](), args.sizes, args.reps if name in SYNTHETIC else args.real_reps, args, results)
-    for name in (d for d in SYNTHETIC if d in args.datasets):
-        for strength in args.strengths:
-            _run(DATASETS[name](strength), [100], args.sweep_reps, args, sweep, (name, strength))
-    cpu = time.process_time() - started
+    tables = {"results": {}, "sweep": {}}
+    jobs = plan(args)
+    for done, (table_name, key, dataset, t, reps) in enumerate(jobs, 1):
+        tag = f"{key[0]}-{key[1]}".replace(" ", "") if table_name == "sweep" else f"{key[0]}-t{t}"
+        _run(dataset, t, reps, args, tables[table_name].setdefault(key, []), args.cache, tag)
+        report(args, argv, tables, time.process_time() - started, done, len(jobs))
+    print(args.output.read_text())
+    return 0
+
+
+def report(args, argv, tables: dict, cpu: float, done: int, total: int) -> None:
+    """Write the results file (after every configuration: a stopped run leaves what it has done)."""
+    results = dict(sorted(tables["results"].items(), key=lambda item: (args.datasets.index(item[0][0]), item[0][1])))
+    sweep = tables["sweep"]
+    progress = "" if done == total else f" · PARTIAL: {done} of {total} configurations done"
+    kept = sum(r["cpu_s"] for rows in [*results.values(), *sweep.values()] for r in rows)
+    cpu_line = (f" · this invocation {cpu / 60:.1f} CPU-min; every repetition's own CPU summed "
+                f"(the protocol's cost, whatever invocations ran it) {kept / 60:.1f} CPU-min{progress}.")
     strengths = ", ".join(f"{n} {bayesnets.STRENGTH[n]:g}" for n in SYNTHETIC)
     lines = ["# Convex relaxation of latent-variable EM (Guo & Schuurmans, NIPS 2007, Table 1)", "",
-             describe("evaluation/convex_em.py", argv) + f" · whole run {cpu / 60:.1f} CPU-min.", "",
+             describe("evaluation/convex_em.py", argv) + cpu_line, "",
              __doc__.split("\n\n")[1].replace("\n", " "), "",
              f"β = {args.beta} for all three methods. Convex EM: SCS, tolerance {args.tol}, "
              + ("the hidden variables' own tables relaxed too" if args.hidden_tables
@@ -198,16 +247,16 @@ def main(argv=None) -> int:
              "## The marginal log-loss −log p(x) beside it (hidden values summed out)", "",
              *table(results, "marginal"), ""]
     if sweep:
-        lines += ["## The generator's strength: the synthetic networks at t = 100 (test joint log-loss, means)", "",
-                  f"The strength of the table above is the calibrated one; here the same networks (same seeds) "
-                  f"with every child row putting another share of its mass on its dominant value; "
-                  f"{args.sweep_reps} repetitions each.", "", *sweep_table(sweep), ""]
+        lines += ["## Other generators: the synthetic networks at t = 100 (test joint log-loss, means)", "",
+                  f"The table above uses the calibrated strengths of `causal_network`; here the same structures "
+                  f"(same seeds) with other tables: *causal s*, every child row putting the share s of its mass on "
+                  f"its dominant value; *Dirichlet(a)*, every row drawn from the symmetric Dirichlet of "
+                  f"concentration a (a < 1: peaked rows). {args.sweep_reps} repetitions each.", "",
+                  *sweep_table(sweep), ""]
     lines += ["## Joint objective Σ −log p(x, h) + (β/2)Σ‖W‖² on the training data (means) and seconds", "",
               "The relaxed bound is the convex program's value: below every assignment's objective.", "",
               *timing(results), ""]
     atomic_write_text(args.output, "\n".join(lines))
-    print(args.output.read_text())
-    return 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ in the same run.
 
 With ``--startup``, part 3 alone and extended (issue 43: every command's start-up in the
 50 ms class): ``seqspectral --help`` and ``seqspectral GROUP --help`` of every command group,
-best of ``--repeats`` (at least 10) wall and CPU seconds each, beside a bare ``python -c pass``.
+best of ``--repeats`` (at least 10) wall and CPU seconds each, beside a bare ``python -c pass``,
+with Python's bytecode cache (as an installed package starts) and without it.
 
 Usage: python -m evaluation model_layer [--repeats 3] [--problems 4 13] [--startup]
 Writes evaluation/results/model_layer.md (only when every part has run); with ``--startup``,
@@ -102,21 +103,34 @@ def hmm_memory() -> dict:
 
 
 def startup(repeats: int, header: str) -> None:
-    """``seqspectral --help`` and every group's ``--help`` (the installed script), best of ``repeats``."""
+    """``seqspectral --help`` and every group's ``--help`` (the installed script), best of
+    ``repeats``, with Python's bytecode cache (as ``pip install`` leaves a package: its
+    modules compiled once) and without (every module compiled from source at each start, as
+    under ``PYTHONDONTWRITEBYTECODE=1`` in an editable checkout)."""
     from seqspectral.cli.main import COMMAND_GROUPS
     from seqspectral.io import atomic_write_text
 
     script = str(Path(sys.executable).parent / "seqspectral")
+    commands = [("`python -c pass` (the interpreter alone)", [sys.executable, "-c", "pass"]),
+                ("`seqspectral --help`", [script, "--help"]),
+                *[(f"`seqspectral {g} --help`", [script, g, "--help"]) for g in COMMAND_GROUPS]]
+    cached = dict(os.environ, PYTHONPYCACHEPREFIX=str(EVALUATION / "_work" / "pycache"))
+    cached.pop("PYTHONDONTWRITEBYTECODE", None)
+    uncached = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    uncached.pop("PYTHONPYCACHEPREFIX", None)
     rows = []
-    for what, command in [("`python -c pass` (the interpreter alone)", [sys.executable, "-c", "pass"]),
-                          ("`seqspectral --help`", [script, "--help"]),
-                          *[(f"`seqspectral {g} --help`", [script, g, "--help"]) for g in COMMAND_GROUPS]]:
-        wall, cpu = best_of(command, repeats, **QUIET)
-        rows.append([what, f"{wall:.3f}", f"{cpu:.3f}"])
+    for what, command in commands:
+        run_timed(command, env=cached, **QUIET)  # writes the bytecode cache
+        rows.append([what, *(f"{x:.3f}" for env in (cached, uncached)
+                             for x in best_of(command, repeats, env=env, **QUIET))])
         print(" | ".join(rows[-1]), file=sys.stderr)
     lines = ["# Start-up: `--help` of the command and of every command group", "", header, "",
-             f"Best of {repeats} fresh processes each, warm; wall and CPU (user + system) seconds.", "",
-             *markdown_table(["command", "wall (s)", "CPU (s)"], rows), ""]
+             f"Best of {repeats} fresh processes each, warm; wall and CPU (user + system) seconds, with the "
+             "bytecode cache (every module compiled once, as an installed package is; here in "
+             "`evaluation/_work/pycache`) and without it (`PYTHONDONTWRITEBYTECODE=1` in an editable checkout: "
+             "the package's modules compiled from source at every start; the standard library's are cached).",
+             "", *markdown_table(["command", "wall (s), cached", "CPU (s), cached", "wall (s), no cache",
+                                  "CPU (s), no cache"], rows), ""]
     atomic_write_text(RESULTS / "startup.md", "\n".join(lines))
     print("\n".join(lines))
 

@@ -16,25 +16,29 @@ what the auto decoder picks. Turkish, with ``--rerank``: the
 command-line reranking path with the non-projective decoder (jackknifed 50-best lists,
 spectral tree model, reranker), reranked against its own parser's 1-best.
 
-Writes ``evaluation/results/nonprojective.md``; models, n-best and timing go to ``--workdir``
-(reused, so a stopped run resumes). Training and the per-treebank parsing times run as they
-come (CPU seconds are the figures to read on a shared machine); the EWT speed table is best of
-3 with ``--lock FILE`` held (an exclusive lock) during each timed run.
+Also per treebank: the test set's non-projective gold arcs and the best UAS any projective
+tree reaches (how much a non-projective decoder can gain at most), and each first-order
+parser's weights decoded both ways (UAS, 50-best oracle, share of crossing candidates).
+
+Writes ``evaluation/results/nonprojective.md``; models and measurements go to ``--workdir``
+(reused, so a stopped run resumes). Training and parsing times of the main run are taken as
+they come (read the CPU seconds on a shared machine). The EWT timing table comes from
+``--timing``, meant to run whole under the machine's timing lock (a lock the scheduler sees:
+its processes get the CPU first): it trains both first-order EWT parsers (the main run then
+reuses them) and times 1-best and 50-best parsing of EWT test, best of ``--repeats``.
 Run from the repository root::
 
-    python -m evaluation nonprojective --workdir /tmp/nonproj-eval --lock /work/timing.lock --rerank
+    flock /work/timing.lock python -m evaluation nonprojective --workdir /tmp/nonproj --timing
+    python -m evaluation nonprojective --workdir /tmp/nonproj --rerank --first-order-only ewt,wsj-roots
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -52,12 +56,11 @@ DECODERS = ("projective", "nonprojective")
 class Work:
     """Models (``.npz``) and measurements (``results.json``) of the run, kept in ``workdir``."""
 
-    def __init__(self, workdir: Path, lock: Path | None, lock_wait: float = 600.0):
+    def __init__(self, workdir: Path):
         self.dir = workdir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.path = workdir / "results.json"
         self.results = json.loads(self.path.read_text()) if self.path.exists() else {}
-        self.lock, self.lock_wait, self.unlocked_runs = lock, lock_wait, 0
 
     def record(self, key: str, value) -> None:
         """Keep ``value`` under ``key`` (merged into the file as it is now: runs over different
@@ -65,34 +68,8 @@ class Work:
         from seqspectral.io import atomic_write_text
 
         on_disk = json.loads(self.path.read_text()) if self.path.exists() else {}
-        self.results = {**on_disk, **self.results, key: value}
-        atomic_write_text(self.path, json.dumps(self.results, indent=1))
-
-    @contextlib.contextmanager
-    def timing(self):
-        """Hold ``--lock`` (when given) while a timed step runs; after ``lock_wait`` seconds
-        without it the step runs anyway and ``unlocked_runs`` counts it."""
-        if self.lock is None:
-            yield
-            return
-        with open(self.lock, "a") as f:
-            deadline = time.monotonic() + self.lock_wait
-            while True:
-                try:
-                    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    held = True
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        held = False
-                        self.unlocked_runs += 1
-                        break
-                    time.sleep(1.0)
-            try:
-                yield
-            finally:
-                if held:
-                    fcntl.flock(f, fcntl.LOCK_UN)
+        self.results = {**self.results, **on_disk, key: value}  # what another run recorded since wins
+        atomic_write_text(self.path, json.dumps({**on_disk, key: value}, indent=1))
 
     def model(self, name: str, build):
         from seqspectral import serialize
@@ -101,7 +78,7 @@ class Work:
         if path.exists():
             return serialize.load(path)
         model, t = timed(build)
-        self.record(f"{name}:fit", {"cpu": t.cpu, "wall": t.wall})
+        self.record(f"{name}:fit", {"cpu": t.cpu, "wall": t.wall, "load": list(os.getloadavg())})
         serialize.save(path, model)
         return model
 
@@ -157,10 +134,75 @@ def scores(gold, heads_of, parser):
     return out
 
 
-def oracle(trees, gold) -> float:
+def oracle(trees, gold, only=None) -> float:
+    """UAS of each list's best candidate (over the sentences ``only``, default all)."""
     wrong, n_scored = trees.wrong_heads(gold)
-    best = [int(wrong[a:b].min()) for a, b in zip(trees.groups[:-1], trees.groups[1:])]
-    return 100.0 * (1 - sum(best) / sum(len(g) for g in gold))
+    only = range(len(gold)) if only is None else only
+    best = [int(wrong[trees.groups[i]:trees.groups[i + 1]].min()) for i in only]
+    return 100.0 * (1 - sum(best) / sum(len(gold[i]) for i in only))
+
+
+def ceiling(test) -> dict:
+    """How much a decoder that reaches crossing arcs can gain at most: the test words, the
+    non-projective gold arcs, and the best UAS any projective tree reaches (for each sentence
+    the projective tree with the most correct heads: Eisner's algorithm over 1 for a gold arc,
+    0 otherwise, with the treebank's one root word)."""
+    from seqspectral.corpus import is_projective
+    from seqspectral.parsing.projectivity import closest_projective_heads, non_projective_arcs
+
+    words = correct = arcs = 0
+    for s in test:
+        n = len(s.heads)
+        gold = np.asarray(s.heads, dtype=np.int32)
+        words += n
+        arcs += non_projective_arcs(gold)
+        if is_projective(gold):
+            correct += n
+            continue
+        correct += int(np.sum(closest_projective_heads(gold) == gold))
+    return {"words": words, "crossing_arcs": arcs, "projective_ceiling": 100.0 * correct / words}
+
+
+def cross(work: Work, name: str, test) -> dict:
+    """Each first-order parser's weights decoded by each decoder: test UAS/LAS (all, and the
+    sentences with crossing gold arcs), 50-best oracle and the share of non-projective trees
+    among the 50-best candidates. Separates what the decoder does from what training with it
+    does to the weights (the diagonal is the main table's)."""
+    from seqspectral import serialize
+    from seqspectral.corpus import is_projective
+
+    key = f"{name}:cross"
+    if key not in work.results:
+        nonprojective = [i for i, s in enumerate(test) if not is_projective(s.heads)]
+        out = {}
+        for trained in DECODERS:
+            parser = serialize.load(work.dir / f"{name}-1-{trained}.npz")
+            for decoder in DECODERS:
+                parser.decoder_ = decoder
+                heads = parser.predict(test)
+                trees = parser.kbest_trees(test, K)
+                offsets = trees.tree_offsets
+                crossing = sum(not is_projective(trees.heads[a:b]) for a, b in zip(offsets[:-1], offsets[1:]))
+                out[f"{trained}:{decoder}"] = {"scores": scores(test, heads, parser), "oracle": oracle(trees, test),
+                                               "oracle_nonprojective": oracle(trees, test, nonprojective)
+                                               if nonprojective else None,
+                                               "candidates": len(offsets) - 1, "crossing_candidates": crossing}
+        work.record(key, out)
+    return work.results[key]
+
+
+def cross_table(rows: dict) -> list[str]:
+    body = []
+    for pair, r in rows.items():
+        trained, decoder = pair.split(":")
+        s, np_ = r["scores"]["all"], r["scores"].get("nonprojective", {})
+        body.append([trained, decoder, f"{s['uas']:.2f}", f"{s['las']:.2f}", f"{np_['uas']:.2f}" if np_ else "—",
+                     f"{np_['las']:.2f}" if np_ else "—", r["scores"]["pred_nonprojective"], f"{r['oracle']:.2f}",
+                     f"{r['oracle_nonprojective']:.2f}" if np_ else "—",
+                     f"{100.0 * r['crossing_candidates'] / r['candidates']:.1f}"])
+    return markdown_table(["weights trained with", "decoded with", "UAS", "LAS", "UAS non-proj.", "LAS non-proj.",
+                           "non-proj. trees out", "50-best oracle", "50-best oracle non-proj.",
+                           "% non-proj. candidates"], body, "ll" + "r" * 8)
 
 
 def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
@@ -190,26 +232,36 @@ def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
     return out
 
 
-def speed(work: Work, name: str, test, repeats: int = 3) -> dict:
-    """Best of ``repeats`` wall and CPU seconds of parsing ``test`` (1-best with labels, 50-best
-    trees) with the first-order parsers of both decoders, each step under ``--lock``."""
+def timing(work: Work, name: str, train, dev, test, repeats: int, what: str) -> dict:
+    """``--timing``: train both first-order parsers (wall and CPU seconds; ``what="parse"``
+    keeps the earlier run's training figures and models), then the best of ``repeats`` wall
+    and CPU seconds of parsing ``test`` (1-best with labels, 50-best trees) with each; the
+    whole meant to run under the timing lock."""
     from seqspectral import serialize
+    from seqspectral.parsing import DependencyParser
 
-    key = f"{name}:speed"
-    if key not in work.results:
-        out = {}
-        for decoder in DECODERS:
-            parser = serialize.load(work.dir / f"{name}-1-{decoder}.npz")
-            parser.parse(test[:5]), parser.kbest_trees(test[:5], K)  # compiled before timing
-            for what, run in (("1-best", lambda: parser.parse(test)), ("50-best", lambda: parser.kbest_trees(test, K))):
-                runs = []
-                for _ in range(repeats):
-                    with work.timing():
-                        runs.append(timed(run)[1])
-                out[f"{decoder}:{what}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
-        work.record(key, {**out, "load": list(os.getloadavg()), "unlocked_runs": work.unlocked_runs,
-                          "repeats": repeats})
-    return work.results[key]
+    key = f"{name}:timing"
+    out = dict(work.results[key]) if what == "parse" else {"train_load": list(os.getloadavg())}
+    out.update(parse_load_before=list(os.getloadavg()), repeats=repeats)
+    for decoder in DECODERS:
+        path = work.dir / f"{name}-1-{decoder}.npz"
+        if what == "parse":
+            parser = serialize.load(path)
+        else:
+            parser, t = timed(lambda: DependencyParser(1, decoder=decoder, epochs=EPOCHS[1]).fit(train, dev=dev))
+            out[f"{decoder}:train"] = {"wall": t.wall, "cpu": t.cpu}
+            if not path.exists():  # the main run's model, trained alike
+                serialize.save(path, parser)
+                work.record(f"{name}-1-{decoder}:fit", {"cpu": t.cpu, "wall": t.wall, "load": list(os.getloadavg()),
+                                                        "locked": True})
+        parser.parse(test[:5]), parser.kbest_trees(test[:5], K)  # compiled before timing
+        for step, run in (("1-best", lambda: parser.parse(test)), ("50-best", lambda: parser.kbest_trees(test, K))):
+            runs = [timed(run)[1] for _ in range(repeats)]
+            out[f"{decoder}:{step}"] = {"wall": min(r.wall for r in runs), "cpu": min(r.cpu for r in runs)}
+            log(f"{decoder} {step}: {len(test) / out[f'{decoder}:{step}']['wall']:.0f} sentences/s")
+    out["parse_load_after"] = list(os.getloadavg())
+    work.record(key, out)
+    return out
 
 
 def auto_choice(work: Work, name: str) -> dict:
@@ -223,18 +275,17 @@ def auto_choice(work: Work, name: str) -> dict:
 
 
 def rerank(work: Work, train, dev, test) -> dict:
-    """The command-line reranking path on the Turkish split with the non-projective decoder:
-    ``parse train --decoder nonprojective --dev``, jackknifed 50-best lists of train
-    (``parse run --folds 3 -k 50``), 50-best lists of dev and test, ``tree train`` (the
-    spectral tree model, UPOS), ``rerank train`` (epochs on dev) and ``rerank apply`` on test,
-    against the same parser's 1-best."""
-    from seqspectral.corpus import is_projective, read_conllu, read_nbest, write_conllu
+    """``rerank build --decoder nonprojective`` on the Turkish split (gold tags, every other
+    option the default: jackknifed 50-best lists, spectral tree models, the reranker, all
+    chosen on dev), then on test ``rerank run`` against the build's parser's 1-best
+    (``parse run`` with its ``parser.npz``)."""
+    from seqspectral.corpus import is_projective, read_conllu, write_conllu
     from seqspectral.parsing import attachment_scores
 
-    key = "turkish:rerank"
+    key = "turkish:rerank-build"
     if key in work.results:
         return work.results[key]
-    d = work.dir / "turkish"
+    d, build = work.dir / "turkish", work.dir / "turkish-build"
     d.mkdir(exist_ok=True)
     for part, sents in (("train", train), ("dev", dev), ("test", test)):
         write_conllu(d / f"{part}.conllu", sents)
@@ -242,27 +293,19 @@ def rerank(work: Work, train, dev, test) -> dict:
     def run(*argv):
         subprocess.run(SEQSPECTRAL + [str(a) for a in argv] + ["--quiet"], check=True)
 
-    parser = d / "parser.npz"
     def steps():
-        run("parse", "train", d / "train.conllu", "-o", parser, "--decoder", "nonprojective", "--dev",
-            d / "dev.conllu")
-        run("parse", "run", parser, d / "train.conllu", "--folds", 3, "-k", K, "-o", d / "train.nbest.conllu")
-        for p in ("dev", "test"):
-            run("parse", "run", parser, d / f"{p}.conllu", "-k", K, "-o", d / f"{p}.nbest.conllu")
-        run("parse", "run", parser, d / "test.conllu", "-o", d / "test.parsed.conllu")
-        run("tree", "train", d / "train.conllu", "-o", d / "tree.npz")
-        run("rerank", "train", d / "train.nbest.conllu", "--gold", d / "train.conllu", "--tree-model",
-            d / "tree.npz", "--dev", d / "dev.nbest.conllu", "--dev-gold", d / "dev.conllu", "-o", d / "rr.npz")
-        run("rerank", "apply", d / "rr.npz", d / "test.nbest.conllu", "--tree-model", d / "tree.npz", "-o",
-            d / "test.reranked.conllu")
+        run("rerank", "build", d / "train.conllu", "--dev", d / "dev.conllu", "-o", build, "--decoder", "nonprojective")
+        run("rerank", "run", build, d / "test.conllu", "-o", d / "test.reranked.conllu")
+        run("parse", "run", build / "parser.npz", d / "test.conllu", "-o", d / "test.parsed.conllu")
 
     t = timed(steps)[1]
-    lists = read_nbest(d / "test.nbest.conllu")
-    crossing = sum(not is_projective(c.heads) for x in lists for c in x.candidates)
+    report = json.loads((build / "report.json").read_text())
     chosen = read_conllu(d / "test.reranked.conllu")
     row = {"parser_test": attachment_scores(test, read_conllu(d / "test.parsed.conllu")),
-           "reranked_test": attachment_scores(test, chosen), "candidates": sum(len(x) for x in lists),
-           "crossing_candidates": crossing, "reranked_crossing": sum(not is_projective(s.heads) for s in chosen),
+           "reranked_test": attachment_scores(test, chosen),
+           "reranked_crossing": sum(not is_projective(s.heads) for s in chosen),
+           "parser_dev": report["parser_dev"], "reranked_dev": report["reranked_dev"],
+           "dev_oracle": report["dev_oracle_uas"], "build_cpu": report["total_cpu_s"],
            "cpu_children": t.child_cpu, "wall": t.wall}
     work.record(key, row)
     return row
@@ -300,14 +343,18 @@ def main(argv=None) -> int:
                          "second-order parsers take most of the run and no criterion of issue 41 reads them)")
     ap.add_argument("--rerank", action="store_true",
                     help="also rerank non-projective 50-best lists on the Turkish split (command line)")
-    ap.add_argument("--lock", type=Path, default=None, metavar="FILE",
-                    help="hold an exclusive lock on FILE during each timed run of the EWT speed table")
+    ap.add_argument("--timing", nargs="?", const="all", choices=("all", "parse"),
+                    help="only train both first-order EWT parsers and time them and their parsing of EWT test "
+                         "(run it whole under the timing lock: flock /work/timing.lock python -m evaluation ...); "
+                         "--timing parse: only the parsing, with the models of an earlier --timing; the main run "
+                         "reports it")
     ap.add_argument("--repeats", type=int, default=3, metavar="R",
-                    help="timed runs of each step of the EWT speed table, the best kept (default 3)")
-    ap.add_argument("--lock-wait", type=float, default=600.0, metavar="S",
-                    help="seconds to wait for --lock before a timed run goes ahead without it (default 600)")
+                    help="--timing: timed runs of each parsing step, the best kept (default 3)")
     args = ap.parse_args(argv)
-    work = Work(args.workdir, args.lock, args.lock_wait)
+    work = Work(args.workdir)
+    if args.timing:
+        timing(work, "ewt", *ewt(), args.repeats, args.timing)
+        return 0
     names = args.treebanks.split(",")
     text = ["# Non-projective dependency parsing (issue 41)", "", describe(__file__, sys.argv[1:]), "",
             "Gold tokenization and tags (UPOS, XPOS, FEATS, LEMMA: the parser's defaults); scores in %, every "
@@ -337,19 +384,33 @@ def main(argv=None) -> int:
                  f"{'non-projective' if first['decoder_share'] > AUTO_CROSSING_SHARE else 'projective'} "
                  f"(threshold {AUTO_CROSSING_SHARE} %).", ""]
         text += table(name, rows, len(test)) + [""]
+        c = ceiling(test)
+        text += [f"Test: {c['words']} words, {c['crossing_arcs']} of their gold arcs non-projective "
+                 f"({100.0 * c['crossing_arcs'] / c['words']:.2f} %); the best projective trees reach "
+                 f"{c['projective_ceiling']:.2f} UAS (the most any decoder can gain over a projective one on the "
+                 f"whole test is {100.0 - c['projective_ceiling']:.2f} UAS, and only by getting every crossing arc "
+                 "right and no other arc wrong).", "",
+                 "Each first-order parser's weights decoded both ways (test; \"% non-proj. candidates\": of the "
+                 "50-best candidates):", ""]
+        text += cross_table(cross(work, name, test)) + [""]
         if name == "ewt":
-            sp = speed(work, name, test, args.repeats)
-            locked = "each run under the timing lock" if not sp["unlocked_runs"] else \
-                f"{sp['unlocked_runs']} of the {4 * sp['repeats']} runs without the timing lock (not free within " \
-                "--lock-wait)"
-            text += [f"Speed on EWT test ({len(test)} sentences), first order, best of {sp['repeats']}, {locked} (load "
-                     "average "
-                     f"when measured {', '.join(f'{x:.1f}' for x in sp['load'])}; wall over {os.cpu_count()} cores, CPU "
-                     "summed over threads):", ""]
-            text += markdown_table(["decoder", "1-best sent/s (wall)", "1-best sent/CPU-s", "50-best sent/s (wall)",
-                                    "50-best sent/CPU-s"],
-                                   [[d, *(f"{len(test) / sp[f'{d}:{w}'][c]:.0f}" for w in ("1-best", "50-best")
-                                          for c in ("wall", "cpu"))] for d in DECODERS]) + [""]
+            sp = work.results.get("ewt:timing")
+            if sp is None:
+                text += ["Timing on EWT: not measured yet (`flock /work/timing.lock python -m evaluation nonprojective "
+                         "--workdir DIR --timing`).", ""]
+            else:
+                loads = [", ".join(f"{x:.1f}" for x in sp[k]) for k in ("train_load", "parse_load_before",
+                                                                        "parse_load_after")]
+                text += [f"Timing on EWT, each `--timing` run whole under the machine's timing lock: training with "
+                         f"dev selection (load average {loads[0]} at the start), and parsing test ({len(test)} "
+                         f"sentences; load average {loads[1]} before, {loads[2]} after), first order, best of "
+                         f"{sp['repeats']}; wall over {os.cpu_count()} cores, CPU summed over threads:", ""]
+                text += markdown_table(
+                    ["decoder", "train wall s", "train CPU s", "1-best sent/s (wall)", "1-best sent/CPU-s",
+                     "50-best sent/s (wall)", "50-best sent/CPU-s"],
+                    [[d, f"{sp[f'{d}:train']['wall']:.1f}", f"{sp[f'{d}:train']['cpu']:.1f}",
+                      *(f"{len(test) / sp[f'{d}:{w}'][c]:.0f}" for w in ("1-best", "50-best") for c in ("wall", "cpu"))]
+                     for d in DECODERS]) + [""]
             a = auto_choice(work, name)
             text += [f"`decoder=\"auto\"` on EWT picks {a['decoder']} (non-projective training arcs "
                      f"{a['share']:.2f} %); picking projective, it trains and parses exactly as the projective "
@@ -357,15 +418,19 @@ def main(argv=None) -> int:
                      "projective row's.", ""]
         if name == "turkish" and args.rerank:
             r = rerank(work, train, dev, test)
-            text += ["### Reranking non-projective 50-best lists (Turkish split, command line)", "",
-                     "`parse train --decoder nonprojective --dev`; `parse run --folds 3 -k 50` on train (jackknifed), "
-                     "`-k 50` on dev and test; `tree train` (spectral tree model, UPOS); `rerank train --tree-model "
-                     "--dev`; `rerank apply` on test.", "",
-                     f"Test UAS / LAS: parser 1-best {r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}, "
-                     f"reranked {r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}. Test lists: "
-                     f"{r['candidates']} candidates, {r['crossing_candidates']} of them non-projective; "
-                     f"{r['reranked_crossing']} reranked trees non-projective. All steps: {r['wall']:.0f} s wall, "
-                     f"{r['cpu_children']:.0f} CPU s.", ""]
+            text += ["### `rerank build --decoder nonprojective` (Turkish split)", "",
+                     "`rerank build train.conllu --dev dev.conllu --decoder nonprojective` (gold tags; 3 jackknifing "
+                     "folds, 50-best lists, spectral tree models, the reranker), then `rerank run` of the build on "
+                     "test against the build's parser (`parse run DIR/parser.npz`).", ""]
+            text += markdown_table(["", "parser 1-best UAS / LAS", "reranked UAS / LAS", "50-best oracle UAS"],
+                                   [["dev (the build's report)", f"{r['parser_dev']['uas']:.2f} / {r['parser_dev']['las']:.2f}",
+                                     f"{r['reranked_dev']['uas']:.2f} / {r['reranked_dev']['las']:.2f}",
+                                     f"{r['dev_oracle']:.2f}"],
+                                    ["test", f"{r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}",
+                                     f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}", "—"]])
+            text += ["", f"{r['reranked_crossing']} of the {len(test)} reranked test trees are non-projective. Build: "
+                         f"{r['build_cpu']:.0f} CPU s (its report); all three commands {r['wall']:.0f} s wall, "
+                         f"{r['cpu_children']:.0f} CPU s.", ""]
     write_results(OUT, "\n".join(text))
     log(f"wrote {OUT}")
     return 0

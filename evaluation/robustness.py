@@ -27,11 +27,12 @@ refused is accepted (exit 0), an error leaves an output or a temporary file, an
 interrupt does not end in status 130 with one line and nothing written, a refusal's message
 does not name what it must (the file, ``<stdin>``, the option) or is more than one line,
 or a run passes its time or memory bound. A start-up interrupt that lands before the
-command's own code runs (Python's start-up: ``init_import_site``; the command script's import)
-is counted apart: it is Python's, not the toolkit's. The counts go to
+command's entry module has installed its handler is counted apart, by where it landed
+(:data:`STARTUP_PHASES`: Python's start-up, its site import, the script's import): it is
+Python's, not the toolkit's. The counts go to
 ``results/robustness.md`` (and the headline to RESULTS.md by hand)::
 
-    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0]
+    python -m evaluation robustness [--cases 2000] [--interrupts 50] [--seed 0] [--only COMMAND ...]
 """
 
 from __future__ import annotations
@@ -506,8 +507,9 @@ def issue42_cases(d: Path, small: Path, out: Path, built: Path):
     return cases
 
 
-def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
-    """One long command in a process of its own, interrupted after ``delay`` s."""
+def interrupt_case(argv, output: Path, delay: float, signum: int) -> tuple[str, str]:
+    """One long command in a process of its own, interrupted after ``delay`` s: its outcome
+    and what it did (:func:`what_it_did`: the exit status, the lines it said, what it left)."""
     if output.exists():
         output.unlink()
     proc = subprocess.Popen([sys.executable, "-m", "seqspectral.cli.main", *map(str, argv)], stdout=subprocess.PIPE,
@@ -516,19 +518,31 @@ def interrupt_case(argv, output: Path, delay: float, signum: int) -> str:
     time.sleep(delay)
     proc.send_signal(signum)
     stdout, stderr = proc.communicate()
+    did = what_it_did(f"{signal.Signals(signum).name} at {delay:.2f} s", proc.returncode, stdout, stderr, output)
+    if (phase := startup_phase(proc.returncode, stderr, signum)) is not None:
+        return f"{BEFORE_ENTRY}: {phase}", did  # Python's start-up still ran (a loaded machine's)
     if proc.returncode < 0:
-        return "crash"
+        return "crash", did
     if "Traceback" in stderr or "Exception ignored" in stderr:
-        return "traceback"
+        return "traceback", did
     if proc.returncode == 0:
-        return "finished first"  # the signal came after the work was done
+        return "finished first", did  # the signal came after the work was done
     # progress said before the signal (a finished stage's line, a note) is not the interrupt's message
     lines = [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
     if proc.returncode != 130 or len(lines) != 1 or "interrupted" not in lines[0] or stdout:
-        return "interrupt not clean"
+        return "interrupt not clean", did
     if output.exists() or _temp_files(output):
-        return "partial output"
-    return "ok"
+        return "partial output", did
+    return "ok", did
+
+
+def what_it_did(signal_sent: str, status: int, stdout: str, stderr: str, output: Path) -> str:
+    """One line for the failures' examples: the signal, the exit status, the lines said on
+    stderr that are not progress (the last three), stdout's size and the files left."""
+    said = [line for line in stderr.strip().splitlines() if not PROGRESS_LINE.match(line)]
+    left = (["the output"] if output.exists() else []) + [p.name for p in _temp_files(output)]
+    return (f"{signal_sent}: exit {status}, stderr {said[-3:]!r}, stdout {len(stdout)} characters, "
+            f"left {left or 'nothing'}")
 
 
 def main(argv=None) -> int:
@@ -536,16 +550,21 @@ def main(argv=None) -> int:
     parser.add_argument("--cases", type=int, default=2000, help="mutated-file cases (default 2000)")
     parser.add_argument("--interrupts", type=int, default=50, help="interrupts per long command (default 50)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", action="append", default=None, metavar="COMMAND",
+                        help="only the interrupt categories of these commands ('start-up', 'rerank train', ...; "
+                             "repeatable), to re-run what a full run found; the results go to "
+                             "results/robustness-only.md")
     args = parser.parse_args(argv)
     require_data(EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu", SAMPLE)
     rng = random.Random(args.seed)
     counts: dict[str, Counter] = {}
     examples: dict[str, list] = {}
 
-    def record(category: str, outcome: str, what) -> None:
+    def record(category: str, outcome, what) -> None:
+        outcome, did = outcome if isinstance(outcome, tuple) else (outcome, "")  # (outcome, what the run did)
         counts.setdefault(category, Counter())[outcome] += 1
         if outcome in FAILURES and len(examples.setdefault(outcome, [])) < 5:
-            examples[outcome].append(f"{category}: {' '.join(map(str, what))}")
+            examples[outcome].append(f"{category}: {' '.join(map(str, what))}" + (f" — {did}" if did else ""))
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -553,6 +572,13 @@ def main(argv=None) -> int:
         small = d / "small.conllu"
         small.write_text("\n\n".join(SAMPLE.read_text().split("\n\n")[:40]) + "\n\n")
         train_models(d, small)
+        if args.only:
+            if "start-up" in args.only:
+                startup_interrupts(d, rng, args.interrupts, record)
+            interrupt_commands(d, rng, args.interrupts, record, only=args.only)
+            write_results(RESULTS / "robustness-only.md", report(counts, examples, argv))
+            print(report(counts, examples, argv))
+            return 0
         out, ro = d / "out", d / "readonly"
         ro.mkdir()
         ro.chmod(0o500)
@@ -594,10 +620,48 @@ def main(argv=None) -> int:
     return 0
 
 
+#: where a start-up interrupt landed before the toolkit's handler (cli/main.py's first
+#: statements), from what the process said: Python's, not the toolkit's (docs/robustness.md)
+BEFORE_ENTRY = "before the entry point"
+STARTUP_PHASES = {
+    "killed": "Python's start-up before its own handler (SIGTERM: before the toolkit's): killed by the signal, nothing "
+              "said",
+    "init": "Python's initialisation after its handler (the standard streams, encodings): exit 1, 'Fatal Python "
+            "error: init_...'",
+    "site": "Python's site import (the environment's .pth files): exit 1, 'init_import_site'",
+    "import": "the script's import of the toolkit (runpy, importlib, the parent packages): a "
+              "KeyboardInterrupt traceback, killed by SIGINT",
+    "lost": "inside importlib's module lock, where Python prints it and goes on: the command finished",
+}
+
+
+def startup_phase(returncode: int, stderr: str, signum: int = signal.SIGINT) -> str | None:
+    """The :data:`STARTUP_PHASES` key of a start-up interrupt Python took, else None: the
+    toolkit's (its handler's "interrupted" line, or a traceback in its own code)."""
+    if "init_import_site" in stderr:
+        return "site"
+    if "Fatal Python error: init_" in stderr:
+        return "init"
+    if returncode == -signum and not stderr.strip():  # SIGTERM: Python never takes it, so any time before the handler
+        return "killed"
+    if "_get_module_lock" in stderr and returncode == 0:
+        return "lost"
+    frames = re.findall(r'File "([^"]+)"', stderr)
+    if returncode == -signal.SIGINT and frames and "KeyboardInterrupt" in stderr and \
+            not any(_toolkit_file(frame) for frame in frames):  # no toolkit code on the stack
+        return "import"
+    return None
+
+
+def _toolkit_file(name: str) -> bool:
+    path = Path(name)
+    return path.is_absolute() and any(path.resolve().is_relative_to(REPO / part) for part in ("seqspectral", "cli"))
+
+
 def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
     """``n`` SIGINT at random moments of the first 0.3 s of ``tree train``, run by the
-    installed command. Before the command's entry module runs, the interrupt is Python's
-    (its start-up, the script's first import): counted as "before the entry point"."""
+    installed command. One that lands before the command's entry module has installed its
+    handler is Python's (:data:`STARTUP_PHASES`): counted as "before the entry point: PHASE"."""
     out = d / "startup.out"
     script = Path(sys.executable).parent / "seqspectral"
     argv = ["tree", "train", SAMPLE, "-o", out, "--quiet"]
@@ -606,25 +670,28 @@ def startup_interrupts(d: Path, rng: random.Random, n: int, record) -> None:
             out.unlink()
         proc = subprocess.Popen([str(script), *map(str, argv)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        time.sleep(rng.uniform(0.0, 0.3))
+        delay = rng.uniform(0.0, 0.3)
+        time.sleep(delay)
         proc.send_signal(signal.SIGINT)
         stdout, stderr = proc.communicate()
         lines = stderr.strip().splitlines()
-        if "init_import_site" in stderr or (proc.returncode == -signal.SIGINT and (
-                not lines or "from seqspectral.cli.main import main" in stderr)) or "_get_module_lock" in stderr:
-            outcome = "before the entry point"
+        phase = startup_phase(proc.returncode, stderr)
+        if phase is not None:
+            outcome = f"{BEFORE_ENTRY}: {phase}"
         elif proc.returncode == 0 and not lines:
             outcome = "finished first"
         elif proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0] and not stdout:
             outcome = "partial output" if out.exists() or _temp_files(out) else "ok"
         else:
             outcome = "crash" if proc.returncode < 0 else "traceback" if "Traceback" in stderr else "interrupt not clean"
-        record("interrupt: start-up (tree train)", outcome, argv)
+        record("interrupt: start-up (tree train)", (outcome, what_it_did(f"SIGINT at {delay:.3f} s", proc.returncode, stdout, stderr, out)),
+               argv)
     print("interrupts: start-up done", file=sys.stderr)
 
 
-def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
-    """``n`` random SIGINT/SIGTERM per long command on EWT (delays spread over its run time)."""
+def interrupt_commands(d: Path, rng: random.Random, n: int, record, only=None) -> None:
+    """``n`` random SIGINT/SIGTERM per long command on EWT (delays spread over its run time);
+    ``only``: the names of the commands to run (default all)."""
     train, dev = EWT / "en_ewt-ud-train.conllu", EWT / "en_ewt-ud-dev.conllu"
     out = d / "interrupted.out"
     commands = {
@@ -638,6 +705,8 @@ def interrupt_commands(d: Path, rng: random.Random, n: int, record) -> None:
                          d / "tree.npz", "-o", out],
     }
     for name, argv in commands.items():
+        if only is not None and name not in only:
+            continue
         for i in range(n):
             signum = signal.SIGINT if i % 2 == 0 else signal.SIGTERM
             record(f"interrupt: {name}", interrupt_case(argv, out, rng.uniform(0.2, 4.0), signum), argv)
@@ -648,10 +717,14 @@ def report(counts: dict, examples: dict, argv) -> str:
     total = Counter()
     for c in counts.values():
         total.update(c)
-    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal",
-                                      "before the entry point"],
+
+    def before_entry(c: Counter) -> int:
+        return sum(n for outcome, n in c.items() if outcome.startswith(BEFORE_ENTRY))
+
+    table = "\n".join(markdown_table(["category", "cases", *FAILURES, "finished before the signal", BEFORE_ENTRY],
                                      [[cat, sum(c.values()), *(c[o] for o in FAILURES), c["finished first"],
-                                       c["before the entry point"]] for cat, c in sorted(counts.items())]))
+                                       before_entry(c)] for cat, c in sorted(counts.items())]))
+    phases = "; ".join(f"{total[f'{BEFORE_ENTRY}: {key}']} {what}" for key, what in STARTUP_PHASES.items())
     failures = "\n".join(f"- {o}: " + "; ".join(e) for o, e in examples.items()) or "none"
     return f"""# Robustness battery (issues 27 and 42)
 
@@ -660,6 +733,9 @@ def report(counts: dict, examples: dict, argv) -> str:
 {sum(total.values())} cases. Failures: {', '.join(f'{o} {total[o]}' for o in FAILURES)}.
 
 {table}
+
+Start-up interrupts {BEFORE_ENTRY} (the toolkit's handler is installed by the first statements of
+cli/main.py; what comes before them is Python's): {phases}.
 
 Examples of failures: {failures}
 """

@@ -6,14 +6,13 @@ token lines; every other column ``_``): gold tokenisation, nothing else of the g
 Figures are ``seqspectral evaluate conll18`` (equal to the shared task's
 ``conll18_ud_eval.py``, see ``evaluation/conll18_metrics.py``).
 
-The toolkit's pipeline: ``rerank build --tags predicted`` (its UPOS and XPOS taggers, the
-parser trained on jackknifed tags, the reranker; ``--clusters-from brown`` for EWT, none for
-Turkish, which Brown does not cover) and ``rerank run`` on the words, then the features tagger
-and the lemmatiser of ``tag train --field feats|lemma`` (``--clusters`` the build's) filling
-FEATS and LEMMA from the predicted UPOS and XPOS. Their training CPU seconds and the tagging
-speed of all four columns (the build's UPOS and XPOS taggers, the features tagger and the
-lemmatiser as one :class:`~seqspectral.tagging.ColumnTaggers`; best of 3 runs of its ``tag`` on
-test in this process, reading excluded) are given.
+The toolkit's pipeline: ``rerank build --tags predicted`` (its UPOS and XPOS taggers, features
+tagger and lemmatiser, all jackknifed for the parser's training; the parser, its label
+classifier chosen on dev; the reranker; ``--clusters-from brown`` for EWT, none for Turkish,
+which Brown does not cover) and ``rerank run`` on the words, which fills every column. The
+build's CPU seconds by stage and the tagging speed of all four columns (the build's four
+models as one :class:`~seqspectral.tagging.ColumnTaggers`; best run in this process, reading
+excluded; ``--speed`` measures it alone, under the timing lock) are given.
 
 EWT: UDPipe 1.2's published UD 2.5 figures with gold tokenisation (issue 40's table). Turkish
 (``turkish-treebanks`` 1.0.0 from PyPI, the Google Turkish Web Treebank, Apache-2.0):
@@ -21,8 +20,10 @@ EWT: UDPipe 1.2's published UD 2.5 figures with gold tokenisation (issue 40's ta
 sentences train, the next 10% dev, the last 10% test; UDPipe 1 (``ufal.udpipe``) trained
 offline on the same train with dev as its held-out data, its default tagger (MorphoDiTa,
 UPOS, XPOS, FEATS and LEMMA) and parser (Parsito) with ``--udpipe-iterations`` training
-iterations (default its own defaults, 20 and 10), tagging and parsing the same words. Writes ``evaluation/results/ud_columns.md``; work files (builds,
-models, predictions) in ``--workdir``, reused when present::
+iterations (default its own defaults, 20 and 10), tagging and parsing the same words. Writes
+``evaluation/results/ud_columns.md`` (``ud_columns_turkish.md`` with ``--only turkish``,
+``ud_columns_speed.md`` with ``--speed``); work files (builds, models, predictions, the CPU
+seconds of each training) in ``--workdir``, reused when present (a run stopped part-way resumes)::
 
     python -m evaluation ud_columns --workdir /work/data/lemmas/ud-columns
 """
@@ -39,6 +40,8 @@ from pathlib import Path
 from .common import NLTK_DATA, RESULTS, SEQSPECTRAL, describe, ewt, log, markdown_table, require_data, write_results
 
 OUT = RESULTS / "ud_columns.md"
+SPEED = RESULTS / "ud_columns_speed.md"
+TURKISH_OUT = RESULTS / "ud_columns_turkish.md"  # --only turkish: the EWT table stays as it is
 TURKISH = Path("/work/data/turkish-treebanks/data")
 METRICS = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 #: UDPipe 1.2's UD 2.5 models with gold tokenisation (issue 40; CLAS not published there)
@@ -120,37 +123,50 @@ def ours(work: Work, name: str, train: Path, dev: Path, test: Path, clusters_fro
     stages not finished) is used up to its parser: its taggers and the parser's 1-best trees."""
     build = work.dir / f"{name}-build"
     if not parser_only:
-        cli("rerank", "build", train, "--dev", dev, "--tags", "predicted",
-            *[x for c in clusters_from for x in ("--clusters-from", c)], "-o", build, "--quiet")
+        work.once(f"{name}:build_cpu", lambda: cli(
+            "rerank", "build", train, "--dev", dev, "--tags", "predicted",
+            *[x for c in clusters_from for x in ("--clusters-from", c)], "-o", build, "--quiet"))
     stages = json.loads((build / "build.json").read_text())["stages"]
-    build_cpu = sum(s["cpu_s"] for s in stages.values())
-    clusters = ["--clusters", build / "clusters.npz"] if clusters_from else []
-    models = {f: work.dir / f"{name}-{f}.npz" for f in ("feats", "lemma")}
-    for field, path in models.items():
-        work.once(f"{name}:{field}_train_cpu", lambda f=field, p=path: cli(
-            "tag", "train", train, "--dev", dev, "--field", f, *clusters, "-o", p, "--quiet"))
     words = words_only(test, work.dir / f"{name}-test-words.conllu")
     how = "parser" if parser_only else "reranked"
-    parsed, feats, full = (work.dir / f"{name}-test-{how}-{x}.conllu" for x in ("parsed", "feats", "pred"))
-    taggers = [x for f in ("upos", "xpos") if (build / f"tagger-{f}.npz").exists()
-               for x in ("--tagger", build / f"tagger-{f}.npz")]
-    parse = (("parse", "run", build / "parser.npz", words, *taggers) if parser_only else ("rerank", "run", build, words))
-    work.once(f"{name}:{how}:run_cpu", lambda: cli(*parse, "-o", parsed, "--quiet")
-              + cli("tag", "run", models["feats"], parsed, "-o", feats, "--quiet")
-              + cli("tag", "run", models["lemma"], feats, "-o", full, "--quiet"))
+    full = work.dir / f"{name}-test-{how}-pred.conllu"
+    taggers = {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos", "feats", "lemma") if (build / f"tagger-{f}.npz").exists()}
+    separate = {}  # a build from before its FEATS and LEMMA stages: those models by tag train, as then
+    for f in ("feats", "lemma"):
+        if f not in taggers:
+            taggers[f] = work.dir / f"{name}-{f}.npz"
+            clusters = ["--clusters", build / "clusters.npz"] if clusters_from else []
+            separate[f] = work.once(f"{name}:{f}_train_cpu", lambda f=f: cli(
+                "tag", "train", train, "--dev", dev, "--field", f, *clusters, "-o", taggers[f], "--quiet"))
+    if parser_only:  # each column's model in the build's order, then the parser (as tag run, parse run do)
+        def run() -> float:
+            from seqspectral import serialize
+            from seqspectral.corpus import read_conllu, write_conllu
+
+            start = time.process_time()
+            sentences = read_conllu(words, heads_required=False)
+            for path in taggers.values():
+                sentences = serialize.load(path).tag(sentences)
+            write_conllu(full, serialize.load(build / "parser.npz").parse(sentences))
+            return time.process_time() - start
+
+        work.once(f"{name}:{how}:run_cpu", run)
+    else:  # rerank run: every column the build has a model of, the reranked trees
+        work.once(f"{name}:{how}:run_cpu", lambda: cli("rerank", "run", build, words, "-o", full, "--quiet"))
     figures = work.once(f"{name}:{how}:scores", lambda: scores(test, full))
-    speed = work.once(f"{name}:tag_speed", lambda: tagging_speed(
-        {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos") if (build / f"tagger-{f}.npz").exists()} | models,
-        words))
-    return {"scores": figures, "speed": speed,
-            "feats_cpu": work.data[f"{name}:feats_train_cpu"], "lemma_cpu": work.data[f"{name}:lemma_train_cpu"],
-            "build_cpu": build_cpu, "stages": list(stages)}
+    speed = work.once(f"{name}:tag_speed", lambda: tagging_speed(taggers, words))
+    return {"scores": figures, "speed": speed, "stages": {k: v["cpu_s"] for k, v in stages.items()}, "separate": separate,
+            "report": json.loads((build / "report.json").read_text()) if (build / "report.json").exists() else {}}
 
 
-def tagging_speed(paths: dict, words: Path) -> dict:
+def tagging_speed(paths: dict, words: Path, seconds: float = 1.0) -> dict:
     """Sentences per CPU and per wall second of ``ColumnTaggers.tag`` with the models of
     ``paths`` ({column: model file}: the build's taggers, the features tagger, the lemmatiser)
-    on ``words`` (best of 3 after a warm-up; reading excluded)."""
+    on ``words``: the best run of those made in ``seconds`` (at least 3) after a warm-up of
+    ``seconds / 3`` (Numba's threads: ``NUMBA_NUM_THREADS``, default every core; reading
+    excluded)."""
+    import numba
+
     from seqspectral import serialize
     from seqspectral.corpus import read_conllu
     from seqspectral.tagging import ColumnTaggers
@@ -159,14 +175,53 @@ def tagging_speed(paths: dict, words: Path) -> dict:
     model.models_ = {f: serialize.load(p) for f, p in paths.items()}
     model.clusters = next((m.clusters for m in model.models_.values() if m.clusters is not None), None)
     sentences = read_conllu(words, heads_required=False)
-    model.tag(sentences[:50])
-    runs = []
-    for _ in range(3):
+    warm = time.perf_counter() + seconds / 3
+    while time.perf_counter() < warm:
+        model.tag(sentences)
+    runs, end = [], time.perf_counter() + seconds
+    while len(runs) < 3 or time.perf_counter() < end:
         wall, cpu = time.perf_counter(), time.process_time()
         model.tag(sentences)
         runs.append((time.perf_counter() - wall, time.process_time() - cpu))
-    wall, cpu = min(r[0] for r in runs), min(r[1] for r in runs)
-    return {"sentences": len(sentences), "wall": wall, "cpu": cpu, "columns": list(model.models_)}
+    wall, cpu = min(runs)
+    return {"sentences": len(sentences), "wall": wall, "cpu": cpu, "columns": list(model.models_),
+            "threads": numba.get_num_threads(), "runs": len(runs)}
+
+
+def speed(work: Work, argv) -> list[str]:
+    """The timing part alone, meant to run under the timing lock: the features tagger's and
+    the lemmatiser's training CPU on EWT train (``tag train`` as the benchmark runs it, whole
+    command) and the tagging speed of all four columns on EWT test, on every core and on one."""
+    import os
+
+    build = work.dir / "ewt-build"
+    clusters = ["--clusters", build / "clusters.npz"]
+    train_cpu = {f: cli("tag", "train", ewt("train"), "--dev", ewt("dev"), "--field", f, *clusters,
+                        "-o", work.dir / f"ewt-{f}-timed.npz", "--quiet") for f in ("feats", "lemma")}
+    paths = {f: build / f"tagger-{f}.npz" for f in ("upos", "xpos")} | {
+        f: work.dir / f"ewt-{f}-timed.npz" for f in ("feats", "lemma")}
+    words = words_only(ewt("test"), work.dir / "ewt-test-words.conllu")
+    rows = []
+    for threads in (None, 1):
+        env = {**os.environ, **({"NUMBA_NUM_THREADS": str(threads)} if threads else {})}
+        out = subprocess.run([sys.executable, "-c", "import json, sys; from pathlib import Path; "
+                              "from evaluation.ud_columns import tagging_speed; "
+                              "print(json.dumps(tagging_speed({k: Path(v) for k, v in json.loads(sys.argv[1]).items()}, "
+                              "Path(sys.argv[2]), 20.0)))", json.dumps({k: str(v) for k, v in paths.items()}),
+                              str(words)], env=env, check=True, capture_output=True, text=True).stdout
+        s = json.loads(out)
+        rows.append([f"{s['threads']}", f"{s['sentences']:,}", f"{s['wall']:.3f}", f"{s['cpu']:.3f}",
+                     f"{s['sentences'] / s['wall']:,.0f}", f"{s['sentences'] / s['cpu']:,.0f}", str(s["runs"])])
+    return ["# Tagging speed of every UD column (issue 40)", "", describe(__file__, argv), "",
+            "UPOS and XPOS taggers of the EWT build in the work directory (`rerank build --tags predicted "
+            "--clusters-from brown`), the features tagger and the lemmatiser trained here on EWT train (`tag "
+            "train --field feats|lemma --clusters` the build's) as one `ColumnTaggers`, tagging EWT test's words "
+            "(gold tokenisation); the best of the runs made in 20 s after a 7 s warm-up, reading excluded; "
+            "each thread count in a process of its own.", "",
+            f"Training, whole `tag train` command with dev: features tagger {train_cpu['feats']:.1f} CPU s, "
+            f"lemmatiser {train_cpu['lemma']:.1f} CPU s.", "",
+            *markdown_table(("Numba threads", "sentences", "wall s", "CPU s", "sentences / wall s",
+                             "sentences / CPU s", "runs"), rows), ""]
 
 
 def udpipe(work: Work, name: str, train: Path, dev: Path, test: Path, iterations: tuple[int, int]) -> dict:
@@ -216,11 +271,20 @@ def main() -> int:
     ap.add_argument("--parser-only", action="store_true",
                     help="use the builds in WORKDIR (made by this benchmark's command, unfinished) up to their "
                          "parser: its 1-best trees, no reranking")
+    ap.add_argument("--speed", action="store_true",
+                    help="only the timings (run it under the timing lock): the features tagger's and lemmatiser's "
+                         "training CPU on EWT train and the tagging speed of all four columns on EWT test, with the "
+                         "EWT build of WORKDIR; writes evaluation/results/ud_columns_speed.md")
     ap.add_argument("--udpipe-iterations", default="20,10", metavar="TAGGER,PARSER",
                     help="UDPipe 1's training iterations of its tagger and parser (default 20,10: its defaults)")
     args = ap.parse_args()
     require_data(ewt("train"), TURKISH / "web.conllu", NLTK_DATA)
     work = Work(args.workdir)
+    if args.speed:
+        lines = speed(work, sys.argv[1:])
+        write_results(SPEED, "\n".join(lines))
+        print("\n".join(lines))
+        return 0
     lines = ["# Every UD column from words alone (issue 40)", "", describe(__file__, sys.argv[1:]), "",
              __doc__.split("\n\n")[1].replace("\n", " "), ""]
     header = ("system", *METRICS, "training", "tagging (4 columns)")
@@ -229,8 +293,8 @@ def main() -> int:
         r = ours(work, "ewt", ewt("train"), ewt("dev"), ewt("test"), ["brown"], args.parser_only)
         lines += ["## UD English-EWT test", "", *markdown_table(header, [
             _row("UDPipe 1.2 (published, UD 2.5)", UDPIPE_EWT, "", ""),
-            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted --clusters-from brown; tag train "
-                 "--field feats, lemma)", r["scores"], _training(r), _speed(r["speed"]))]), ""]
+            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted --clusters-from brown)", r["scores"],
+                 _training(r), _speed(r["speed"]))]), "", *_choices(r), ""]
     if args.only in (None, "turkish"):
         log("Turkish")
         split = turkish_split(work.dir)
@@ -242,11 +306,25 @@ def main() -> int:
                  "defaults 20, 10)", u["scores"],
                  f"{u['train_cpu']:.0f} CPU s", f"{_n(split['test']) / u['run_cpu']:,.0f} sentences / CPU s "
                  "(tag + parse)"),
-            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted; tag train --field feats, lemma)",
-                 r["scores"], _training(r), _speed(r["speed"]))]), ""]
-    write_results(OUT, "\n".join(lines))
+            _row(f"seqspectral ({_how(args)} of rerank build --tags predicted)",
+                 r["scores"], _training(r), _speed(r["speed"]))]), "", *_choices(r), ""]
+    write_results(OUT if args.only != "turkish" else TURKISH_OUT, "\n".join(lines))
     print("\n".join(lines))
     return 0
+
+
+def _choices(r: dict) -> list[str]:
+    """What the build chose on dev: the columns the parser reads, the labelers it tried."""
+    report = r["report"]
+    if r["separate"]:
+        return ["The build is from before its FEATS and LEMMA stages (the last session's): its parser reads UPOS and "
+                "XPOS only; FEATS and LEMMA come from tag train models applied after it."]
+    if not report:
+        return []
+    tried = report.get("labeler_dev_las", {})
+    return [f"The build's parser reads {', '.join(c.upper() for c in report.get('parser_tag_columns', []))}; "
+            "its label classifier was chosen on dev LAS among: "
+            + (", ".join(f"{k.upper()} {v:.2f}" for k, v in tried.items()) or "none tried") + "."]
 
 
 def _how(args) -> str:
@@ -258,8 +336,13 @@ def _n(path: Path) -> int:
 
 
 def _training(r: dict) -> str:
-    return (f"build {r['build_cpu']:.0f} CPU s ({', '.join(r['stages'])}); features tagger {r['feats_cpu']:.0f}, "
-            f"lemmatiser {r['lemma_cpu']:.0f} CPU s (whole tag train command)")
+    stages, separate = r["stages"], r["separate"]
+    if separate:
+        return (f"build {sum(stages.values()):.0f} CPU s ({len(stages)} stages: {', '.join(stages)}); features "
+                f"tagger {separate['feats']:.0f}, lemmatiser {separate['lemma']:.0f} CPU s (tag train, whole command)")
+    return (f"build {sum(stages.values()):.0f} CPU s (features tagger {stages.get('tagger-feats', 0):.0f}, "
+            f"lemmatiser {stages.get('tagger-lemma', 0):.0f}, "
+            f"{len(stages)} stages: {', '.join(stages)})")
 
 
 def _speed(s: dict) -> str:

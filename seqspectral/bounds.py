@@ -16,37 +16,36 @@ Nothing here imports the rest of the package: every layer may use it::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(namedtuple("Bound", "option low high what why")):
     """An integer value from ``low`` to ``high``: ``option`` names it on the command line,
-    ``what`` says what it counts, ``why`` why it is bounded."""
+    ``what`` says what it counts in the user's terms (a plural: "at most 1000 candidates per
+    sentence"), ``why`` why it is bounded. (A named tuple, not a dataclass: the command line's
+    ``--help`` reads this table, and ``dataclasses`` imports ``inspect``.)"""
 
-    option: str
-    low: int
-    high: int
-    what: str
-    why: str
+    __slots__ = ()
 
 
 #: value name -> its bound (the names are the options' ``dest`` and the build's option keys)
 BOUNDS = {
-    "k": Bound("-k", 1, 1000, "candidates per sentence", "memory and time grow with it"),
+    "k": Bound("-k", 1, 1000, "candidates per sentence", "an n-best list's memory and time grow with it"),
     "folds": Bound("--folds", 2, 20, "jackknifing folds", "each fold trains a model on the other folds"),
     "tag_folds": Bound("--tag-folds", 2, 20, "jackknifing folds of the training tags",
                        "each fold trains a tagger on the other folds"),
-    "dim": Bound("--dim", 1, 4096, "dimensions", "memory grows with the dimension times the vocabulary"),
+    "dim": Bound("--dim", 1, 4096, "embedding dimensions", "memory grows with the dimension times the vocabulary"),
     "tree_dim": Bound("--dim", 1, 128, "hidden states of a tree model",
-                      "spectral: its operators hold dim**3 numbers; EM: each iteration costs dim**2 a word; at 128 "
+                      "a spectral model holds dim**3 numbers a label, an EM iteration costs dim**2 a word; at 128 "
                       "on 7,000 words of forms, 13 CPU s and 0.6 GB"),
-    "words": Bound("sentence length", 1, 1000, "words of a sentence",
-                   "the parsers' time grows with the cube of its length"),
+    "words": Bound("sentence length", 1, 1000, "words in a sentence to parse",
+                   "parsing time grows with the cube of a sentence's length"),
+    "drawn_words": Bound("sentence length", 1, 1000, "words in a sentence to draw",
+                         "a drawing's size grows with the square of a sentence's length"),
     "window": Bound("--window", 1, 100, "context words each side", "time grows with it"),
-    "basis_length": Bound("--basis-length", 1, 32, "longest prefix or suffix of the basis",
-                          "the basis grows exponentially with it"),
-    "hash_bits": Bound("--hash-bits", 1, 30, "bits of the hashed feature weights", "memory is 2**B numbers"),
+    "basis_length": Bound("--basis-length", 1, 32, "symbols in the basis's longest prefix or suffix",
+                          "the basis can grow exponentially with it"),
+    "hash_bits": Bound("--hash-bits", 1, 30, "bits of the hashed feature weights", "the weights take 2**bits numbers"),
     "epochs": Bound("--epochs", 1, 1000, "training epochs", "time grows with them"),
     "workers": Bound("--workers", 1, 256, "worker processes", "each holds a copy of the model"),
 }
@@ -68,7 +67,7 @@ def check(name: str, value, where: str | None = None, most: int | None = None, m
     if isinstance(value, bool) or not isinstance(value, int):
         raise BoundError(f"{place}: expected an integer ({bound.what}), not {_short(value)}")
     if value < bound.low:
-        raise BoundError(f"{place} {value}: at least {bound.low} {bound.what}")
+        raise BoundError(f"{place} {value}: {bound.what}: at least {bound.low}")
     if value > high:
         reason = most_why if most is not None and most < bound.high else bound.why
         raise BoundError(f"{place} {value}: at most {high} {bound.what} ({reason})")
@@ -104,8 +103,8 @@ def check_sentences(sentences, path: str, name: str = "words", limit: int | None
     high = bound.high if limit is None else limit
     longest = max(range(len(sentences)), key=lambda i: len(sentences[i]))
     if len(sentences[longest]) > high:
-        raise BoundError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; this command takes "
-                         f"at most {high} ({bound.why})")
+        raise BoundError(f"{path}: sentence {longest + 1} has {len(sentences[longest])} words; at most {high} "
+                         f"{bound.what} ({bound.why})")
 
 
 def _short(value) -> str:

@@ -123,7 +123,10 @@ def in_unsafe_code(frame) -> bool:
 def _raise_interrupt(signum, frame):
     """The handler of :func:`terminate_as_interrupt`: KeyboardInterrupt, but never raised into
     unsafe code (:func:`in_unsafe_code`) — there the signal is sent again a moment later, until
-    it arrives where raising is safe. So no interrupt is lost and none lands in a kernel's loading."""
+    it arrives where raising is safe. So no interrupt is lost and none lands in a kernel's loading.
+    Once the work is done (:func:`done_when`), the signal is ignored."""
+    if _work_done[0]():
+        return
     if in_unsafe_code(frame):
         if not _resend_pending:
             timer = threading.Timer(RESEND_DELAY, _resend, (signum,))
@@ -146,11 +149,26 @@ def was_interrupted() -> bool:
     return bool(_raised)
 
 
+def _never() -> bool:
+    return False
+
+
+_work_done = [_never]  # the test of done_when
+
+
+def done_when(done) -> None:
+    """From now on, a signal that arrives when ``done()`` is true is ignored: the command's
+    outputs are all in place, and stopping it then would report an interrupt (status 130)
+    beside a complete output. What is left is saying so and exiting."""
+    _work_done[0] = done
+
+
 def terminate_as_interrupt() -> None:
     """Make SIGTERM raise KeyboardInterrupt, like SIGINT, so that cleanup code runs
     (temporary files removed, nothing partial written). For the main thread of a program;
-    it starts the record of :func:`was_interrupted` afresh."""
+    it starts the record of :func:`was_interrupted` and :func:`done_when` afresh."""
     _raised.clear()
+    _work_done[0] = _never
     signal.signal(signal.SIGTERM, _raise_interrupt)
     if signal.getsignal(signal.SIGINT) in (signal.SIG_DFL, signal.default_int_handler):
         signal.signal(signal.SIGINT, _raise_interrupt)

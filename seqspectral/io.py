@@ -5,7 +5,11 @@ model file, only when standard output is not a terminal).
 
 Nothing partial is ever left: on any error or interrupt (SIGINT, and SIGTERM once
 :func:`seqspectral.interrupts.terminate_as_interrupt` is installed) the temporary file is
-removed and the target is untouched. A replaced file keeps its permission bits. A symbolic
+removed and the target is untouched. The temporary files are also kept in a registry, so the
+command line's boundary removes any that a ``with`` block left behind (an interrupt landing
+in ``__exit__`` before its cleanup runs: :func:`remove_temporaries`), and the targets put in
+place are recorded (:func:`committed`: once a command's outputs are all there, an interrupt
+finds its work done). A replaced file keeps its permission bits. A symbolic
 link is written through (the file it points to is replaced, the link stays); a destination
 that is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written to directly.
 Errors while writing (a full disk) name the user's path. :func:`check_output_path` checks a
@@ -117,6 +121,7 @@ def _atomic_open(path: Path, mode: str, encoding: str | None):
     try:
         with deferred_interrupts():  # an interrupt cannot fall between creating the file and recording it
             fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+            _temporaries.add(tmp)
             f = os.fdopen(fd, mode, encoding=None if binary else encoding)
         with f:
             os.chmod(tmp, _mode_for(path))
@@ -124,17 +129,48 @@ def _atomic_open(path: Path, mode: str, encoding: str | None):
         if _groups:
             _groups[-1].append((tmp, path))
         else:
-            os.replace(tmp, path)
+            with deferred_interrupts():  # renamed and recorded together
+                _commit(tmp, path)
     except BaseException:
         with deferred_interrupts():
             if f is not None:
                 f.close()
             if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except FileNotFoundError:
-                    pass
+                _remove(tmp)
         raise
+
+
+_temporaries: set[str] = set()  # the atomic writes' temporary files, from creation to rename or removal
+_committed: list[str] = []  # the targets (real paths) put in place, oldest first
+
+
+def _commit(tmp: str, path: Path) -> None:
+    os.replace(tmp, path)
+    _temporaries.discard(tmp)
+    _committed.append(os.path.realpath(path))
+
+
+def _remove(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    _temporaries.discard(tmp)
+
+
+def remove_temporaries() -> None:
+    """Remove every temporary file of an atomic write still in place: a block left without its
+    cleanup (an interrupt raised in ``__exit__`` before the generator resumed). For the end of
+    a command, when no write is open."""
+    with deferred_interrupts():
+        for tmp in list(_temporaries):
+            _remove(tmp)
+        _groups.clear()
+
+
+def committed() -> list[str]:
+    """The targets (real paths) the atomic writes of this process have put in place, oldest first."""
+    return _committed
 
 
 @contextmanager
@@ -171,19 +207,16 @@ def output_group():
     _groups.append(pending)
     try:
         yield
+        with deferred_interrupts():  # the renames inside the try: an interrupt before them removes the files
+            for tmp, path in pending:
+                _commit(tmp, path)
     except BaseException:
         with deferred_interrupts():
             for tmp, _ in pending:
-                try:
-                    os.unlink(tmp)
-                except FileNotFoundError:
-                    pass
+                _remove(tmp)
         raise
     finally:
-        _groups.remove(pending)
-    with deferred_interrupts():
-        for tmp, path in pending:
-            os.replace(tmp, path)
+        _groups.pop()
 
 
 def _mode_for(path: Path) -> int:

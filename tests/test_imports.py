@@ -38,6 +38,8 @@ def modules() -> dict[str, tuple[Path, bool]]:
     found = {}
     for root, package in ROOTS.items():
         for path in sorted(root.rglob("*.py")):
+            if any(part.startswith(".") for part in path.relative_to(root).parts):  # evaluation/.venv-*: peers' venvs
+                continue
             parts = [package, *path.relative_to(root).with_suffix("").parts]
             is_package = parts[-1] == "__init__"
             found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)

@@ -5,8 +5,17 @@ rows and columns, ``hankel_statistics`` counts H, H_sigma, h_P, h_S; ``tree_stat
 counts the unigram/bigram/trigram events of dependency trees. All counts add with ``+``.
 """
 
-from .basis import HankelBasis
-from .hankel import HankelStatistics, hankel_statistics
-from .dependency_trees import TreeStatistics, tree_statistics
+from typing import TYPE_CHECKING
+
+from seqspectral.exports import lazy_exports
+
+# the exported names, each imported when first used (seqspectral.exports): counting strings
+# imports no tree counter, and the reverse
+if TYPE_CHECKING:
+    from .basis import HankelBasis
+    from .hankel import HankelStatistics, hankel_statistics
+    from .dependency_trees import TreeStatistics, tree_statistics
 
 __all__ = ["HankelBasis", "HankelStatistics", "TreeStatistics", "hankel_statistics", "tree_statistics"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

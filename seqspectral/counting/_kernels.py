@@ -353,3 +353,50 @@ def _add_scaled(out, a, w, inner):
     for b in range(inner.shape[0]):
         for m in range(inner.shape[1]):
             out[a, b, m] += w * inner[b, m]
+
+
+@njit(cache=True, nogil=True)
+def ngram_table(symbols, offsets, order, n_ids, start, stop):
+    """Dense counts of the order-``order`` n-grams of every sequence, one pass over its
+    tokens: per event (each token, then ``stop``) the key ``history · n_ids + event``, the
+    history the ``order - 1`` symbols before it (the nearest the most significant digit,
+    ``start`` before the sequence) in base ``n_ids``; returns the ``n_ids ** order`` counts."""
+    table = np.zeros(n_ids ** order, np.int64)
+    for s in range(len(offsets) - 1):
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        for i in range(n + 1):
+            key = np.int64(0)
+            for j in range(1, order):
+                key = key * n_ids + (symbols[a + i - j] if i >= j else start)
+            table[key * n_ids + (symbols[a + i] if i < n else stop)] += 1
+    return table
+
+
+@njit(cache=True, nogil=True)
+def tree_event_tables(symbols, heads, offsets, n_symbols):
+    """One pass over the words of dependency trees (``heads`` 1-based within each sentence,
+    0 = root) into dense tables: ``(unigram, root, left, right, bad)``, ``left[c, p]``
+    counting the arcs whose dependent (symbol c) stands left of its head (symbol p),
+    ``right`` those to its right; ``bad`` is the first word whose head is out of range or
+    itself (-1 when all are fine; the tables are then incomplete)."""
+    unigram = np.zeros(n_symbols, np.int64)
+    root = np.zeros(n_symbols, np.int64)
+    left = np.zeros((n_symbols, n_symbols), np.int64)
+    right = np.zeros((n_symbols, n_symbols), np.int64)
+    for j in range(len(offsets) - 1):
+        a = offsets[j]
+        b = offsets[j + 1]
+        for t in range(a, b):
+            h = heads[t]
+            if h < 0 or h > b - a or a + h - 1 == t:
+                return unigram, root, left, right, t
+            c = symbols[t]
+            unigram[c] += 1
+            if h == 0:
+                root[c] += 1
+            elif a + h - 1 > t:
+                left[c, symbols[a + h - 1]] += 1
+            else:
+                right[c, symbols[a + h - 1]] += 1
+    return unigram, root, left, right, -1

@@ -63,16 +63,22 @@ class TreeStatistics:
         }
 
 
+#: symbol sets up to this size are counted in one pass into dense tables (two of n² counts)
+DENSE_SYMBOLS = 256
+
+
 def _count(corpus, n_symbols: int) -> TreeStatistics:
     symbols = corpus.symbols.astype(np.int64)
     if len(symbols) and (symbols.min() < 0 or symbols.max() >= n_symbols):
         raise ValueError(f"symbol ids must lie in 0..{n_symbols - 1} (n_symbols={n_symbols})")
+    if n_symbols <= DENSE_SYMBOLS:
+        unigram, root, left, right, bad = _kernels.tree_event_tables(corpus.symbols, corpus.heads, corpus.offsets,
+                                                                     n_symbols)
+        _check_heads(corpus, bad)
+        return TreeStatistics(n_symbols, unigram, root, sp.csr_matrix(left.astype(np.float64)),
+                              sp.csr_matrix(right.astype(np.float64)), len(corpus))
     parent, bad = _kernels.tree_parents(corpus.heads, corpus.offsets)
-    if bad >= 0:
-        sentence = int(np.searchsorted(corpus.offsets, bad, side="right")) - 1
-        word = bad - int(corpus.offsets[sentence]) + 1
-        raise ValueError(f"sentence {sentence}: word {word} has head {int(corpus.heads[bad])}, "
-                         "out of range or itself")
+    _check_heads(corpus, bad)
     n = n_symbols
     has_head = parent >= 0
     child = np.flatnonzero(has_head)
@@ -84,6 +90,15 @@ def _count(corpus, n_symbols: int) -> TreeStatistics:
         arcs[name] = sp.csr_matrix((np.ones(len(c)), (c, p)), shape=(n, n))
     return TreeStatistics(n, np.bincount(symbols, minlength=n), np.bincount(symbols[~has_head], minlength=n),
                           arcs["left"], arcs["right"], len(corpus))
+
+
+def _check_heads(corpus, bad: int) -> None:
+    """Refuse the word ``bad`` (a global index; -1: none) whose head is out of range or itself."""
+    if bad >= 0:
+        sentence = int(np.searchsorted(corpus.offsets, bad, side="right")) - 1
+        word = bad - int(corpus.offsets[sentence]) + 1
+        raise ValueError(f"sentence {sentence}: word {word} has head {int(corpus.heads[bad])}, "
+                         "out of range or itself")
 
 
 def tree_statistics(corpus, n_symbols: int | None = None, chunk_size: int | None = None) -> TreeStatistics:

@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def tree_layout(heads, offsets):
     """Children lists and a top-down order of every tree of a treebank.
 

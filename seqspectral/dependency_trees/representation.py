@@ -106,14 +106,14 @@ def embedding_rows(words, vectors, vocabulary) -> tuple[np.ndarray, int]:
 
 def _leading_contexts(bigram: sp.csr_matrix, k: int) -> np.ndarray:
     """The k leading left singular vectors of ``[B, B^T]``: exact (LAPACK / ARPACK) for
-    small vocabularies; for large ones (word forms) scikit-learn's randomized SVD, seeded,
+    small vocabularies; for large ones (word forms) the randomized SVD, seeded,
     with 8 power iterations (ARPACK needs seconds on the 20,000-word EWT bigram, this a
     tenth of one)."""
     stacked = sp.hstack([bigram, bigram.T]).tocsr()
     if stacked.shape[0] <= RANDOMIZED_ABOVE:
         U, _, _ = truncated_svd(stacked, k)
     else:
-        from sklearn.utils.extmath import randomized_svd
+        from seqspectral.linalg.randomized_svd import randomized_svd
 
         U, _, _ = randomized_svd(stacked, k, n_oversamples=20, n_iter=8, random_state=0)
     return np.ascontiguousarray(U)

@@ -11,8 +11,8 @@ slots, :mod:`.views`), and the view covariances approximated by their diagonals,
     Ω = D_w^(-1/2) (WᵀC)^∘α D_c^(-1/2),   D_w = diag(WᵀW)^α + κ,  D_c = diag(CᵀC)^α + κ,
 
 and the embeddings are the k leading left singular vectors of Ω (a randomized truncated
-SVD, Halko, Martinsson & Tropp 2011: scikit-learn's ``randomized_svd``, in float32, with
-``n_iter`` power iterations). α = ``count_power`` transforms the counts: α = 1 is the
+SVD, Halko, Martinsson & Tropp 2011, as scikit-learn's ``randomized_svd`` computes it:
+:mod:`seqspectral.linalg.randomized_svd`; in float32, with ``n_iter`` power iterations). α = ``count_power`` transforms the counts: α = 1 is the
 papers' CCA; α = 1/2, the variance-stabilising transform of Poisson counts, is the choice
 of Stratos, Collins & Hsu ("Model-based word embeddings from decompositions of count
 matrices", ACL 2015). κ = ``smoothing`` is a ridge added to the diagonal covariances
@@ -176,7 +176,7 @@ class CCAEmbeddings(Estimator):
     def _svd(self, matrix, k):
         """Randomized truncated SVD (Halko, Martinsson & Tropp 2011) in float32: the
         singular vectors of a count matrix need no more, and it halves the memory traffic."""
-        from sklearn.utils.extmath import randomized_svd
+        from seqspectral.linalg.randomized_svd import randomized_svd
 
         rng_seed = int(np.random.default_rng(self.random_state).integers(2**31 - 1))
         U, d, Vt = randomized_svd(matrix.astype(np.float32), k, n_iter=self.n_iter, random_state=rng_seed)

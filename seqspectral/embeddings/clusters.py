@@ -56,11 +56,10 @@ class WordClusters(Estimator):
         index = self.__dict__.get("_index")
         if index is None:
             index = self._index = {w: i for i, w in enumerate(self.words_)}
-        out = np.zeros((len(forms), 2), dtype=np.int64)
-        for j, form in enumerate(forms):
-            i = index.get(normalise(form, self.lowercase_, self.digits_))
-            if i is not None:
-                out[j] = self.ids_[i]
+        rows = np.fromiter((index.get(normalise(f, self.lowercase_, self.digits_), -1) for f in forms),
+                           dtype=np.int64, count=len(forms))
+        out = self.ids_[rows].astype(np.int64)
+        out[rows < 0] = 0
         return out
 
     # -- model files (nested inside the tagger's and the parser's) ----------------------------

@@ -23,6 +23,8 @@ from ..protocols import EventLogProbs, SequenceLanguageModel
 from ..selection import NGRAM_K_GRID, grid_search, select_and_refit
 
 _START = Vocabulary.EOS_ID  # the start padding reuses the stop id: stop never occurs inside a history
+#: n-gram tables of at most this many possible n-grams (8 bytes each) are counted densely
+DENSE_NGRAMS = 1 << 22
 
 
 def _context_codes(corpus: Corpus, events: np.ndarray, n_history: int, base: int) -> np.ndarray:
@@ -56,7 +58,15 @@ class NGramCounts:
 
 
 def ngram_counts(corpus: Corpus, order: int, n_ids: int) -> NGramCounts:
-    """The order-``order`` n-gram counts of ``corpus`` over ids ``0 .. n_ids-1`` (stop included)."""
+    """The order-``order`` n-gram counts of ``corpus`` over ids ``0 .. n_ids-1`` (stop included):
+    for at most :data:`DENSE_NGRAMS` possible n-grams, one compiled pass over the tokens into
+    a table of them all; otherwise the sorted codes of every event, counted by ``np.unique``."""
+    if int(n_ids) ** int(order) <= DENSE_NGRAMS:
+        from seqspectral.counting._kernels import ngram_table
+
+        table = ngram_table(corpus.symbols, corpus.offsets, int(order), int(n_ids), _START, Vocabulary.EOS_ID)
+        keys = np.flatnonzero(table)
+        return NGramCounts(keys, table[keys])
     events = event_targets(corpus).astype(np.int64)
     contexts = _context_codes(corpus, events, int(order) - 1, int(n_ids))
     return NGramCounts(*np.unique(contexts * int(n_ids) + events, return_counts=True))

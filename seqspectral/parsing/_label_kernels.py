@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._arc_kernels import L as LEMMA, P, SUF, W, X, atom, direction_distance
+from ._arc_kernels import F, L as LEMMA, P, SUF, W, X, atom, direction_distance
 from seqspectral.perceptron.hashing import feature, slot
 
-#: features per arc (the exact count :func:`label_features` writes)
-N_FEATURES = 29
+#: features per arc :func:`label_features` writes, and the most it writes (with FEATS)
+N_BASE, N_FEATURES = 29, 35
 
 
 @njit(cache=True)
@@ -35,9 +35,11 @@ def tree_context(heads, start, n):
 
 
 @njit(cache=True)
-def label_features(atoms, heads, start, n, m, left, right, count, mask, out):
+def label_features(atoms, heads, start, n, m, left, right, count, mask, out, feats):
     """The slots of word ``m``'s arc from its head in its tree (head, modifier, grandparent,
-    neighbours, outermost children)."""
+    neighbours, outermost children; with ``feats`` the FEATS bundles of modifier and head,
+    alone and with the tags, the direction and distance, the modifier's suffix); returns how
+    many were written."""
     h = heads[start + m]
     g = heads[start + h] if h > 0 else -1
     dd = direction_distance(h, m)
@@ -80,6 +82,15 @@ def label_features(atoms, heads, start, n, m, left, right, count, mask, out):
     out[26] = slot(feature(126, mw, hw, 0, 0), mask)
     out[27] = slot(feature(127, ml, lcp, rcp, dd), mask)
     out[28] = slot(feature(128, hl, mp, dd, 0), mask)
+    if not feats:
+        return N_BASE
+    mf, hf = atoms[start + m, F], atoms[start + h, F]
+    out[29] = slot(feature(129, mf, 0, 0, 0), mask)
+    out[30] = slot(feature(130, mf, hp, dd, 0), mask)
+    out[31] = slot(feature(131, hf, mp, 0, 0), mask)
+    out[32] = slot(feature(132, mf, hf, 0, 0), mask)
+    out[33] = slot(feature(133, mf, mp, ms, 0), mask)
+    out[34] = slot(feature(134, mf, hl, 0, 0), mask)
     return N_FEATURES
 
 
@@ -96,7 +107,7 @@ def _best_label(weights, buf, k, n_labels, mask):
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, totals, step):
+def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, totals, step, feats):
     """One multiclass-perceptron pass over every word of the sentences in ``order``;
     returns ``(step, correct, words)``."""
     mask = len(weights) - 1
@@ -108,7 +119,7 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
         n = offsets[i + 1] - start - 1
         left, right, count = tree_context(heads, start, n)
         for m in range(1, n + 1):
-            k = label_features(atoms, heads, start, n, m, left, right, count, mask, buf)
+            k = label_features(atoms, heads, start, n, m, left, right, count, mask, buf, feats)
             pred = _best_label(weights, buf, k, n_labels, mask)
             gold = labels[start + m]
             total += 1
@@ -125,7 +136,7 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def predict_labels(atoms, offsets, heads, n_labels, weights):
+def predict_labels(atoms, offsets, heads, n_labels, weights, feats):
     """The best label of every word's arc (laid out like the atom table; 0 in root rows)."""
     mask = len(weights) - 1
     buf = np.empty(N_FEATURES, dtype=np.int64)
@@ -135,6 +146,6 @@ def predict_labels(atoms, offsets, heads, n_labels, weights):
         n = offsets[i + 1] - start - 1
         left, right, count = tree_context(heads, start, n)
         for m in range(1, n + 1):
-            k = label_features(atoms, heads, start, n, m, left, right, count, mask, buf)
+            k = label_features(atoms, heads, start, n, m, left, right, count, mask, buf, feats)
             out[start + m] = _best_label(weights, buf, k, n_labels, mask)
     return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def average(current, totals, step, out):
     """``out`` (float32) ← ``current − totals / step``, in one pass: the averaged weights of
     vectors of 2**hash_bits entries are taken after every epoch, without the temporaries a

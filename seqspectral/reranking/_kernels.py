@@ -26,7 +26,7 @@ def _tree_feature_count(heads, at, n):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def tree_features(pos, sentence_offsets, owner, heads, tree_offsets, mask):
     """Baseline reranking features of every candidate tree (Dhillon et al. 2012, Sec. 5):
     POS(left modifier) × POS(head) × POS(right modifier) for every head and every pair of
@@ -101,7 +101,7 @@ def _size_bucket(x):
     return 4
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, mask):
     """Features of every candidate tree beyond what an arc-factored parser scores (Collins &
     Koo 2005's grandparent, sibling and valency templates as used by second-order parsers,
@@ -288,7 +288,7 @@ def _intersect(a, na, b, nb):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def without_common(groups, indptr, indices):
     """CSR features (rows sorted) with, in every group, the multiset of slots every row of
     the group has removed from each row."""

@@ -11,7 +11,7 @@ decided alone among its own candidate classes (``candidates[offsets[t]:offsets[t
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from seqspectral.perceptron.hashing import feature, slot
 
@@ -24,7 +24,7 @@ N_TAG_FEATURES = 14
 _GOLDEN, _PRIME = -7046029254386353131, 1099511628211  # 0x9E3779B97F4A7C15 as int64; FNV's prime
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def tag_slots(atoms, types, offsets, tags, mask):
     """The ``N_TAG_FEATURES`` tag-context weight rows of every token (n_tokens × 14, int32)
     from ``tags`` (n_tokens × 3 int64 hashes of the UPOS, XPOS and FEATS the token has, 0 where
@@ -34,7 +34,7 @@ def tag_slots(atoms, types, offsets, tags, mask):
     out = np.empty((len(types), N_TAG_FEATURES), dtype=np.int32)
     position = np.arange(len(types), dtype=np.int32)  # a token's row of ``tags``, for _atom's boundaries
     b = FIRST_TEMPLATE
-    for i in range(len(offsets) - 1):
+    for i in prange(len(offsets) - 1):
         start = offsets[i]
         n = offsets[i + 1] - start
         for t in range(n):
@@ -84,12 +84,23 @@ def _best(slots, t, offsets, candidates, weights, mask):
     return arg
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def classify(slots, offsets, candidates, weights, mask):
-    """The best candidate class of every token (-1 for a token without candidates)."""
+    """The best candidate class of every token (-1 for a token without candidates; the tokens
+    shared among Numba's threads)."""
     out = np.empty(slots.shape[0], dtype=np.int32)
-    for t in range(slots.shape[0]):
+    for t in prange(slots.shape[0]):
         out[t] = _best(slots, t, offsets, candidates, weights, mask)
+    return out
+
+
+@njit(cache=True, parallel=True)
+def candidate_scores(slots, offsets, candidates, weights, mask):
+    """The score of every candidate class of every token (aligned with ``candidates``)."""
+    out = np.empty(len(candidates))
+    for t in prange(slots.shape[0]):
+        for j in range(offsets[t], offsets[t + 1]):
+            out[j] = _score(slots, t, candidates[j], weights, mask)
     return out
 
 

@@ -13,7 +13,7 @@ lists of the previous position, so its candidates are distinct by construction.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from seqspectral.perceptron.hashing import feature, slot
 
@@ -33,7 +33,7 @@ def _atom(atoms, types, start, n, t, col):
     return atoms[types[start + t], col]
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def token_slots(atoms, types, offsets, mask, clusters=False):
     """The ``N_FEATURES`` weight rows of every token (n_tokens × N_FEATURES, int32): bias;
     form; lower case; prefixes and suffixes of length 1-4; shape; flags; the lower case of
@@ -43,7 +43,7 @@ def token_slots(atoms, types, offsets, mask, clusters=False):
     the token's coarse and fine cluster, the fine clusters of the words at -1 and +1, the pair of
     coarse clusters at -1 and +1."""
     out = np.empty((len(types), N_FEATURES + (N_CLUSTER_FEATURES if clusters else 0)), dtype=np.int32)
-    for i in range(len(offsets) - 1):
+    for i in prange(len(offsets) - 1):
         start = offsets[i]
         n = offsets[i + 1] - start
         for t in range(n):
@@ -189,13 +189,14 @@ def kbest_viterbi(E, A, k):
     return tags, out_score[:m].copy()
 
 
-@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
+@njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def tag_corpus(slots, offsets, weights, A):
-    """The Viterbi tags of every sentence, flat (int32), and each sentence's score."""
+    """The Viterbi tags of every sentence, flat (int32), and each sentence's score (the
+    sentences shared among Numba's threads)."""
     T = A.shape[0] - 1
     out = np.empty(slots.shape[0], dtype=np.int32)
     scores = np.empty(len(offsets) - 1)
-    for i in range(len(offsets) - 1):
+    for i in prange(len(offsets) - 1):
         start, n = offsets[i], offsets[i + 1] - offsets[i]
         tags, s = viterbi(emissions(slots, start, n, weights, T), A)
         out[start:start + n] = tags

@@ -95,12 +95,12 @@ class Lemmatiser(Estimator):
 
     # -- the scripts a word may take -------------------------------------------------------
     def _index(self):
-        """(case, removed suffix) -> removed prefix -> script ids, and UPOS -> which scripts were
-        seen with it (booleans)."""
+        """(case, removed suffix) -> (the longest removed prefix, removed prefix -> script ids),
+        and UPOS -> which scripts were seen with it (booleans)."""
         by_suffix: dict = {}
         for i, (case, pre_cut, _, suf_cut, _) in enumerate(self.scripts_):
             by_suffix.setdefault((case, suf_cut), {}).setdefault(pre_cut, []).append(i)
-        by_suffix = {k: {p: np.array(ids, dtype=np.int32) for p, ids in group.items()}
+        by_suffix = {k: (max(map(len, group)), {p: np.array(ids, dtype=np.int32) for p, ids in group.items()})
                      for k, group in by_suffix.items()}
         seen = {}
         for u, ids in self.by_upos_.items():
@@ -108,32 +108,37 @@ class Lemmatiser(Estimator):
             seen[u][ids] = True
         return by_suffix, seen
 
-    def _candidates(self, sentences, needed=None) -> tc.Candidates:
-        """Each word's candidate scripts (none for the words ``needed`` says are not, a list of
-        booleans per sentence)."""
+    @staticmethod
+    def _applying(form: str, by_suffix: dict) -> np.ndarray:
+        """The ids of the scripts that apply to ``form`` (unsorted)."""
+        applies = []
+        for case, source in (("lower", form.lower()), ("keep", form)):
+            n = len(source)
+            for k in range(n + 1):
+                longest, group = by_suffix.get((case, source[n - k:]), (-1, None))
+                for p in range(min(longest, n - k) + 1):
+                    ids = group.get(source[:p])
+                    if ids is not None:
+                        applies.append(ids)
+        return np.concatenate(applies) if applies else np.zeros(0, dtype=np.int32)
+
+    def _candidates(self, words) -> tc.Candidates:
+        """The candidate scripts of each of ``words``, (form, UPOS) pairs."""
         by_suffix, by_upos = self._index()
+        applying: dict = {}
         memo: dict = {}
         per_token = []
         none = np.zeros(0, dtype=np.int32)
-        for n, s in enumerate(sentences):
-            for j, (form, upos) in enumerate(zip(s.forms, s.upos)):
-                if needed is not None and not needed[n][j]:
-                    per_token.append(none)
-                    continue
-                key = (form, upos)
-                if key not in memo:
-                    applies = []
-                    for case, source in (("lower", form.lower()), ("keep", form)):
-                        for k in range(len(source) + 1):
-                            group = by_suffix.get((case, source[len(source) - k:]))
-                            if group is not None:
-                                applies += [group[source[:p]] for p in range(len(source) - k + 1)
-                                            if source[:p] in group]
-                    applies = np.concatenate(applies) if applies else none
-                    seen = by_upos.get(upos)
-                    mine = applies[seen[applies]] if seen is not None else none
-                    memo[key] = np.sort(mine if len(mine) else applies)
-                per_token.append(memo[key])
+        for key in words:
+            form, upos = key
+            if key not in memo:
+                applies = applying.get(form)
+                if applies is None:
+                    applies = applying[form] = self._applying(form, by_suffix)
+                seen = by_upos.get(upos)
+                mine = applies[seen[applies]] if seen is not None else none
+                memo[key] = np.sort(mine if len(mine) else applies)
+            per_token.append(memo[key])
         return tc.Candidates.of(per_token)
 
     # -- training --------------------------------------------------------------------------
@@ -159,17 +164,16 @@ class Lemmatiser(Estimator):
         given = np.array([l != "_" for s in sentences for l in s.lemmas], dtype=bool)
         gold = np.array([index[scripts[(f, u, l)]] if l != "_" else -1 for s in sentences
                          for f, u, l in zip(s.forms, s.upos, s.lemmas)], dtype=np.int32)
-        candidates = self._candidates(sentences)
         keep = np.flatnonzero(given)
-        candidates = tc.Candidates.of([candidates.classes[candidates.offsets[t]:candidates.offsets[t + 1]]
-                                       for t in keep])
+        candidates = self._candidates([(f, u) for s in sentences for f, u, l in zip(s.forms, s.upos, s.lemmas)
+                                       if l != "_"])
         held = None
         if dev:
             dev = list(dev)
             dev_gold = [l for s in dev for l in s.lemmas]
             dev_slots = tc.token_features(dev, self.clusters, self.hash_bits)[0]
             dev_forms = [f for s in dev for f in s.forms]
-            held = (dev_slots, self._candidates(dev),
+            held = (dev_slots, self._candidates([(f, u) for s in dev for f, u in zip(s.forms, s.upos)]),
                     lambda pred: _accuracy([apply_script(self.scripts_[c], f) for c, f in zip(pred, dev_forms)],
                                            dev_gold))
         run = tc.train(slots[keep], candidates, gold[keep], epochs=self.epochs, hash_bits=self.hash_bits,
@@ -185,19 +189,20 @@ class Lemmatiser(Estimator):
         self._check_fitted()
         sentences = list(sentences)
         lexicon, forms = self.lexicon_, self.forms_
-        known = [[lexicon.get((f, u)) or forms.get(f) for f, u in zip(s.forms, s.upos)] for s in sentences]
-        needed = [[k is None for k in row] for row in known]
-        if any(map(any, needed)):
+        words = [(f, u) for s in sentences for f, u in zip(s.forms, s.upos)]
+        flat = [lexicon.get(w) or forms.get(w[0]) for w in words]
+        needed = [t for t, lemma in enumerate(flat) if lemma is None]
+        if needed:
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-            classes = tc.classify(slots, self._candidates(sentences, needed), self.weights_, self.hash_bits).tolist()
-            at = 0
-            for s, row in zip(sentences, known):
-                for j, form in enumerate(s.forms):
-                    if row[j] is None:
-                        c = classes[at + j]
-                        row[j] = apply_script(self.scripts_[c], form) if c >= 0 else form
-                at += len(s)
-        return known
+            unsettled = [words[t] for t in needed]
+            classes = tc.classify(slots[needed], self._candidates(unsettled), self.weights_, self.hash_bits)
+            for t, (form, _), c in zip(needed, unsettled, classes.tolist()):
+                flat[t] = apply_script(self.scripts_[c], form) if c >= 0 else form
+        out, at = [], 0
+        for s in sentences:
+            out.append(flat[at:at + len(s)])
+            at += len(s)
+        return out
 
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with LEMMA filled."""

@@ -81,6 +81,39 @@ def classify(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarr
     return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1)
 
 
+def candidate_scores(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:
+    """The score of every candidate of every token (aligned with ``candidates.classes``)."""
+    return kernels.candidate_scores(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1)
+
+
+def kbest_choices(scores: list, k: int) -> list[tuple[float, tuple]]:
+    """The ``k`` best ways (fewer when there are fewer) to choose one candidate for each of
+    several independent decisions, best first: ``(total score, index chosen in each
+    decision's array)``. The decisions being independent, the best is every decision's best,
+    and each next one differs from one already taken by one decision moved one place down its
+    own ranking (a lazy best-first walk over the product, each combination pushed once); ties
+    keep the candidates' order, as 1-best classification does."""
+    import heapq
+
+    orders = [np.argsort(-np.asarray(s), kind="stable") for s in scores]
+    ranked = [np.asarray(s)[o] for s, o in zip(scores, orders)]
+    if any(len(r) == 0 for r in ranked):
+        raise ValueError("a decision has no candidate")
+    start = (0,) * len(ranked)
+    heap = [(-float(sum(r[0] for r in ranked)), start)]
+    seen, out = {start}, []
+    while heap and len(out) < k:
+        negative, ranks = heapq.heappop(heap)
+        out.append((-negative, tuple(int(o[r]) for o, r in zip(orders, ranks))))
+        for i, r in enumerate(ranks):
+            if r + 1 < len(ranked[i]):
+                nxt = ranks[:i] + (r + 1,) + ranks[i + 1:]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    heapq.heappush(heap, (negative + float(ranked[i][r] - ranked[i][r + 1]), nxt))
+    return out
+
+
 def train(slots, candidates: Candidates, gold, *, epochs: int, hash_bits: int, random_state, dev=None,
           on_epoch=None):
     """The :class:`~seqspectral.perceptron.EpochRun` of training the classifier on ``gold``

@@ -12,9 +12,18 @@ line (``cli/`` and ``evaluation/`` call it; nothing below it does).
   one model file) run on raw text, sentences or files as ``rerank run`` runs them.
 """
 
-from .options import BuildOptions
-from .pipeline import MissingColumnError, Pipeline
-from .reading import InputError, read_sentences
-from .rerank_build import build
+from typing import TYPE_CHECKING
+
+from seqspectral.exports import lazy_exports
+
+# the exported names, each imported when first used (seqspectral.exports): training a language
+# model or embeddings imports no tagger, parser or reranker
+if TYPE_CHECKING:
+    from .options import BuildOptions
+    from .pipeline import MissingColumnError, Pipeline
+    from .reading import InputError, read_sentences
+    from .rerank_build import build
 
 __all__ = ["BuildOptions", "InputError", "MissingColumnError", "Pipeline", "build", "read_sentences"]
+
+__getattr__, __dir__ = lazy_exports(__name__, __file__)

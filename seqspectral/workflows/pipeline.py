@@ -23,15 +23,11 @@ import numpy as np
 from seqspectral.corpus.columns import MissingColumnError
 
 from .manifest import MANIFEST
+from .training import input_columns
 
 
 #: the model kinds a build's ``tagger-<column>.npz`` may be (each has ``tag(sentences)``)
 TAGGER_KINDS = ("tagger", "features_tagger", "lemmatiser")
-
-
-def input_columns(parser) -> list[str]:
-    """The tag columns ``parser`` reads (LEMMA among them)."""
-    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * parser.use_feats + ["lemma"] * parser.use_lemma
 
 
 class Pipeline:

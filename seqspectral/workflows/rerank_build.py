@@ -35,7 +35,7 @@ from .stages import BuildState, ModelStage, Runner, Stage, check_plan, file_dige
 REPORT = "report.json"
 
 #: whether the parser of a ``tags="predicted"`` build reads the predicted XPOS beside UPOS (chosen
-#: on EWT dev, docs/rerank-build.md); it never reads LEMMA or FEATS, which nothing predicts
+#: on EWT dev, docs/rerank-build.md); the predicted FEATS and LEMMA are chosen on each build's dev
 PREDICTED_XPOS = True
 
 #: the word clusters of a build (:class:`~seqspectral.embeddings.clusters.WordClusters`) and the
@@ -147,7 +147,10 @@ class TrainTagsStage(Stage):
 
 class ParserStage(ModelStage):
     """The parser, its epochs chosen on dev; the tag columns it reads are those the training
-    sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`)."""
+    sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`) and then
+    the predicted FEATS and LEMMA, each kept only if the dev LAS gains (a parser trained for
+    each), and its label classifier also reads the predicted FEATS and LEMMA each if it labels
+    the parser's dev trees better with it (:func:`~.training.choose_labeler`)."""
 
     name, provides, kind = "parser", ("parser",), "dependency_parser"
 
@@ -161,23 +164,46 @@ class ParserStage(ModelStage):
 
     def key_parts(self, state):
         o = state.options
-        return (state.inputs, o.tags, self.columns if o.tags == "predicted" else None, o.order, o.parser_epochs,
+        return (state.inputs, o.tags, (self.columns, "feats, lemma, labeler chosen on dev") if o.tags == "predicted" else None,
+                o.order, o.parser_epochs,
                 *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []),
                 *([o.parser_params] if o.parser_params else []))
 
     def compute(self, state, runner):
         from .training import fit_parser
 
-        o = state.options
-        return fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs), order=o.order,
-                          epochs=o.parser_epochs,
-                          use_xpos="xpos" in self.columns, use_feats="feats" in self.columns,
-                          use_lemma="lemma" in self.columns, clusters=state.results.get("clusters"),
-                          hash_bits=o.parser_hash_bits, **o.parser_params)
+        from .training import choose_labeler, dev_las
 
+        o = state.options
+
+        def fit(columns):
+            return fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs),
+                              order=o.order, epochs=o.parser_epochs, use_xpos="xpos" in columns,
+                              use_feats="feats" in columns, use_lemma="lemma" in columns,
+                              clusters=state.results.get("clusters"), hash_bits=o.parser_hash_bits, **o.parser_params)
+
+        columns = list(self.columns)
+        parser = fit(columns)
+        if o.tags != "predicted" or not state.dev:
+            return parser
+        # the predicted FEATS, then LEMMA, read by the arcs too, each kept only if dev LAS gains
+        table = {"+".join(columns): dev_las(parser, state.dev)}
+        best = table["+".join(columns)]
+        for column in ("feats", "lemma"):
+            if column in state.columns:
+                candidate = fit(columns + [column])
+                table["+".join(columns + [column])] = score = dev_las(candidate, state.dev)
+                if score > best:
+                    parser, columns, best = candidate, columns + [column], score
+        state.report["parser_dev_las"] = table
+        if parser.labeler_ is not None:
+            state.report["labeler_dev_las"] = choose_labeler(parser, state.train, state.dev, state.columns)
+        return parser
 
     def after(self, result, state):
-        state.report["parser_tag_columns"] = self.columns
+        from .training import input_columns
+
+        state.report["parser_tag_columns"] = input_columns(result)
 
 
 class TrainListsStage(Stage):
@@ -325,9 +351,8 @@ def tag_fields(columns) -> list[str]:
 
 
 def parser_columns(options: BuildOptions, columns, fields: list[str]) -> list[str]:
-    """The tag columns the parser reads: the treebank's (gold), or the predicted ones (UPOS and
-    XPOS; whether the predicted FEATS and LEMMA help the parser has not been measured, so it
-    does not read them)."""
+    """The tag columns the parser reads: the treebank's (gold), or the predicted UPOS and XPOS
+    to start with (FEATS and LEMMA are then tried on dev by :class:`ParserStage`)."""
     if options.tags == "predicted":
         return ["upos"] + (["xpos"] if PREDICTED_XPOS and "xpos" in fields else [])
     return ["upos"] + [c for c in ("xpos", "feats", "lemma") if c in columns]

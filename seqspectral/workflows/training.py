@@ -256,6 +256,14 @@ def train_embeddings(paths, *, reading=None, sharding: Sharding | None = None, n
 
 
 # -- parser and tagger ----------------------------------------------------------------------------
+def input_columns(parser) -> list[str]:
+    """The tag columns ``parser`` reads (LEMMA among them), its labeler's included."""
+    labeler = parser.labeler_ if getattr(parser, "labeler_", None) is not None else None
+    feats = parser.use_feats or bool(labeler and labeler.use_feats)
+    lemma = parser.use_lemma or bool(labeler and labeler.use_lemma)
+    return ["upos"] + ["xpos"] * parser.use_xpos + ["feats"] * feats + ["lemma"] * lemma
+
+
 def fit_parser(train: list, dev: list | None = None, reading=None, on_epoch=None, **params):
     """A :class:`~seqspectral.parsing.DependencyParser` (``params``) fitted on the sentences
     ``train`` (epochs chosen on ``dev``), with its ``reading_`` (how they were read) and its
@@ -263,12 +271,56 @@ def fit_parser(train: list, dev: list | None = None, reading=None, on_epoch=None
     from seqspectral.corpus.columns import ColumnProfile
     from seqspectral.parsing import DependencyParser
 
-    from .pipeline import input_columns
 
     parser = DependencyParser(**params).fit(train, dev=dev, on_epoch=on_epoch)
     parser.reading_ = _reading(reading).recorded()
     parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
     return parser
+
+
+def dev_las(parser, dev: list) -> float:
+    """The LAS (%) of ``parser``'s trees of ``dev`` (its tag columns as they are)."""
+    from seqspectral.treebank_scores import conll18_scores
+
+    return conll18_scores(dev, parser.parse(dev))["LAS"]["f1"]
+
+
+def choose_labeler(parser, train: list, dev: list, columns) -> dict:
+    """Give ``parser`` the label classifier that labels its own dev trees best: its own (the
+    columns it reads) or one that also reads the predicted FEATS and / or LEMMA of ``columns``
+    (a column is kept only if the dev LAS gains); its ``input_profile_`` follows. Returns
+    {reading: dev LAS} of every labeler tried."""
+    from dataclasses import replace
+
+    from seqspectral.corpus.columns import ColumnProfile
+    from seqspectral.parsing.labeler import DependencyLabeler
+    from seqspectral.treebank_scores import conll18_scores
+
+
+    trees = parser.predict(dev)
+    unlabelled = [replace(s, heads=h) for s, h in zip(dev, trees)]
+
+    def las(labeler) -> float:
+        out = [replace(s, deprels=d) for s, d in zip(unlabelled, labeler.predict(unlabelled))]
+        return conll18_scores(dev, out)["LAS"]["f1"]
+
+    best, table = parser.labeler_, {}
+    table[_columns_read(best)] = best_las = las(best)
+    for column in ("feats", "lemma"):
+        if column not in columns or getattr(best, f"use_{column}"):
+            continue
+        params = {**best.get_params(deep=False), f"use_{column}": True}
+        candidate = DependencyLabeler(**params).fit(train)
+        table[_columns_read(candidate)] = score = las(candidate)
+        if score > best_las:
+            best, best_las = candidate, score
+    parser.labeler_ = best
+    parser.input_profile_ = ColumnProfile.of(train, input_columns(parser))
+    return table
+
+
+def _columns_read(labeler) -> str:
+    return "+".join(["upos"] + [c for c in ("xpos", "feats", "lemma") if getattr(labeler, f"use_{c}")])
 
 
 def fit_tagger(train: list, dev: list | None = None, reading=None, on_epoch=None, **params):

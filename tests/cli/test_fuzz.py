@@ -316,24 +316,30 @@ def test_a_member_the_schema_does_not_declare_is_refused_naming_it(files, tmp_pa
         _refused(capsys, [model if a == "M" else a for a in argv], model, "'extra.npy'", output=out)
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["parse", "run", "PARSER", "SMALL", "--folds", "100", "-o", "OUT"], "--folds"),
-    (["tag", "run", "TAGGER", "SMALL", "--folds", "1000000000", "-o", "OUT"], "--folds"),
-    (["parse", "run", "PARSER", "SMALL", "-k", "1000000000", "-o", "OUT"], "-k"),
-    (["tree", "train", "SMALL", "--field", "form", "--dim", "1000", "-o", "OUT"], "--dim"),
-    (["tree", "train", "SMALL", "--method", "em", "--dim", "1000", "-o", "OUT"], "--dim"),
-    (["rerank", "build", "SMALL", "-o", "OUT", "-k", "1000000000"], "-k"),
-    (["rerank", "build", "SMALL", "-o", "OUT", "--tag-folds", "1000000000"], "--tag-folds"),
-    (["show", "LONG"], "long.conllu"), (["show", "LONG", "--html", "OUT"], "long.conllu"),
-    (["parse", "run", "PARSER", "LONG", "-o", "OUT"], "long.conllu"),
+@pytest.mark.parametrize("argv, named, bounded", [
+    (["parse", "run", "PARSER", "SMALL", "--folds", "100", "-o", "OUT"], "--folds", "jackknifing folds"),
+    (["tag", "run", "TAGGER", "SMALL", "--folds", "1000000000", "-o", "OUT"], "--folds", "jackknifing folds"),
+    (["parse", "run", "PARSER", "SMALL", "-k", "1000000000", "-o", "OUT"], "-k", "candidates per sentence"),
+    (["tree", "train", "SMALL", "--field", "form", "--dim", "1000", "-o", "OUT"], "--dim", "hidden states of a tree"),
+    (["tree", "train", "SMALL", "--method", "em", "--dim", "1000", "-o", "OUT"], "--dim", "hidden states of a tree"),
+    (["rerank", "build", "SMALL", "-o", "OUT", "-k", "1000000000"], "-k", "candidates per sentence"),
+    (["rerank", "build", "SMALL", "-o", "OUT", "--tag-folds", "1000000000"], "--tag-folds", "folds of the training tags"),
+    (["show", "LONG"], "long.conllu", "words in a sentence to draw (a drawing's size grows with the square"),
+    (["show", "LONG", "--html", "OUT"], "long.conllu", "words in a sentence to draw"),
+    (["show", "LONGTREE"], "long.mrg", "sentence 1 has 1501 words; at most 1000 words in a sentence to draw"),
+    (["parse", "run", "PARSER", "LONG", "-o", "OUT"], "long.conllu", "words in a sentence to parse (parsing time grows "
+                                                                   "with the cube"),
 ])
-def test_every_option_that_sizes_work_is_bounded_by_the_table(files, tmp_path, capsys, argv, named):
+def test_every_option_that_sizes_work_is_bounded_by_the_table(files, tmp_path, capsys, argv, named, bounded):
+    """Refused naming the option or file and saying what is bounded, in the user's terms."""
     out = tmp_path / "out"
     long = tmp_path / "long.conllu"
     long.write_text("\n".join(f"{i}\tw\tw\tNOUN\tNN\t_\t{0 if i == 1 else 1}\tdep\t_\t_" for i in range(1, 1502)) + "\n\n")
+    long_tree = tmp_path / "long.mrg"
+    long_tree.write_text("( (S " + " ".join(["(NN w)"] * 1501) + ") )\n")
     fill = {"PARSER": files / "parser.npz", "TAGGER": files / "tagger.npz", "SMALL": files / "small.conllu",
-            "OUT": out, "LONG": long}
-    _refused(capsys, [fill.get(a, a) for a in argv], named, output=out)
+            "OUT": out, "LONG": long, "LONGTREE": long_tree}
+    _refused(capsys, [fill.get(a, a) for a in argv], named, bounded, output=out)
 
 
 def test_the_bounds_table_checks_values_from_files_naming_them():
@@ -345,6 +351,8 @@ def test_the_bounds_table_checks_values_from_files_naming_them():
             check("k", value, where="B/build.json: options.k")
     with pytest.raises(BoundError, match="the training sentences"):
         check("folds", 5, most=3, most_why="the training sentences")
+    with pytest.raises(BoundError, match=r"^-k 0: candidates per sentence: at least 1$"):
+        check("k", 0)
 
 
 @pytest.mark.parametrize("command, wrong, named", [
@@ -419,6 +427,81 @@ def test_sigint_from_the_entry_module_on_is_exit_130_with_one_line():
             "os.kill(os.getpid(), signal.SIGINT); time.sleep(10)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 130 and run.stderr == "seqspectral: interrupted (SIGINT)\n", run.stderr
+
+
+def test_the_entry_module_installs_its_handler_before_any_import():
+    """The toolkit's window before its handler: nothing the entry module imports first may
+    be a module Python's start-up has not already loaded (``signal``'s import took 25 ms)."""
+    import ast
+    import subprocess
+    import sys
+
+    tree = ast.parse(Path(main.__code__.co_filename).read_text())
+    statements = [node for node in tree.body if not (isinstance(node, ast.Expr) or isinstance(node, ast.ImportFrom)
+                                                     and node.module == "__future__")]
+    before = statements[:next(i for i, node in enumerate(statements) if isinstance(node, ast.If))]
+    names = [alias.name for node in before if isinstance(node, ast.Import) for alias in node.names]
+    loaded = subprocess.run([sys.executable, "-c", "import sys; print(' '.join(sys.modules))"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert names and set(names) <= set(loaded), (names, "are imported before the handler")
+
+
+def test_python_m_runs_one_entry_module_so_usage_errors_exit_2():
+    """Run as ``python -m seqspectral.cli.main``, the command modules' ``from .main import
+    UsageError`` is the entry module itself: a usage error is exit 2 with one line (it was
+    exit 1, "internal error: UsageError", a second copy's class)."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "seqspectral.cli.main", "show", str(SAMPLE), "--sent-id", "nope"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and run.stderr == f"seqspectral: error: {SAMPLE}: no sentence with sent_id nope\n", \
+        run.stderr
+
+
+def test_an_interrupt_once_the_output_is_in_place_finds_the_work_done(tmp_path):
+    """SIGINT right after the output replaced its target (as the program, a real signal):
+    the work is done, exit 0 with the whole output, no temporary file (it was exit 130
+    beside the complete output: 2 of 38 SIGINTs across the write window)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "tree.npz"
+    code = ("import os, signal, sys\n"
+            "import seqspectral.io as io\n"
+            "commit = io._commit\n"
+            "def then_interrupted(tmp, path):\n"
+            "    commit(tmp, path)\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "io._commit = then_interrupted\n"
+            "from seqspectral.cli.main import main\n"
+            "sys.exit(main())\n")
+    run = subprocess.run([sys.executable, "-c", code, "tree", "train", str(SAMPLE), "-o", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "interrupted" not in run.stderr, run.stderr
+    assert out.exists() and not list(tmp_path.glob(".*.tmp"))
+
+
+def test_a_temporary_file_a_with_block_left_is_removed_at_the_boundary(files, tmp_path, capsys, monkeypatch):
+    """An interrupt raised in a ``with`` block's ``__exit__`` before the atomic writer's
+    generator resumes leaves its temporary file to nobody: the command's boundary removes it
+    (exit 130, one line, nothing in the directory)."""
+    import seqspectral.cli.tree as tree_commands
+    from seqspectral.io import atomic_open
+
+    kept = []  # the suspended writer outlives the command, as a frame held by a traceback would
+
+    def interrupted_in_exit(args):
+        writer = atomic_open(args.output, "wb")
+        writer.__enter__().write(b"half")
+        kept.append(writer)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tree_commands, "run_train", interrupted_in_exit)
+    out = tmp_path / "tree.npz"
+    assert main(["tree", "train", str(files / "small.conllu"), "-o", str(out)]) == 130
+    assert capsys.readouterr().err == "seqspectral: interrupted\n"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_model_run_on_another_tag_set_warns(files, tmp_path, capsys):

@@ -32,6 +32,7 @@ def _heavy(modules: set[str]) -> list[str]:
 def test_top_level_help_imports_no_library_code():
     modules = imported(["--help"])
     assert _heavy(modules) == []
+    assert "inspect" not in modules  # dataclasses imports it (the bounds table is a named tuple)
     assert sorted(m for m in modules if m.startswith("seqspectral.") and not m.startswith("seqspectral.cli")) \
         == ["seqspectral.bounds", "seqspectral.interrupts"]  # the bounds table: the options' types
 
@@ -45,6 +46,8 @@ def test_a_command_group_help_imports_only_its_option_lists(group):
                "seqspectral.corpus.formats", "seqspectral.corpus.options", "seqspectral.corpus.reading", "seqspectral.corpus.tagsets",
                "seqspectral.corpus.textfile", "seqspectral.lm", "seqspectral.lm.methods"}
     assert sorted(library - allowed) == []
+    others = {f"seqspectral.cli.{g}" for g in COMMAND_GROUPS if g != group}
+    assert sorted(modules & others) == [], f"`seqspectral {group} --help` imports other groups' modules"
 
 
 def test_the_check_sees_what_a_running_command_imports():

@@ -121,7 +121,7 @@ def test_every_column_in_one_model_and_the_columns_it_lacks_named(corpora_dir, t
     assert [s.forms for s in tagged] == [s.forms for s in gold]
     assert [s.lemmas for s in tagged] == [s.lemmas for s in serialize.load(model).tag(gold)]
     assert main(["tag", "run", str(model), str(dev), "-k", "2", "-o", str(out)]) == 2
-    assert "-k needs a UPOS or XPOS tagger" in capsys.readouterr().err
+    assert "-k needs a UPOS, XPOS or features tagger" in capsys.readouterr().err
     # LEMMA (column 2) and FEATS (column 5) _ throughout: no lemmatiser, no features tagger, and it says so
     bare = _blanked(_blanked(train, tmp_path, "nolemma.conllu", 2), tmp_path, "bare.conllu", 5)
     assert main(["tag", "train", str(bare), "--field", "all", "--epochs", "1", "--hash-bits", "12",

@@ -114,3 +114,40 @@ def test_ewt_train(ewt_dir):
     corpus = read_conllu_corpus(ewt_dir / "en_ewt-ud-train.conllu")
     stats = tree_statistics(corpus)
     assert stats.n_tokens == corpus.n_tokens and stats.root.sum() >= len(corpus)
+
+
+def test_one_pass_tables_and_sorted_pairs_agree_array_for_array(monkeypatch):
+    """Small symbol sets are counted in one pass into dense tables, large ones by sorting
+    the arcs' pairs: the same statistics to the byte (values, CSR layout, dtypes), and both
+    the brute force's; a bad head refused by both."""
+    from seqspectral.counting import dependency_trees
+
+    rng = np.random.default_rng(0)
+    sentences, heads = [], []
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        order = rng.permutation(n) + 1
+        h = [0] * n
+        for k in range(1, n):
+            h[order[k] - 1] = int(order[rng.integers(0, k)])
+        sentences.append(rng.integers(2, N_SYMBOLS, size=n).tolist())
+        heads.append(h)
+    corpus = make_corpus(sentences, heads)
+    bad = Corpus(np.array([2, 3], np.int32), np.array([0, 2]), heads=np.array([0, 2], np.int32))
+    results = []
+    for dense_symbols in (dependency_trees.DENSE_SYMBOLS, 0):
+        monkeypatch.setattr(dependency_trees, "DENSE_SYMBOLS", dense_symbols)
+        results.append(tree_statistics(corpus, N_SYMBOLS))
+        check(results[-1], sentences, heads)
+        with pytest.raises(ValueError, match="sentence 0: word 2 has head 2"):
+            tree_statistics(bad, N_SYMBOLS)
+    dense, by_sorting = results
+    for name in ("unigram", "root"):
+        a, b = getattr(dense, name), getattr(by_sorting, name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    for name in ("left", "right"):
+        a, b = getattr(dense, name), getattr(by_sorting, name)
+        assert a.has_canonical_format and b.has_canonical_format
+        for part in ("data", "indices", "indptr"):
+            assert getattr(a, part).dtype == getattr(b, part).dtype
+            assert getattr(a, part).tobytes() == getattr(b, part).tobytes()

@@ -115,3 +115,30 @@ def test_params_protocol():
     m = NGramLM(order=2, k=0.5)
     c = sklearn_base.clone(m)
     assert c.get_params() == {"k": 0.5, "order": 2, "random_state": 0}
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+def test_dense_counting_gives_the_sorted_codes_counts(order, monkeypatch):
+    """The one-pass dense table (small alphabets) and the sorted codes of every event
+    (``np.unique``, large ones) give the same keys and counts, and both the brute force's."""
+    from seqspectral.lm import ngram
+
+    corpus = _random_corpus(np.random.default_rng(order), n=200, max_len=9)
+    corpus = Corpus.from_ids([*corpus, np.array([], dtype=np.int32)], corpus.vocabulary)  # an empty sequence too
+    n_ids = len(corpus.vocabulary)
+    dense = ngram.ngram_counts(corpus, order, n_ids)
+    monkeypatch.setattr(ngram, "DENSE_NGRAMS", 0)
+    assert n_ids ** order > ngram.DENSE_NGRAMS
+    by_sorting = ngram.ngram_counts(corpus, order, n_ids)
+    assert dense.keys.dtype == by_sorting.keys.dtype == np.int64 and dense.counts.dtype == by_sorting.counts.dtype
+    np.testing.assert_array_equal(dense.keys, by_sorting.keys)
+    np.testing.assert_array_equal(dense.counts, by_sorting.counts)
+    _, grams, _ = _brute_force(corpus, corpus, order, 1.0)
+    start = ngram._START
+    brute = Counter()
+    for (h, w), c in grams.items():
+        key = 0
+        for x in reversed(h):  # the nearest symbol is the most significant digit
+            key = key * n_ids + (start if x == "<s>" else x)
+        brute[key * n_ids + w] += c
+    assert dict(zip(dense.keys.tolist(), dense.counts.tolist())) == dict(brute)

@@ -220,8 +220,16 @@ def test_scs_reaches_the_optimum_clarabel_finds():
     s = net.structure
     X = net.sample(16, random_state=3)[:, s.observed_index]
     scs = ConvexEM(s, tol=1e-6).fit(X)
-    clarabel = ConvexEM(s, solver="CLARABEL", tol=1e-8).fit(X)  # an interior-point peer
-    assert scs.relaxed_objective_ == pytest.approx(clarabel.relaxed_objective_, rel=1e-5)
+    program = equivalence_program(s, X, 1.0, False)  # the same program, by an interior-point peer
+    program.problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-7, tol_gap_rel=1e-7, tol_feas=1e-7)
+    assert scs.relaxed_objective_ == pytest.approx(program.problem.value + program.constant, rel=1e-5)
+    # the log: one row per iteration SCS counts itself in a solve without the log, and the same solution
+    unlogged = equivalence_program(s, X, 1.0, False)
+    unlogged.problem.solve(solver=cp.SCS, eps_abs=1e-6, eps_rel=1e-6, max_iters=20000)
+    assert scs.history_.shape == (unlogged.problem.solver_stats.num_iters, 3) and scs.n_iter_ == len(scs.history_) > 1
+    assert scs.relaxed_objective_ == pytest.approx(unlogged.problem.value + unlogged.constant, rel=1e-9)
+    assert scs.history_[-1, 0] == pytest.approx(scs.history_[-2, 0], rel=1e-4)  # the objective settled
+    assert max(scs.history_[-1, 1:]) < 1e-3 * min(scs.history_[0, 1:])  # and the residuals fell
 
 
 def test_rounding_recovers_classes_from_an_exact_equivalence_matrix():
@@ -266,6 +274,18 @@ def test_viterbi_em_keeps_the_best_restart_and_recovers_separable_classes():
     assert em.objective_ == pytest.approx(em.restart_objectives_.min())
     assert em.objective_ == pytest.approx(SupervisedBayesNet(s).fit(X, y[:, None]).objective_)
     assert len(set(zip(em.predict(X)[:, 0], y))) == 2
+
+
+def test_viterbi_em_history_is_the_objective_before_each_e_step():
+    net = small_network()
+    s = net.structure
+    X = net.sample(40, random_state=5)[:, s.observed_index]
+    em = ViterbiEM(s, n_restarts=1, random_state=3).fit(X)
+    assert em.converged_ and len(em.history_) == em.n_iter_ >= 3 and em.history_[-1] == em.objective_
+    assert np.all(np.diff(em.history_) <= 1e-6)  # each E-step and M-step lowers the joint objective
+    for t in range(1, em.n_iter_):  # stopped after t E-steps: the objective of the t-th step's assignments
+        capped = ViterbiEM(s, n_restarts=1, max_iter=t, random_state=3).fit(X)
+        assert not capped.converged_ and capped.objective_ == pytest.approx(em.history_[t], rel=1e-9)
 
 
 def test_scores_are_mean_log_likelihoods_of_the_fitted_network():

@@ -116,6 +116,7 @@ def test_irls_solves_the_authors_problem_as_cvxpy_does(order):
     pytest.importorskip("cvxpy")
     ours = solve_root_loss_regression_irls(stats, 0.1)
     reference = solve_low_rank_regression_cvxpy(stats, 0.1, root_loss=True).coef
+    assert len(ours.history) == ours.n_iter and ours.history[-1] == pytest.approx(root_objective(stats, ours.coef, 0.1))
     assert root_objective(stats, ours.coef, 0.1) <= root_objective(stats, reference, 0.1) * (1 + 1e-5)
     assert np.linalg.norm(ours.coef - reference) <= 1e-2 * np.linalg.norm(reference)
 
@@ -285,6 +286,10 @@ def test_em_log_likelihood_never_decreases():
               .log_likelihood_
               for t in range(0, 30, 3)]
     assert np.all(np.diff(values) >= -1e-12)
+    # history_: the log-likelihood after each M-step, that is of the runs stopped after 1, 2, ... M-steps
+    full = MixtureOfLinearRegressionsEM(3, init="random", n_init=1, max_iter=12, tol=0.0, random_state=2).fit(X, y)
+    assert len(full.history_) == full.n_iter_ == 12 and full.history_[-1] == full.log_likelihood_
+    np.testing.assert_allclose(full.history_[2::3], values[1:5], rtol=1e-12)
 
 
 def test_spectral_em_reaches_the_planted_parameters():

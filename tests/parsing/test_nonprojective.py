@@ -73,6 +73,28 @@ def test_kbest_spanning_trees_are_the_brute_force_top_k(case, k, single_root):
     assert brute_scores(S, best[None, :])[0] == pytest.approx(ranked[0])
 
 
+@pytest.mark.parametrize("seed", range(14))  # 8 to 14 words, each with one root word and several
+def test_the_projective_trees_of_the_kbest_spanning_trees_are_eisners_kbest(seed):
+    """Past brute force's reach: the projective trees among the K best spanning trees, in
+    order, are the projective K' best (Huang & Chiang's k-best Eisner, an independent
+    algorithm) — every projective tree that outscores the K-th spanning tree is in the list.
+    Scores: a planted projective tree plus noise, so that many of the best trees nest."""
+    from seqspectral.parsing._eisner_kernels import eisner, kbest_eisner
+
+    n, single_root = 8 + seed % 7, seed % 2 == 0
+    rng = np.random.default_rng(seed)
+    planted = eisner(rng.normal(size=(n + 1, n + 1)), single_root)
+    S = rng.normal(scale=0.7, size=(n + 1, n + 1))
+    S[planted, np.arange(1, n + 1)] += 3.0
+    heads, scores = kbest_mst(S, 300, single_root)
+    nested = [i for i, h in enumerate(heads) if is_projective(h)]
+    assert 0 < len(nested) < len(heads)  # both kinds of tree in the list
+    eisner_heads, eisner_scores = kbest_eisner(S, len(nested), single_root)
+    np.testing.assert_allclose(scores[nested], eisner_scores, atol=1e-9)
+    distinct = np.r_[True, np.diff(eisner_scores) < -1e-9] & np.r_[np.diff(eisner_scores) < -1e-9, True]
+    np.testing.assert_array_equal(heads[nested][distinct], eisner_heads[distinct])  # the same trees where no tie
+
+
 def test_spanning_trees_reach_crossing_arcs_eisner_cannot():
     # 1 <- 3 and 2 <- 4 cross: the only tree with these strong arcs is non-projective
     S = np.full((5, 5), -5.0)
@@ -208,6 +230,25 @@ def test_crossing_arc_count_matches_the_definition():
     offsets = np.arange(len(trees) + 1, dtype=np.int64) * 6
     assert crossing_arcs(flat, offsets) == brute > 0
 
+
+
+@pytest.mark.parametrize("single_root", [True, False])
+def test_the_closest_projective_tree_is_the_brute_force_one(single_root):
+    """projectivity's ceiling: for every tree of 5 words, the projective tree it returns is
+    projective, rooted as asked, and shares as many arcs with the gold tree as the best
+    projective tree found by enumeration; the per-tree crossing count sums to the kernel's."""
+    from seqspectral.parsing._training_kernels import crossing_arcs
+    from seqspectral.parsing.projectivity import closest_projective_heads, non_projective_arcs
+
+    trees = all_trees(5, single_root)
+    projective = np.array([t for t in trees if is_projective(t)])
+    for gold in trees[::7]:
+        best = closest_projective_heads(gold, single_root)
+        assert is_projective(best) and (not single_root or (best == 0).sum() == 1)
+        assert (best == gold).sum() == (projective == gold).sum(axis=1).max()
+    flat = np.concatenate([np.concatenate(([0], t)) for t in trees]).astype(np.int32)
+    offsets = np.arange(len(trees) + 1, dtype=np.int64) * 6
+    assert sum(non_projective_arcs(t) for t in trees) == crossing_arcs(flat, offsets) > 0
 
 def test_auto_trains_exactly_the_decoder_it_picks():
     """``decoder="auto"`` is the projective parser, weight for weight, on projective data, and

@@ -68,6 +68,26 @@ def test_the_planted_rules_reach_words_never_seen_in_training():
     assert features.predict(test) == [s.feats for s in test]
 
 
+def test_features_one_at_a_time_reach_words_never_seen_in_training(tmp_path):
+    train, test = _planted(STEMS), _planted(["florb", "wuzz", "grenk", "splat", "kribb", "nust"])
+    for seed in range(4):  # 80 sentences: a seed may miss one word of 18 (the bundle tagger too)
+        per_feature = FeaturesTagger(unit="feature", epochs=5, hash_bits=16, random_state=seed).fit(train)
+        wrong = sum(a != b for s, p in zip(test, per_feature.predict(test)) for a, b in zip(s.feats, p))
+        assert wrong <= 1
+    assert per_feature.by_upos_["DET"] == [(per_feature.names_.index("Definite"),
+                                            [per_feature.classes_.index(c) for c in [("Definite", ""),
+                                                                                     ("Definite", "Def")]])]
+    serialize.save(tmp_path / "f.npz", per_feature)
+    assert serialize.load(tmp_path / "f.npz").predict(test) == per_feature.predict(test)
+
+
+def test_a_feature_given_twice_is_one_decision_and_written_back_as_given():
+    train = [_sentence([("evler", "ev", "NOUN", "Agr=A3pl|Case=Nom|Agr=V3sg")])] * 5
+    model = FeaturesTagger(unit="feature", epochs=2, hash_bits=12).fit(train)
+    assert ("Agr", "A3pl|V3sg") in model.classes_
+    assert sorted(model.predict(train)[0][0].split("|")) == ["Agr=A3pl", "Agr=V3sg", "Case=Nom"]
+
+
 def test_model_files_give_the_same_output(tmp_path, corpora_dir):
     train = read_conllu(corpora_dir / "ewt-sample.conllu")
     dev = read_conllu(corpora_dir / "ewt-sample-dev.conllu")
@@ -91,3 +111,27 @@ def test_columns_the_treebank_lacks_are_named_and_skipped(corpora_dir):
         Lemmatiser(epochs=1).fit(train)
     with pytest.raises(ValueError, match="no FEATS"):
         FeaturesTagger(epochs=1).fit(train)
+
+
+def test_kbest_choices_against_every_combination():
+    from seqspectral.tagging.token_classifier import kbest_choices
+
+    rng = np.random.default_rng(3)
+    scores = [rng.normal(size=n) for n in (3, 1, 4, 2)]
+    every = sorted(((sum(s[i] for s, i in zip(scores, pick)), pick)
+                    for pick in itertools.product(*(range(len(s)) for s in scores))), reverse=True)
+    got = kbest_choices(scores, 10)
+    assert [p for _, p in got] == [p for _, p in every[:10]]
+    assert np.allclose([v for v, _ in got], [v for v, _ in every[:10]])
+    assert len(kbest_choices(scores, 100)) == 24 and kbest_choices([], 3) == [(0.0, ())]
+
+
+@pytest.mark.parametrize("unit", ["bundle", "feature"])
+def test_kbest_feats_lists_start_with_the_1best_and_are_distinct(unit):
+    train, test = _planted(STEMS), _planted(["florb", "wuzz"])
+    model = FeaturesTagger(unit=unit, epochs=3, hash_bits=16).fit(train)
+    lists = model.kbest(test, 4)
+    assert [x.candidates[0].feats for x in lists] == model.predict(test)
+    for x in lists:
+        assert len(x) == 4 and len({tuple(c.feats) for c in x.candidates}) == 4
+        assert np.all(np.diff(x.scores) <= 1e-9)

@@ -38,5 +38,5 @@ def test_wrong_kinds_are_refused_naming_the_file(sample, tmp_path):
     with pytest.raises(InputError, match="empty.conllu: no sentences"):
         read_sentences(tmp_path / "empty.conllu", Reading())
     longest = max(len(s) for s in sentences)
-    with pytest.raises(InputError, match=f"has {longest} words; this command takes at most {longest - 1}"):
+    with pytest.raises(InputError, match=f"has {longest} words; at most {longest - 1} words in a sentence to parse"):
         read_sentences(root / "sample", Reading(), max_words=longest - 1)

@@ -162,7 +162,12 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
     assert "f: exists and is not a directory" in capsys.readouterr().err
     assert {report["options"][f"{part}_epochs"] for part in ("parser", "tagger", "reranker")} == {2}
-    assert report["parser_tag_columns"] == ["upos", "xpos"]
+    # the arcs read the predicted UPOS and XPOS, then FEATS / LEMMA and the labeler's too only if dev LAS gains
+    assert report["parser_tag_columns"][:2] == ["upos", "xpos"] and "upos+xpos" in report["parser_dev_las"]
+    assert set(report["parser_dev_las"]) <= {"upos+xpos", "upos+xpos+feats", "upos+xpos+lemma", "upos+xpos+feats+lemma"}
+    # what is kept is the best on dev of each choice, and the parser reads the union of the two
+    arcs, labels = (max(report[k], key=report[k].get).split("+") for k in ("parser_dev_las", "labeler_dev_las"))
+    assert set(report["parser_tag_columns"]) == set(arcs) | set(labels)
     assert report["options"]["tag_folds"] == 2 and report["clusters"]["from"] == [str(text)]
     # the clusters travel inside the taggers' and the parser's files: the run step needs nothing else
     clusters = serialize.load(tmp_path / "d" / "clusters.npz", "word_clusters")
@@ -174,13 +179,16 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     offered = serialize.load(tmp_path / "d" / "reranker.npz", "reranker")  # kept or dropped by the held-out choice
     assert "tree:left" in offered.dense_names_ + offered.dropped_names_ and report["reranker_features"] == \
         offered.dense_names_
-    # a build for untagged input reads no LEMMA (nothing predicts it): the same parses with or without one
+    # the parser reads what the dev choice kept; one that reads no LEMMA parses the same with or without one
+    from seqspectral.workflows.pipeline import input_columns
+
     built = Pipeline.load(tmp_path / "d")
-    assert not built.parser.use_lemma and not built.parser.use_feats and built.parser.hash_bits == 16
+    assert input_columns(built.parser) == report["parser_tag_columns"] and built.parser.hash_bits == 16
     words = [replace(s, lemmas=["_"] * len(s), upos=["_"] * len(s), xpos=["_"] * len(s), feats=None) for s in dev]
     lemmas = [replace(w, lemmas=s.lemmas) for w, s in zip(words, dev)]
     plain, with_lemmas = built.run(words), built.run(lemmas)
-    assert [(list(p.heads), p.deprels) for p in plain] == [(list(q.heads), q.deprels) for q in with_lemmas]
+    if "lemma" not in report["parser_tag_columns"]:
+        assert [(list(p.heads), p.deprels) for p in plain] == [(list(q.heads), q.deprels) for q in with_lemmas]
     # the pipeline object and rerank run give the same file, from raw text and from CoNLL-U
     text = tmp_path / "dev.txt"
     text.write_text("\n\n".join(s.metadata.get("text", " ".join(s.forms)) for s in dev) + "\n")
@@ -192,7 +200,8 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     write_treebank(tmp_path / "python.conllu", built.run_text(text.read_text()))  # the text itself, not its file
     assert (tmp_path / "python.conllu").read_bytes() == (tmp_path / "cli.conllu").read_bytes()
     # one model file: a parser given untagged words names the columns it lacks; a tagger tags them
-    with pytest.raises(MissingColumnError, match="no UPOS, XPOS values"):
+    lacking = ", ".join(c.upper() for c in report["parser_tag_columns"])
+    with pytest.raises(MissingColumnError, match=f"no {lacking} values"):
         Pipeline.load(tmp_path / "d" / "parser.npz").run(words)
     tagged = Pipeline.load(tmp_path / "d" / "tagger-upos.npz").run(words)
     assert all(t != "_" for s in tagged for t in s.upos)

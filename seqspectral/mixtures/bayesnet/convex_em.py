@@ -2,11 +2,12 @@
 
 ``ConvexEM(structure).fit(X)``: build the convex program of
 :mod:`seqspectral.mixtures.bayesnet.relaxation` (one relaxed equivalence matrix M per hidden
-variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy and the
-solver asked for (SCS by default, named explicitly: on Synth2 at t = 60 Clarabel reached the
-same optimum, 192.125, and the same rounding in 87 s against SCS's 1.5 s), round every M to
-hidden values, then fit the tables to the completed data
-(the M-step of :mod:`seqspectral.mixtures.bayesnet.tables`, the same β).
+variable, an auxiliary one per pair of hidden co-parents), solve it with cvxpy and SCS
+(named explicitly: on Synth2 at t = 60 the interior-point Clarabel reached the same optimum,
+192.125, and the same rounding in 87 s against SCS's 1.5 s; the tests check SCS against it),
+logging every SCS iteration (``history_``), round every M to hidden values, then fit the
+tables to the completed data (the M-step of :mod:`seqspectral.mixtures.bayesnet.tables`, the
+same β).
 
 Rounding (the paper's recovery, §5, and ours after it). The top k − 1 eigenvectors of HMH
 (H = I − 11ᵀ/t), scaled by the square roots of their eigenvalues, are the coordinates of the
@@ -31,7 +32,12 @@ SCS).
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import io
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -47,8 +53,8 @@ class ConvexEM(BayesNetEstimator):
 
     Parameters: ``structure`` (:class:`BayesNetStructure`, hidden variables flagged; their
     at most two hidden parents per variable), ``beta`` (the regulariser (β/2)‖W‖² of every
-    log-linear table), ``solver`` (a cvxpy conic solver), ``tol`` (its absolute and relative
-    tolerance), ``max_iter`` (its iteration limit), ``hidden_tables`` (also relax the hidden
+    log-linear table), ``tol`` (SCS's absolute and relative tolerance), ``max_iter`` (its
+    iteration limit), ``hidden_tables`` (also relax the hidden
     variables' own tables, whose parents must then be observed; off by default, see
     :mod:`seqspectral.mixtures.bayesnet.relaxation`), ``n_roundings`` (randomised roundings tried
     besides k-means), ``polish`` (Viterbi EM from the rounded assignment), ``random_state``
@@ -60,18 +66,20 @@ class ConvexEM(BayesNetEstimator):
     relaxed M), ``relaxed_objective_`` (the program's value plus the tables it does not
     depend on: a lower bound on the joint objective of every assignment, up to the solver's
     tolerance), ``objective_`` (the joint
-    objective of ``hidden_``), ``solve_time_`` (seconds to build, canonicalise and solve
-    the program), ``sdp_size_`` (t, the PSD block sizes, scalar variables and constraints),
+    objective of ``hidden_``), ``n_iter_``, ``converged_`` and ``history_`` (SCS's iterations,
+    whether it reached ``tol``, and after each iteration its primal objective (of the
+    canonicalised program, cvxpy's constant offset left out), primal and dual residual:
+    n_iter_ × 3), ``solve_time_`` (seconds to build, canonicalise and solve the program), ``sdp_size_`` (t, the PSD block sizes, scalar variables and constraints),
     ``solver_status_``, ``feasibility_correction_`` (name → the largest entry change made by
     the projection onto the constraints: the solver's own infeasibility).
     """
 
     _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
-                         "solver": one_of("SCS", "CLARABEL"), "tol": real(0, open_low=True),
+                         "tol": real(0, open_low=True),
                          "max_iter": integer(1), "hidden_tables": one_of(True, False), "n_roundings": integer(0),
                          "polish": one_of(True, False), "random_state": seed}
 
-    def __init__(self, structure, *, beta: float = 1.0, solver: str = "SCS", tol: float = 1e-4,
+    def __init__(self, structure, *, beta: float = 1.0, tol: float = 1e-4,
                  max_iter: int = 20000, hidden_tables: bool = False, n_roundings: int = 20, polish: bool = False,
                  random_state=0):
         self.structure = structure
@@ -79,7 +87,6 @@ class ConvexEM(BayesNetEstimator):
         self.polish = polish
         self.hidden_tables = hidden_tables
         self.beta = beta
-        self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -90,15 +97,13 @@ class ConvexEM(BayesNetEstimator):
         s = self.structure
         start = time.perf_counter()
         program = equivalence_program(s, X, self.beta, self.hidden_tables)
-        options = ({"eps_abs": self.tol, "eps_rel": self.tol, "max_iters": self.max_iter} if self.solver == "SCS"
-                   else {"tol_gap_abs": self.tol, "tol_gap_rel": self.tol, "tol_feas": self.tol, "max_iter": self.max_iter})
-        program.problem.solve(solver=getattr(cp, self.solver), **options)
+        self.history_ = solve_logged(program.problem, cp, eps_abs=self.tol, eps_rel=self.tol, max_iters=self.max_iter)
         self.solve_time_ = time.perf_counter() - start
         self.solver_status_ = program.problem.status
-        self.n_iter_ = program.problem.solver_stats.num_iters  # of the solver, capped by max_iter
+        self.n_iter_ = len(self.history_)  # capped by max_iter
         self.converged_ = self.solver_status_ == "optimal"
         if program.problem.status not in ("optimal", "optimal_inaccurate"):
-            raise RuntimeError(f"ConvexEM: the solver {self.solver} stopped with status {program.problem.status!r}")
+            raise RuntimeError(f"ConvexEM: SCS stopped with status {program.problem.status!r}")
         metrics = program.problem.size_metrics
         self.sdp_size_ = {"t": len(X), "psd_blocks": list(program.psd_sizes),
                           "scalar_variables": int(metrics.num_scalar_variables),
@@ -120,6 +125,20 @@ class ConvexEM(BayesNetEstimator):
         if self.polish:
             self.model_, self.objective_, self.hidden_, _, _ = hard_em(s, X, H, self.beta, max_iter=100)
         return self
+
+
+def solve_logged(problem, cp, **options) -> np.ndarray:
+    """Solve ``problem`` with SCS logging every iteration (``log_csv_filename``): per iteration its
+    primal objective, primal and dual residual (iterations × 3). SCS's note that it logs (printed
+    through Python's standard output) is dropped."""
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "scs.csv"
+        with contextlib.redirect_stdout(io.StringIO()):
+            problem.solve(solver=cp.SCS, log_csv_filename=str(path), **options)
+        with path.open(newline="") as f:
+            rows = list(csv.DictReader(f))  # the header has more names than the rows have values: read by name
+    return np.array([[float(r[name]) for name in ("pobj", "res_pri", "res_dual")] for r in rows if int(r["iter"]) >= 1],
+                    dtype=np.float64).reshape(-1, 3)  # row 0 is the starting point
 
 
 def _with_column(H: np.ndarray, c: int, y: np.ndarray) -> np.ndarray:

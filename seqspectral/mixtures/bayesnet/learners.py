@@ -23,19 +23,23 @@ def _structure(v) -> str | None:
 
 
 def hard_em(structure: BayesNetStructure, X: np.ndarray, H: np.ndarray, beta: float, max_iter: int):
-    """Viterbi EM from the assignments H: (network, joint objective, final H, E-steps, converged).
+    """Viterbi EM from the assignments H: (network, joint objective, final H, history, converged).
 
     Alternates the tables of the completed data with the most probable hidden values until
-    the assignments repeat (each step lowers the joint objective) or ``max_iter`` E-steps.
+    the assignments repeat (each step lowers the joint objective) or ``max_iter`` E-steps;
+    ``history`` holds the joint objective of the tables fitted before each E-step (its length
+    is the number of E-steps; non-increasing up to the M-step's optimiser tolerance).
     """
-    for n_iter in range(1, max_iter + 1):
+    history = []
+    for _ in range(max_iter):
         net, objective = fit_tables(structure, structure.complete(X, H), beta)
+        history.append(objective)
         H_next = net.most_probable_hidden(X)
         if np.array_equal(H_next, H):
-            return net, objective, H, n_iter, True
+            return net, objective, H, np.array(history), True
         H = H_next
     net, objective = fit_tables(structure, structure.complete(X, H), beta)  # not converged: the last assignments
-    return net, objective, H, n_iter, False
+    return net, objective, H, np.array(history), False
 
 
 class BayesNetEstimator(Estimator):
@@ -84,7 +88,8 @@ class ViterbiEM(BayesNetEstimator):
 
     Attributes after ``fit(X)``: ``model_``, ``hidden_`` (the training assignments of the best
     restart), ``objective_`` (its joint objective), ``restart_objectives_``, ``n_iter_`` (E-steps
-    of the best restart).
+    of the best restart), ``history_`` (the best restart's joint objective before each of its
+    E-steps), ``converged_`` (its assignments repeated within ``max_iter``).
     """
 
     _parameter_checks = {"structure": _structure, "beta": real(0, open_low=True),
@@ -105,11 +110,12 @@ class ViterbiEM(BayesNetEstimator):
         cards = np.array([s.cardinalities[h] for h in s.hidden_index])
         best, objectives = None, []
         for _ in range(self.n_restarts):
-            net, objective, H, n_iter, converged = hard_em(s, X, rng.integers(0, cards, size=(len(X), len(cards))),
-                                                           self.beta, self.max_iter)
+            net, objective, H, history, converged = hard_em(s, X, rng.integers(0, cards, size=(len(X), len(cards))),
+                                                            self.beta, self.max_iter)
             objectives.append(objective)
             if best is None or objective < best[0]:
-                best = (objective, net, H, n_iter, converged)
-        self.objective_, self.model_, self.hidden_, self.n_iter_, self.converged_ = best
+                best = (objective, net, H, history, converged)
+        self.objective_, self.model_, self.hidden_, self.history_, self.converged_ = best
+        self.n_iter_ = len(self.history_)
         self.restart_objectives_ = np.array(objectives)
         return self

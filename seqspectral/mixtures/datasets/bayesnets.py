@@ -115,7 +115,15 @@ STRENGTH = {"synth1": 0.6, "synth2": 0.65, "synth3": 0.62}
 SEED = {"synth1": 1, "synth2": 2, "synth3": 3}
 
 
-def synth1(strength: float | None = None) -> LatentDataset:
+def _synthetic(name: str, s: BayesNetStructure, strength: float | None, dirichlet: float | None) -> LatentDataset:
+    """``name``'s data set: tables by :func:`causal_network` at ``strength`` (default :data:`STRENGTH`), or,
+    with ``dirichlet``, by :func:`random_network` at that concentration (the other generator tried)."""
+    net = (random_network(s, SEED[name], concentration=dirichlet) if dirichlet is not None
+           else causal_network(s, SEED[name], strength or STRENGTH[name]))
+    return network_dataset(name, net)
+
+
+def synth1(strength: float | None = None, dirichlet: float | None = None) -> LatentDataset:
     """Three layers, nine variables, the two in the middle hidden: four-valued roots X1, X2, X3; hidden
     binary H1 (parents X1, X2) and H2 (X2, X3); four-valued Y1, Y2 (children of H1), Y3 (of H2), Y4 (of
     both). (Ternary observed variables leave the supervised loss below the paper's 7.90 at every strength.)"""
@@ -123,23 +131,23 @@ def synth1(strength: float | None = None) -> LatentDataset:
     parents = {"H1": ("X1", "X2"), "H2": ("X2", "X3"), "Y1": ("H1",), "Y2": ("H1",), "Y3": ("H2",),
                "Y4": ("H1", "H2")}
     s = BayesNetStructure.from_names(cards, parents, hidden=("H1", "H2"))
-    return network_dataset("synth1", causal_network(s, SEED["synth1"], strength or STRENGTH["synth1"]))
+    return _synthetic("synth1", s, strength, dirichlet)
 
 
-def synth2(strength: float | None = None) -> LatentDataset:
+def synth2(strength: float | None = None, dirichlet: float | None = None) -> LatentDataset:
     """Six ternary variables: an observed root R, the hidden H (parent R), X1..X3 (children of H) and
     X4 (child of H and R)."""
     cards = {"R": 3, "H": 3, **{f"X{i}": 3 for i in range(1, 5)}}
     parents = {"H": ("R",), "X1": ("H",), "X2": ("H",), "X3": ("H",), "X4": ("H", "R")}
     s = BayesNetStructure.from_names(cards, parents, hidden=("H",))
-    return network_dataset("synth2", causal_network(s, SEED["synth2"], strength or STRENGTH["synth2"]))
+    return _synthetic("synth2", s, strength, dirichlet)
 
 
-def synth3(strength: float | None = None) -> LatentDataset:
+def synth3(strength: float | None = None, dirichlet: float | None = None) -> LatentDataset:
     """Naive Bayes with seven ternary variables, the parent H hidden, X1..X6 its children."""
     cards = {"H": 3, **{f"X{i}": 3 for i in range(1, 7)}}
     s = BayesNetStructure.from_names(cards, {f"X{i}": ("H",) for i in range(1, 7)}, hidden=("H",))
-    return network_dataset("synth3", causal_network(s, SEED["synth3"], strength or STRENGTH["synth3"]))
+    return _synthetic("synth3", s, strength, dirichlet)
 
 
 def asia() -> LatentDataset:

@@ -49,4 +49,4 @@ def solve_low_rank_regression_cvxpy(stats: RegressionStatistics, regularization:
         raise ValueError(f"cvxpy could not solve the order-{index.order} regression: {problem.status}")
     coef = np.asarray(m.value, dtype=np.float64)
     return LowRankSolution(coef, index.to_tensor(coef), int(problem.solver_stats.num_iters or 0),
-                           problem.status == cp.OPTIMAL)
+                           problem.status == cp.OPTIMAL, np.array([problem.value]))  # Clarabel logs no iterates

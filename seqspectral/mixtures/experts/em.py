@@ -51,7 +51,8 @@ def _m_step(mass, gram, rhs, square, n: int, fixed_variance: float | None):
 
 @dataclass(frozen=True)
 class StartResult:
-    """One start's EM run: its label (``"spectral"``, ``"random 1"``, ``"given"``), the start and the fit."""
+    """One start's EM run: its label (``"spectral"``, ``"random 1"``, ``"given"``), the start and the fit;
+    ``history``: the mean log-likelihood after each of its ``n_iter`` M-steps."""
 
     label: str
     start_coef: np.ndarray
@@ -62,6 +63,7 @@ class StartResult:
     log_likelihood: float
     n_iter: int
     converged: bool
+    history: np.ndarray
 
 
 class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
@@ -108,8 +110,9 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
     random_state : seeds the random starts, the subsample (and the default Spectral Experts).
 
     Fitted attributes: ``coef_`` (d x k), ``weights_``, ``noise_variance_``, ``n_iter_``,
-    ``converged_``, ``log_likelihood_`` (mean per sample over all rows, at the returned
-    parameters) — all of the winning start; ``start_`` (its label: ``"spectral"``, ``"given"``
+    ``converged_``, ``history_`` (the mean log-likelihood after each of its ``n_iter_`` M-steps,
+    non-decreasing), ``log_likelihood_`` (mean per sample over all rows, at the returned
+    parameters) — all of the winning start's run on all rows; ``start_`` (its label: ``"spectral"``, ``"given"``
     or ``"random i"``), ``starts_`` (a :class:`StartResult` per start, in order: its screening
     run, or its run on all rows without screening), ``refined_`` (the runs on all rows, best
     screened first), ``spectral_`` with ``init="spectral"``.
@@ -198,6 +201,7 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
                    key=lambda run: order[run.label])
         self.coef_, self.weights_, self.noise_variance_ = best.coef, best.weights, best.noise_variance
         self.n_iter_, self.converged_, self.log_likelihood_ = best.n_iter, best.converged, best.log_likelihood
+        self.history_ = best.history
         self.start_ = best.label
         return self
 
@@ -232,9 +236,12 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
         previous = current = -np.inf
         converged = False
         n_iter = 0
+        history = []  # the log-likelihood after each M-step: the E-step of the next iteration computes it
         for n_iter in range(1, self.max_iter + 1):
             total, mass, gram, rhs, square = _stats(XT, y, coef, weights, sigma2)
             current = total / n
+            if n_iter > 1:
+                history.append(current)
             if current - previous < tol:
                 converged = True
                 n_iter -= 1
@@ -242,5 +249,7 @@ class MixtureOfLinearRegressionsEM(LinearExpertsMixture):
             previous = current
             weights, coef, sigma2 = _m_step(mass, gram, rhs, square, n, self.noise_variance)
         log_likelihood = current if converged else _stats(XT, y, coef, weights, sigma2)[0] / n
+        if not converged and n_iter:
+            history.append(log_likelihood)
         return StartResult(label, start_coef, start_weights, coef, weights, sigma2, float(log_likelihood), n_iter,
-                           converged)
+                           converged, np.array(history, dtype=np.float64))

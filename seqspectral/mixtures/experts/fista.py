@@ -96,12 +96,14 @@ class OverlappedTensorProx:
 
 @dataclass(frozen=True)
 class LowRankSolution:
-    """The solution's free entries ``m``, the full symmetric tensor, iterations and convergence."""
+    """The solution's free entries ``m``, the full symmetric tensor, iterations and convergence; ``history``:
+    the objective after each of the ``n_iter`` iterations (empty where there were none to log)."""
 
     coef: np.ndarray
     tensor: np.ndarray
     n_iter: int
     converged: bool
+    history: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def objective(stats: RegressionStatistics, m: np.ndarray, regularization: float) -> float:
@@ -120,28 +122,34 @@ def solve_root_loss_regression(stats: RegressionStatistics, regularization: floa
     """Minimise :func:`root_objective` by FISTA on the squared loss with ``λ = 2c · rms``, λ refreshed each round.
 
     Stops once λ changes by less than :data:`LAMBDA_TOL` relative (or after ``max_rounds``); ``n_iter``
-    adds up every round's FISTA iterations, ``converged`` needs both λ and the last FISTA run
-    to have converged.
+    adds up every round's FISTA iterations, ``history`` the root objective after each of them,
+    ``converged`` needs both λ and the last FISTA run to have converged.
     """
     m = np.zeros(stats.index.size)
-    n_iter, lam = 0, 2 * regularization * stats.residual_rms(m)
+    lam = 2 * regularization * stats.residual_rms(m)
+    histories = []
     for _ in range(max_rounds):
-        solution = solve_low_rank_regression(stats, lam, max_iter=max_iter, tol=tol, start=m)
-        m, n_iter = solution.coef, n_iter + solution.n_iter
+        solution = solve_low_rank_regression(stats, lam, max_iter=max_iter, tol=tol, start=m,
+                                             track=lambda m: root_objective(stats, m, regularization))
+        m = solution.coef
+        histories.append(solution.history)
         new_lam = 2 * regularization * stats.residual_rms(m)
         settled = abs(new_lam - lam) <= LAMBDA_TOL * max(lam, 1e-300)
         lam = new_lam
         if settled:
-            return LowRankSolution(m, solution.tensor, n_iter, solution.converged)
-    return LowRankSolution(m, stats.index.to_tensor(m), n_iter, False)
+            break
+    history = np.concatenate(histories)
+    return LowRankSolution(m, stats.index.to_tensor(m), len(history), settled and solution.converged, history)
 
 
 def solve_low_rank_regression(stats: RegressionStatistics, regularization: float, *, max_iter: int = 20000,
-                              tol: float = 1e-10, start: np.ndarray | None = None) -> LowRankSolution:
+                              tol: float = 1e-10, start: np.ndarray | None = None, track=None) -> LowRankSolution:
     """FISTA for the nuclear-norm regularised regression of one order (2 or 3), from ``start`` (default M = 0).
 
-    Stops when an iterate moves less than ``tol`` relative to its Frobenius norm.
+    Stops when an iterate moves less than ``tol`` relative to its Frobenius norm. ``history``: after
+    each iteration :func:`objective`, or ``track(m)`` when given.
     """
+    track = track or (lambda m: objective(stats, m, regularization))
     index = stats.index
     if index.order == 2:
         prox = matrix_prox
@@ -158,6 +166,7 @@ def solve_low_rank_regression(stats: RegressionStatistics, regularization: float
     m = np.zeros(index.size) if start is None else np.asarray(start, dtype=np.float64).copy()
     y, momentum = m, 1.0
     converged = False
+    history = []
     for it in range(1, max_iter + 1):
         gradient = (stats.gram @ y - stats.target) / c  # entries of the full tensor's gradient
         new_m = index.from_tensor(prox(index.to_tensor(y - step * gradient), step * regularization))
@@ -170,7 +179,8 @@ def solve_low_rank_regression(stats: RegressionStatistics, regularization: float
             y = new_m + (momentum - 1) / new_momentum * move
             momentum = new_momentum
         m = new_m
+        history.append(track(m))
         if np.sqrt(np.sum(c * move ** 2)) <= tol * max(size, 1e-300):
             converged = True
             break
-    return LowRankSolution(m, index.to_tensor(m), it, converged)
+    return LowRankSolution(m, index.to_tensor(m), it, converged, np.array(history))

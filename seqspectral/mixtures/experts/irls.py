@@ -48,7 +48,7 @@ def solve_root_loss_regression_irls(stats: RegressionStatistics, regularization:
     """Minimise ``½ sqrt(E[(z − φᵀm)²]) + c ‖A(m)‖_*`` by IRLS from the least-squares solution.
 
     Stops once ε has reached its floor and an iteration lowers the objective by less than ``tol``
-    relative (``converged``), or after ``max_iter`` iterations.
+    relative (``converged``), or after ``max_iter`` iterations; ``history``: the objective after each.
     """
     index = stats.index
     d = index.dim
@@ -64,7 +64,7 @@ def solve_root_loss_regression_irls(stats: RegressionStatistics, regularization:
         return LowRankSolution(m, index.to_tensor(m), 0, True)
     floor = EPSILON_FLOOR * epsilon
     converged = False
-    it, value = 0, np.inf
+    it, value, history = 0, np.inf, []
     for it in range(1, max_iter + 1):
         s = max(stats.residual_rms(m), 1e-300)
         w, V = np.linalg.eigh(A @ A.T)
@@ -79,8 +79,9 @@ def solve_root_loss_regression_irls(stats: RegressionStatistics, regularization:
         m = new_m
         A = flat.reshape(d, -1, index.size) @ m
         previous, value = value, 0.5 * stats.residual_rms(m) + regularization * float(np.linalg.norm(A, "nuc"))
+        history.append(value)
         if epsilon <= floor and previous - value <= tol * value:
             converged = True
             break
         epsilon = max(epsilon * EPSILON_DECAY, floor)
-    return LowRankSolution(m, index.to_tensor(m), it, converged)
+    return LowRankSolution(m, index.to_tensor(m), it, converged, np.array(history))

@@ -94,8 +94,10 @@ class SpectralExperts(LinearExpertsMixture):
 
     Fitted attributes: ``coef_`` (d x k), ``weights_`` (π, renormalised to sum 1; the raw
     a_h^{-2} in ``raw_weights_``), ``noise_variance_``, ``moments_`` ((M1, M2, M3) in the
-    original features), ``n_iter_`` and ``converged_`` (the regressions', for M2 and M3; with
-    ``moments="subspace"`` M3's are 0 and True: it is a least-squares solution).
+    original features), ``n_iter_``, ``converged_`` and ``history_`` (the regressions', for M2 and
+    M3; history: the objective after each iteration; with ``moments="subspace"`` M3's are 0, True
+    and empty: it is a least-squares solution; with ``solver="cvxpy"`` only the final objective,
+    Clarabel logging no iterates).
     """
 
     _parameter_checks = {
@@ -178,7 +180,8 @@ class SpectralExperts(LinearExpertsMixture):
                                              np.random.default_rng(self.random_state))
             except ValueError as error:
                 raise InputError(f"cannot complete the estimated moments: {error}") from None
-            second = LowRankSolution(second_stats.index.from_tensor(M2), M2, second.n_iter, second.converged)
+            second = LowRankSolution(second_stats.index.from_tensor(M2), M2, second.n_iter, second.converged,
+                                     second.history)
             third = LowRankSolution(third_stats.index.from_tensor(M3), M3, 0, True)  # least squares: exact
         else:
             third = solve(third_stats, self.regularization3)
@@ -187,6 +190,7 @@ class SpectralExperts(LinearExpertsMixture):
         self.moments_ = (P @ m1, P @ second.tensor @ P.T, np.einsum("abc,ia,jb,kc->ijk", third.tensor, P, P, P))
         self.n_iter_ = (second.n_iter, third.n_iter)
         self.converged_ = (second.converged, third.converged)
+        self.history_ = (second.history, third.history)
         self.noise_variance_ = sigma2
         return self
 
