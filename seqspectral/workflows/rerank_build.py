@@ -160,7 +160,10 @@ class ParserStage(ModelStage):
             ("clusters",) if with_clusters else ())
 
     def units(self, state):
-        return state.options.parser_epochs, "epoch"
+        """Epochs of every parser trained: one, and one more per predicted FEATS or LEMMA tried."""
+        o = state.options
+        tries = 1 + (sum(c in state.columns for c in ("feats", "lemma")) if o.tags == "predicted" and state.dev else 0)
+        return tries * o.parser_epochs, "epoch"
 
     def key_parts(self, state):
         o = state.options
