@@ -632,6 +632,8 @@ STARTUP_PHASES = {
     "import": "the script's import of the toolkit (runpy, importlib, the parent packages): a "
               "KeyboardInterrupt traceback, killed by SIGINT",
     "lost": "inside importlib's module lock, where Python prints it and goes on: the command finished",
+    "no frame": "Python reading and compiling the command's script, before any Python code runs: exit 1 and a bare "
+                "'KeyboardInterrupt', with no traceback because no frame (the toolkit's or any) was running",
 }
 
 
@@ -646,6 +648,8 @@ def startup_phase(returncode: int, stderr: str, signum: int = signal.SIGINT) -> 
         return "killed"
     if "_get_module_lock" in stderr and returncode == 0:
         return "lost"
+    if returncode == 1 and stderr.strip() == "KeyboardInterrupt":  # raised from C with no Python frame running
+        return "no frame"
     frames = re.findall(r'File "([^"]+)"', stderr)
     if returncode == -signal.SIGINT and frames and "KeyboardInterrupt" in stderr and \
             not any(_toolkit_file(frame) for frame in frames):  # no toolkit code on the stack
