@@ -632,7 +632,7 @@ STARTUP_PHASES = {
     "import": "the script's import of the toolkit (runpy, importlib, the parent packages): a "
               "KeyboardInterrupt traceback, killed by SIGINT",
     "lost": "inside importlib's module lock, where Python prints it and goes on: the command finished",
-    "no frame": "Python reading and compiling the command's script, before any Python code runs: exit 1 and a bare "
+    "no frame": "Python's own C code before any Python code runs (most likely compiling the script): exit 1, a bare "
                 "'KeyboardInterrupt', with no traceback because no frame (the toolkit's or any) was running",
 }
 
