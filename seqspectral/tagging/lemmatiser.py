@@ -27,6 +27,7 @@ from seqspectral.base import Estimator, integer, seed
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
+from ._script_kernels import code_points, script_matches, word_candidates
 from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -94,52 +95,23 @@ class Lemmatiser(Estimator):
         self.random_state = random_state
 
     # -- the scripts a word may take -------------------------------------------------------
-    def _index(self):
-        """(case, removed suffix) -> (the longest removed prefix, removed prefix -> script ids),
-        and UPOS -> which scripts were seen with it (booleans)."""
-        by_suffix: dict = {}
-        for i, (case, pre_cut, _, suf_cut, _) in enumerate(self.scripts_):
-            by_suffix.setdefault((case, suf_cut), {}).setdefault(pre_cut, []).append(i)
-        by_suffix = {k: (max(map(len, group)), {p: np.array(ids, dtype=np.int32) for p, ids in group.items()})
-                     for k, group in by_suffix.items()}
-        seen = {}
-        for u, ids in self.by_upos_.items():
-            seen[u] = np.zeros(len(self.scripts_), dtype=bool)
-            seen[u][ids] = True
-        return by_suffix, seen
-
-    @staticmethod
-    def _applying(form: str, by_suffix: dict) -> np.ndarray:
-        """The ids of the scripts that apply to ``form`` (unsorted)."""
-        applies = []
-        for case, source in (("lower", form.lower()), ("keep", form)):
-            n = len(source)
-            for k in range(n + 1):
-                longest, group = by_suffix.get((case, source[n - k:]), (-1, None))
-                for p in range(min(longest, n - k) + 1):
-                    ids = group.get(source[:p])
-                    if ids is not None:
-                        applies.append(ids)
-        return np.concatenate(applies) if applies else np.zeros(0, dtype=np.int32)
-
     def _candidates(self, words) -> tc.Candidates:
-        """The candidate scripts of each of ``words``, (form, UPOS) pairs."""
-        by_suffix, by_upos = self._index()
-        applying: dict = {}
-        memo: dict = {}
-        per_token = []
-        none = np.zeros(0, dtype=np.int32)
-        for key in words:
-            form, upos = key
-            if key not in memo:
-                applies = applying.get(form)
-                if applies is None:
-                    applies = applying[form] = self._applying(form, by_suffix)
-                seen = by_upos.get(upos)
-                mine = applies[seen[applies]] if seen is not None else none
-                memo[key] = np.sort(mine if len(mine) else applies)
-            per_token.append(memo[key])
-        return tc.Candidates.of(per_token)
+        """The candidate scripts of each of ``words``, (form, UPOS) pairs: those that apply to
+        its form and were seen with its UPOS in training, or every script that applies when
+        there are none (:mod:`._script_kernels`; each distinct pair worked out once)."""
+        pairs: dict = {}
+        pair_of = np.fromiter((pairs.setdefault(w, len(pairs)) for w in words), dtype=np.int64, count=len(words))
+        forms: dict = {}
+        form_of = np.fromiter((forms.setdefault(f, len(forms)) for f, _ in pairs), dtype=np.int64, count=len(pairs))
+        upos_row = {u: j for j, u in enumerate(self.by_upos_)}
+        upos_of = np.fromiter((upos_row.get(u, -1) for _, u in pairs), dtype=np.int64, count=len(pairs))
+        seen = np.zeros((len(upos_row), len(self.scripts_)), dtype=np.bool_)
+        for u, j in upos_row.items():
+            seen[j, self.by_upos_[u]] = True
+        matches = script_matches(*code_points([f.lower() for f in forms]), *code_points(list(forms)),
+                                 np.array([s[0] == "lower" for s in self.scripts_], dtype=np.bool_),
+                                 *code_points([s[1] for s in self.scripts_]), *code_points([s[3] for s in self.scripts_]))
+        return tc.Candidates(*word_candidates(matches, form_of, upos_of, seen)).take(pair_of)
 
     # -- training --------------------------------------------------------------------------
     def fit(self, sentences, dev=None, on_epoch=None):
@@ -188,16 +160,26 @@ class Lemmatiser(Estimator):
         are; ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        lexicon, forms = self.lexicon_, self.forms_
-        words = [(f, u) for s in sentences for f, u in zip(s.forms, s.upos)]
-        flat = [lexicon.get(w) or forms.get(w[0]) for w in words]
-        needed = [t for t, lemma in enumerate(flat) if lemma is None]
-        if needed:
+        pairs: dict = {}  # each distinct (form, UPOS) looked up, and its candidates found, once
+        pair_of = np.fromiter((pairs.setdefault(w, len(pairs)) for s in sentences for w in zip(s.forms, s.upos)),
+                              dtype=np.int64, count=sum(map(len, sentences)))
+        words = list(pairs)
+        known = [self.lexicon_.get(w) or self.forms_.get(w[0]) for w in words]
+        flat = np.array(known, dtype=object)[pair_of]
+        unsettled = np.flatnonzero([lemma is None for lemma in known])
+        if len(unsettled):
+            place = np.full(len(words), -1)
+            place[unsettled] = np.arange(len(unsettled))
+            needed = np.flatnonzero(place[pair_of] >= 0)
+            candidates = self._candidates([words[p] for p in unsettled.tolist()]).take(place[pair_of[needed]])
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-            unsettled = [words[t] for t in needed]
-            classes = tc.classify(slots[needed], self._candidates(unsettled), self.weights_, self.hash_bits)
-            for t, (form, _), c in zip(needed, unsettled, classes.tolist()):
-                flat[t] = apply_script(self.scripts_[c], form) if c >= 0 else form
+            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits)
+            _, first, inverse = np.unique(pair_of[needed] * (len(self.scripts_) + 1) + classes + 1,
+                                          return_index=True, return_inverse=True)
+            made = [apply_script(self.scripts_[c], words[p][0]) if c >= 0 else words[p][0]
+                    for p, c in zip(pair_of[needed][first].tolist(), classes[first].tolist())]
+            flat[needed] = np.array(made, dtype=object)[inverse.ravel()]
+        flat = flat.tolist()
         out, at = [], 0
         for s in sentences:
             out.append(flat[at:at + len(s)])

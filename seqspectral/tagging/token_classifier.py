@@ -75,6 +75,15 @@ class Candidates:
             np.zeros(0, dtype=np.int32)
         return cls(offsets, classes.astype(np.int32))
 
+    def take(self, rows) -> "Candidates":
+        """The candidates of the tokens ``rows`` (indices, repeats allowed), in that order."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lengths = self.offsets[rows + 1] - self.offsets[rows]
+        offsets = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        at = np.repeat(self.offsets[rows] - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return Candidates(offsets, self.classes[at])
+
 
 def classify(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:
     """The best candidate class of every token."""
