@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -83,11 +84,11 @@ class FeaturesTagger(Estimator):
         """Every decision of ``sentences``: its token (row of the feature matrix), its
         candidate classes and, with ``unit="feature"``, its feature name (index into
         ``names_``; -1 for bundles)."""
-        upos = [u for s in sentences for u in s.upos]
+        upos = list(chain.from_iterable(s.upos for s in sentences))
         if self.unit == "bundle":  # each UPOS's bundles, then every bundle (for a UPOS never seen)
             groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
             row = {u: j for j, u in enumerate(self.by_upos_)}
-            group_of = np.fromiter((row.get(u, len(row)) for u in upos), dtype=np.int64, count=len(upos))
+            group_of = np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
             return np.arange(len(upos)), groups.take(group_of), np.full(len(upos), -1)
         groups = {u: [(n, np.asarray(ids, dtype=np.int32)) for n, ids in named] for u, named in self.by_upos_.items()}
         every = [(n, np.asarray(ids, dtype=np.int32)) for n, ids in self._all_values()]

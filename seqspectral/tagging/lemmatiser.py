@@ -20,6 +20,7 @@ sentence's UPOS, XPOS and FEATS.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import chain
 
 import numpy as np
 
@@ -28,6 +29,7 @@ from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_sch
 
 from . import model_files, token_classifier as tc
 from ._script_kernels import code_points, script_matches, word_candidates
+from .words import numbered
 from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -99,16 +101,14 @@ class Lemmatiser(Estimator):
         """The candidate scripts of each of ``words``, (form, UPOS) pairs: those that apply to
         its form and were seen with its UPOS in training, or every script that applies when
         there are none (:mod:`._script_kernels`; each distinct pair worked out once)."""
-        pairs: dict = {}
-        pair_of = np.fromiter((pairs.setdefault(w, len(pairs)) for w in words), dtype=np.int64, count=len(words))
-        forms: dict = {}
-        form_of = np.fromiter((forms.setdefault(f, len(forms)) for f, _ in pairs), dtype=np.int64, count=len(pairs))
+        pair_of, pairs = numbered(list(words))
+        form_of, forms = numbered([f for f, _ in pairs])
         upos_row = {u: j for j, u in enumerate(self.by_upos_)}
         upos_of = np.fromiter((upos_row.get(u, -1) for _, u in pairs), dtype=np.int64, count=len(pairs))
         seen = np.zeros((len(upos_row), len(self.scripts_)), dtype=np.bool_)
         for u, j in upos_row.items():
             seen[j, self.by_upos_[u]] = True
-        matches = script_matches(*code_points([f.lower() for f in forms]), *code_points(list(forms)),
+        matches = script_matches(*code_points(list(map(str.lower, forms))), *code_points(forms),
                                  np.array([s[0] == "lower" for s in self.scripts_], dtype=np.bool_),
                                  *code_points([s[1] for s in self.scripts_]), *code_points([s[3] for s in self.scripts_]))
         return tc.Candidates(*word_candidates(matches, form_of, upos_of, seen)).take(pair_of)
@@ -160,10 +160,8 @@ class Lemmatiser(Estimator):
         are; ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        pairs: dict = {}  # each distinct (form, UPOS) looked up, and its candidates found, once
-        pair_of = np.fromiter((pairs.setdefault(w, len(pairs)) for s in sentences for w in zip(s.forms, s.upos)),
-                              dtype=np.int64, count=sum(map(len, sentences)))
-        words = list(pairs)
+        pair_of, words = numbered(list(zip(chain.from_iterable(s.forms for s in sentences),  # each distinct
+                                           chain.from_iterable(s.upos for s in sentences))))  # (form, UPOS) once
         known = [self.lexicon_.get(w) or self.forms_.get(w[0]) for w in words]
         flat = np.array(known, dtype=object)[pair_of]
         unsettled = np.flatnonzero([lemma is None for lemma in known])

@@ -12,6 +12,7 @@ perceptron (Collins 2002), its number of epochs chosen on dev like the tagger's.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -40,7 +41,7 @@ def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_
     for j, name in enumerate(TAG_COLUMNS):
         if name not in columns:
             continue
-        values = [v for s in sentences for v in column_of(s, name)]
+        values = list(chain.from_iterable(column_of(s, name) for s in sentences))
         hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
         tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
     context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)

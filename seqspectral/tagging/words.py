@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, field
+from itertools import chain, repeat
+from operator import itemgetter
 
 import numpy as np
 
@@ -72,47 +74,68 @@ def flags(form: str) -> int:
 def atom_rows(words: list[str]) -> np.ndarray:
     """The atoms of each word type (words × the columns of :data:`COLUMNS` but the clusters,
     int64): :func:`shape` and :func:`flags` of each word and the hashes, computed a column at
-    a time (C-level ``map`` and ``str.translate`` over the batch; one Python call per word
-    type was a tenth of tagging's time)."""
+    a time (C-level ``map``, ``operator.itemgetter`` and ``str.translate`` over the batch,
+    no Python call per word: one per word type was a tenth of tagging's time)."""
     low = list(map(str.lower, words))
-    columns = [words, low, *([w[:k] for w in low] for k in range(1, 5)), *([w[-k:] for w in low] for k in range(1, 5))]
+    columns = [words, low, *(map(itemgetter(slice(None, k)), low) for k in range(1, 5)),
+               *(map(itemgetter(slice(-k, None)), low) for k in range(1, 5))]
     chars = set("".join(words))
     classes = {ord(c): "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in chars}
-    classed = [w.translate(classes) for w in words]
+    classed = list(map(str.translate, words, repeat(classes)))
     collapsed = {c: _RUNS.sub(r"\1", c) for c in set(classed)}  # far fewer than the words
-    columns.append(list(map(collapsed.__getitem__, classed)))
+    columns.append(map(collapsed.__getitem__, classed))
     out = np.empty((len(words), len(COLUMNS) - 2), dtype=np.int64)
     for j, column in enumerate(columns):
-        out[:, j] = np.fromiter(map(zlib.crc32, map(_utf8, column)), dtype=np.int64, count=len(words))
+        out[:, j] = np.fromiter(map(zlib.crc32, map(str.encode, column, repeat("utf-8"), repeat("surrogatepass"))),
+                                dtype=np.int64, count=len(words))
     not_digit = {ord(c): None for c in chars if not c.isdigit()}
     not_alnum = {ord(c): None for c in chars if not c.isalnum()}
-    out[:, -1] = np.fromiter((DIGIT * (w.translate(not_digit) != "") | HYPHEN * ("-" in w)
-                              | CAPITALISED * w[:1].isupper() | ALL_CAPS * (w.isupper() and len(w) > 1)
-                              | NO_ALNUM * (w.translate(not_alnum) == "") for w in words),
-                             dtype=np.int64, count=len(words))
+
+    def bits(values) -> np.ndarray:
+        return np.fromiter(map(bool, values), dtype=bool, count=len(words))
+
+    out[:, -1] = (DIGIT * bits(map(str.translate, words, repeat(not_digit)))
+                  | HYPHEN * bits(map(str.__contains__, words, repeat("-")))
+                  | CAPITALISED * bits(map(str.isupper, map(itemgetter(slice(None, 1)), words)))
+                  | ALL_CAPS * (bits(map(str.isupper, words)) & (np.fromiter(map(len, words), dtype=np.int64,
+                                                                              count=len(words)) > 1))
+                  | NO_ALNUM * ~bits(map(str.translate, words, repeat(not_alnum))))
     return out
+
+
+def type_ids(form_lists) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Each token's type id (int32, the types numbered in order of first occurrence), the
+    sentence offsets (int64) and the distinct forms."""
+    lengths = np.fromiter(map(len, form_lists), dtype=np.int64, count=len(form_lists))
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    ids, distinct = numbered(list(chain.from_iterable(form_lists)))
+    return ids.astype(np.int32), offsets, distinct
+
+
+def numbered(items: list) -> tuple[np.ndarray, list]:
+    """Each item's number (int64), the distinct items numbered in order of first occurrence,
+    and those items (no Python call per item)."""
+    distinct = list(dict.fromkeys(items))
+    index = dict(zip(distinct, range(len(distinct))))
+    return np.fromiter(map(index.__getitem__, items), dtype=np.int64, count=len(items)), distinct
 
 
 def encode(form_lists, clusters=None) -> WordTable:
     """The word table of sentences given as lists of forms (``clusters``: fitted word clusters
     or None)."""
-    ids: dict[str, int] = {}
-    lengths = np.fromiter((len(f) for f in form_lists), dtype=np.int64, count=len(form_lists))
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    types = np.fromiter((ids.setdefault(w, len(ids)) for forms in form_lists for w in forms),
-                        dtype=np.int32, count=int(offsets[-1]))
-    atoms = np.zeros((len(ids), len(COLUMNS)), dtype=np.int64)
-    if ids:
-        atoms[:, :-2] = atom_rows(list(ids))
+    types, offsets, distinct = type_ids(form_lists)
+    atoms = np.zeros((len(distinct), len(COLUMNS)), dtype=np.int64)
+    if distinct:
+        atoms[:, :-2] = atom_rows(distinct)
         if clusters is not None:
-            atoms[:, -2:] = clusters.ids(list(ids))
+            atoms[:, -2:] = clusters.ids(distinct)
     return WordTable(atoms, types, offsets)
 
 
 def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
     """The flat class ids of every token of ``sentences`` as each sentence's list of names."""
-    flat = [names[i] for i in ids.tolist()]
+    flat = list(map(names.__getitem__, ids.tolist()))
     out, at = [], 0
     for s in sentences:
         out.append(flat[at:at + len(s)])

@@ -35,6 +35,33 @@ def test_a_script_applies_only_to_forms_that_end_as_it_removes():
     assert apply_script(("lower", "un", "", "", ""), "u") is None
 
 
+def test_candidate_scripts_are_those_that_apply_seen_with_the_upos_or_else_all():
+    """The lemmatiser's candidates (Numba, on code points) against :func:`apply_script` tried
+    on every script, over forms with letters that change length or case when lower-cased."""
+    rng = np.random.default_rng(0)
+    alphabet = list("abAB") + ["İ", "ß", "Σ", "ς", "é", "-", "1"]
+    forms = sorted({"".join(rng.choice(alphabet, size=rng.integers(0, 6))) for _ in range(300)})
+    lemmas = ["".join(rng.choice(alphabet, size=rng.integers(0, 5))) for _ in forms]
+    model = Lemmatiser()
+    model.scripts_ = sorted({edit_script(f, l) for f, l in zip(forms, lemmas)} | {("keep", "", "", "", "x")})
+    model.by_upos_ = {"NOUN": sorted(rng.choice(len(model.scripts_), size=40, replace=False).tolist()), "X": []}
+    words = [(f, u) for f in forms for u in ("NOUN", "X", "VERB")]
+    got = model._candidates(words)
+    for t, (form, upos) in enumerate(words):
+        applies = [i for i, sc in enumerate(model.scripts_) if apply_script(sc, form) is not None]
+        mine = [i for i in applies if i in model.by_upos_.get(upos, ())]
+        assert got.classes[got.offsets[t]:got.offsets[t + 1]].tolist() == (mine or applies), (form, upos)
+
+
+def test_candidates_taken_by_row():
+    from seqspectral.tagging.token_classifier import Candidates
+
+    c = Candidates.of([[3, 1], [], [7], [0, 2, 4]])
+    taken = c.take([3, 0, 3, 1, 2])
+    assert [taken.classes[a:b].tolist() for a, b in zip(taken.offsets[:-1], taken.offsets[1:])] == \
+        [[0, 2, 4], [3, 1], [0, 2, 4], [], [7]]
+
+
 def _sentence(words):
     """Sentences of (form, lemma, upos, feats) words."""
     forms, lemmas, upos, feats = (list(x) for x in zip(*words))

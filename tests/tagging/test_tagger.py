@@ -13,7 +13,7 @@ from seqspectral.base import NotFittedError, ParameterError
 from seqspectral.corpus import Sentence, read_conllu
 from seqspectral.tagging import PerceptronTagger, jackknife
 from seqspectral.tagging import _kernels
-from seqspectral.tagging.words import ALL_CAPS, CAPITALISED, DIGIT, HYPHEN, NO_ALNUM, encode, flags, shape
+from seqspectral.tagging.words import ALL_CAPS, CAPITALISED, DIGIT, HYPHEN, NO_ALNUM, atom_rows, encode, flags, shape
 
 
 def _brute_force(E, A):
@@ -63,6 +63,22 @@ def test_word_atoms_by_hand():
     assert table.types.tolist() == [0, 1, 0, 1]
     assert table.offsets.tolist() == [0, 3, 3, 4]
     assert table.atoms.shape[0] == 2
+
+
+def test_atom_rows_are_each_words_hashes_shape_and_flags():
+    """The column-at-a-time atoms against each word's own, with letters whose case or length
+    changes when lower-cased, characters of no case, digits and lone surrogates."""
+    import zlib
+
+    words = ["Al-Zaman", "USA", "3.5", ",", "İstanbul", "ǅemal", "日本", "ⓐⓑ", "x", "", "ÀÉ-9", "a\ud800b", "ΣΑΣ"]
+
+    def crc(s):
+        return zlib.crc32(s.encode("utf-8", "surrogatepass"))
+
+    for w, row in zip(words, atom_rows(words).tolist()):
+        low = w.lower()
+        assert row == [crc(w), crc(low), *(crc(low[:k]) for k in range(1, 5)), *(crc(low[-k:]) for k in range(1, 5)),
+                       crc(shape(w)), flags(w)], w
 
 
 def _sentence(words, tags):
