@@ -11,11 +11,13 @@ embeddings did not keep has cluster 0 at both levels (clusters are numbered from
 
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
 
 from seqspectral.base import Estimator, integer, seed
 
-from .vocabulary import normalise
+from .vocabulary import normalise_all
 
 
 class WordClusters(Estimator):
@@ -56,7 +58,7 @@ class WordClusters(Estimator):
         index = self.__dict__.get("_index")
         if index is None:
             index = self._index = {w: i for i, w in enumerate(self.words_)}
-        rows = np.fromiter((index.get(normalise(f, self.lowercase_, self.digits_), -1) for f in forms),
+        rows = np.fromiter(map(index.get, normalise_all(list(forms), self.lowercase_, self.digits_), repeat(-1)),
                            dtype=np.int64, count=len(forms))
         out = self.ids_[rows].astype(np.int64)
         out[rows < 0] = 0

@@ -172,6 +172,14 @@ def test_unknown_words_and_normalisation():
     assert "0000" in est.words_
 
 
+@pytest.mark.parametrize("lowercase, digits", [(False, False), (True, False), (False, True), (True, True)])
+def test_a_list_normalised_at_once_as_word_by_word(lowercase, digits):
+    from seqspectral.embeddings.vocabulary import normalise, normalise_all
+
+    words = ["The", "1984", "İstanbul", "x²", "٣٤", "ΣΑΣ", "", "A1b2", "١٢٣-Ab"]
+    assert normalise_all(words, lowercase, digits) == [normalise(w, lowercase, digits) for w in words]
+
+
 def test_word2vec_export_and_model_file(tmp_path):
     corpus = _hmm_corpus(np.random.default_rng(1), n_sentences=200)
     est = CCAEmbeddings(3, min_count=2, method="two-step").fit(corpus)
