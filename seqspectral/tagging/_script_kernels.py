@@ -32,22 +32,20 @@ def _same(a, a0, b, b0, n):
 
 
 @njit(cache=True, parallel=True)
-def script_matches(lower, lower_at, keep, keep_at, lowers, pre, pre_at, suf, suf_at):
-    """``out[f, i]``: script ``i`` applies to form ``f`` (forms × scripts, bool). Form ``f``
-    is ``keep[keep_at[f]:keep_at[f+1]]``, its lower case likewise in ``lower``; script ``i``
-    lower-cases first when ``lowers[i]``, removes the prefix ``pre[pre_at[i]:pre_at[i+1]]``
-    and the suffix ``suf[suf_at[i]:suf_at[i+1]]``."""
-    n_forms, n_scripts = len(keep_at) - 1, len(lowers)
+def script_matches(sources, source_at, lowers, pre, pre_at, suf, suf_at):
+    """``out[f, i]``: script ``i`` applies to form ``f`` (forms × scripts, bool). The sources
+    are two per form: string ``2f`` is the form lower-cased, ``2f + 1`` the form as it is;
+    script ``i`` reads the first when ``lowers[i]``, removes the prefix
+    ``pre[pre_at[i]:pre_at[i+1]]`` and the suffix ``suf[suf_at[i]:suf_at[i+1]]``."""
+    n_forms, n_scripts = (len(source_at) - 1) // 2, len(lowers)
     out = np.zeros((n_forms, n_scripts), dtype=np.bool_)
     for f in prange(n_forms):
         for i in range(n_scripts):
-            if lowers[i]:
-                source, a, b = lower, lower_at[f], lower_at[f + 1]
-            else:
-                source, a, b = keep, keep_at[f], keep_at[f + 1]
+            row = 2 * f + (0 if lowers[i] else 1)
+            a, b = source_at[row], source_at[row + 1]
             n_pre, n_suf = pre_at[i + 1] - pre_at[i], suf_at[i + 1] - suf_at[i]
-            out[f, i] = (n_pre + n_suf <= b - a and _same(source, a, pre, pre_at[i], n_pre)
-                         and _same(source, b - n_suf, suf, suf_at[i], n_suf))
+            out[f, i] = (n_pre + n_suf <= b - a and _same(sources, a, pre, pre_at[i], n_pre)
+                         and _same(sources, b - n_suf, suf, suf_at[i], n_suf))
     return out
 
 

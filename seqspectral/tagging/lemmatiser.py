@@ -29,7 +29,7 @@ from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_sch
 
 from . import model_files, token_classifier as tc
 from ._script_kernels import code_points, script_matches, word_candidates
-from .words import numbered
+from .words import numbered, type_ids
 from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -108,7 +108,8 @@ class Lemmatiser(Estimator):
         seen = np.zeros((len(upos_row), len(self.scripts_)), dtype=np.bool_)
         for u, j in upos_row.items():
             seen[j, self.by_upos_[u]] = True
-        matches = script_matches(*code_points(list(map(str.lower, forms))), *code_points(forms),
+        both = [x for f in forms for x in (f.lower(), f)]  # each form lower-cased, then as it is
+        matches = script_matches(*code_points(both),
                                  np.array([s[0] == "lower" for s in self.scripts_], dtype=np.bool_),
                                  *code_points([s[1] for s in self.scripts_]), *code_points([s[3] for s in self.scripts_]))
         return tc.Candidates(*word_candidates(matches, form_of, upos_of, seen)).take(pair_of)
@@ -160,8 +161,13 @@ class Lemmatiser(Estimator):
         are; ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        pair_of, words = numbered(list(zip(chain.from_iterable(s.forms for s in sentences),  # each distinct
-                                           chain.from_iterable(s.upos for s in sentences))))  # (form, UPOS) once
+        types, _, forms = type_ids([s.forms for s in sentences]) if table is None else \
+            (table.types, None, table.forms)
+        upos_of, upos = numbered(list(chain.from_iterable(s.upos for s in sentences)))
+        pairs, pair_of = np.unique(types * np.int64(len(upos)) + upos_of, return_inverse=True)  # each distinct
+        pair_of = pair_of.ravel()  # (form, UPOS) looked up, its candidates found, its lemmas made once
+        words = list(zip(map(forms.__getitem__, (pairs // len(upos)).tolist()),
+                         map(upos.__getitem__, (pairs % len(upos)).tolist())))
         known = [self.lexicon_.get(w) or self.forms_.get(w[0]) for w in words]
         flat = np.array(known, dtype=object)[pair_of]
         unsettled = np.flatnonzero([lemma is None for lemma in known])

@@ -32,14 +32,16 @@ DIGIT, HYPHEN, CAPITALISED, ALL_CAPS, NO_ALNUM = 1, 2, 4, 8, 16
 
 @dataclass
 class WordTable:
-    """``atoms`` (types × len(COLUMNS), int64), ``types`` (one int32 type id per token) and
-    ``offsets`` (sentences + 1, int64): sentence ``i`` is ``types[offsets[i]:offsets[i+1]]``;
-    ``slots``: the tokens' feature rows at :data:`WIDEST_BITS`, made once for every model that
-    reads the table (a narrower model masks them: a slot's low bits do not depend on the mask)."""
+    """``atoms`` (types × len(COLUMNS), int64), ``types`` (one int32 type id per token),
+    ``offsets`` (sentences + 1, int64): sentence ``i`` is ``types[offsets[i]:offsets[i+1]]``,
+    and ``forms`` (the form of each type id); ``slots``: the tokens' feature rows at
+    :data:`WIDEST_BITS`, made once for every model that reads the table (a narrower model masks
+    them: a slot's low bits do not depend on the mask)."""
 
     atoms: np.ndarray
     types: np.ndarray
     offsets: np.ndarray
+    forms: list[str]
     slots: np.ndarray | None = field(default=None, repr=False)
 
 
@@ -130,7 +132,7 @@ def encode(form_lists, clusters=None) -> WordTable:
         atoms[:, :-2] = atom_rows(distinct)
         if clusters is not None:
             atoms[:, -2:] = clusters.ids(distinct)
-    return WordTable(atoms, types, offsets)
+    return WordTable(atoms, types, offsets, distinct)
 
 
 def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
