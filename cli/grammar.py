@@ -272,7 +272,7 @@ def run_parse(args) -> int:
     grammar = serialize.load(args.grammar, kind=KINDS)
     sentences, tags, empty_root = _sentences(args)
     start, cpu = time.perf_counter(), time.process_time()
-    trees, report = [], {"latent": 0, "coarse": 0, "no_parse": [], "too_long": []}
+    trees, report = [], {"latent": 0, "coarse": 0, "chain_lexicon": [], "no_parse": [], "too_long": []}
     with stage("grammar parse", total=len(sentences), unit="sentence", show=not args.quiet) as bar:
         for i in range(0, len(sentences), PARSE_CHUNK):
             chunk = slice(i, i + PARSE_CHUNK)
@@ -281,7 +281,7 @@ def run_parse(args) -> int:
             part = grammar.last_report_.to_json()
             for key in ("latent", "coarse"):
                 report[key] += part[key]
-            for key in ("no_parse", "too_long"):
+            for key in ("chain_lexicon", "no_parse", "too_long"):
                 report[key] += [i + k for k in part[key]]
             bar.update(len(sentences[chunk]))
     write_bracketed(args.output, trees, empty_root=empty_root, encoding=args.encoding)

@@ -92,7 +92,8 @@ def _marginals(g, words):
     n_cells = n * (n + 1) // 2
     everything = np.ones((n_cells, 3))
     skip = {8, 9, 10}  # the plain PCFG's arrays
-    latent_args = [a for k, a in enumerate(args) if k not in skip]
+    stacked = {11, 12, 13, 15}  # one row per member: the first
+    latent_args = [a[0] if k in stacked else a for k, a in enumerate(args) if k not in skip]
     return _kernels._latent_marginals(n, everything, 0.0, np.asarray(words, np.int32), np.full(n, -1, np.int32),
                                       *latent_args)
 
