@@ -134,7 +134,9 @@ class SpectralLPCFG(GrammarEstimator):
     feature counts + kappa). ``n_grammars`` > 1: that many grammars, each from its own SVD
     of Ω made noisy by ``dropout`` (> 0; :func:`.moments.dropped_out`, seeded from
     ``random_state``), decoded together by the mean of their span marginals (Narayan & Cohen
-    2015, MaxMrg)."""
+    2015, MaxMrg); ``n_grammars=1``: one grammar, without noise (``dropout`` unused). The defaults (4
+    grammars, dropout 0.2, pruning threshold 1e-3) were chosen on the WSJ sample's dev trees
+    (evaluation/RESULTS.md, issue 37, third session)."""
 
     kind = "spectral_lpcfg"
     _parameter_checks = {**GrammarEstimator._parameter_checks,
@@ -144,10 +146,10 @@ class SpectralLPCFG(GrammarEstimator):
                          "features": one_of(*FEATURE_SETS), "smoothing": real(0.0),
                          "pair_backoff": real(0.0, 1.0), "kappa": real(0.0), "random_state": seed}
 
-    def __init__(self, n_states="auto", *, max_states: int = 32, spectrum_cutoff=0.0, n_grammars: int = 1,
-                 dropout: float = 0.0, vertical: int = 1, horizontal: int | None = 0, rare: int = 1,
+    def __init__(self, n_states="auto", *, max_states: int = 32, spectrum_cutoff=0.0, n_grammars: int = 4,
+                 dropout: float = 0.2, vertical: int = 1, horizontal: int | None = 0, rare: int = 1,
                  features: str = "rules", smoothing: float = 16.0, pair_backoff: float = 0.0, kappa: float = 5.0,
-                 threshold: float = 1e-4, random_state=0):
+                 threshold: float = 1e-3, random_state=0):
         self.n_states = n_states
         self.max_states = max_states
         self.spectrum_cutoff = spectrum_cutoff
@@ -172,12 +174,13 @@ class SpectralLPCFG(GrammarEstimator):
 
         if self.n_grammars > 1 and self.dropout == 0:
             raise ValueError("n_grammars > 1 needs dropout > 0 (without noise the grammars are the same)")
-        seeds = np.random.default_rng(self.random_state).integers(2 ** 63, size=self.n_grammars) \
-            if self.dropout > 0 else [None]
+        combined = self.n_grammars > 1
+        seeds = np.random.default_rng(self.random_state).integers(2 ** 63, size=self.n_grammars) if combined \
+            else [None]
 
         def candidates(part, part_counts, part_tables, part_coarse):
             stats = spectral_statistics(part, part_counts, part_tables, max(grid["n_states"]), self.kappa,
-                                        self.features, self.dropout, seeds)
+                                        self.features, self.dropout if combined else 0.0, seeds)
             return lambda n_states, spectrum_cutoff: [spectral_weights(s, part_tables, n_states, self.smoothing,
                                                                        spectrum_cutoff, self.pair_backoff)
                                                       for s in stats]
