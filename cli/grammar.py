@@ -54,6 +54,9 @@ def register(sub) -> None:
     t.add_argument("--dropout", type=_probability, default=None, metavar="P",
                    help="spectral, with --grammars K > 1: each feature occurrence is dropped with probability P "
                         "before each grammar's SVD (one grammar has no noise; default: the grammar's)")
+    t.add_argument("--label-states", type=_count, default=None, metavar="N",
+                   help="spectral: then choose the states of each of the N most frequent nonterminals in turn on "
+                        "--dev (Narayan & Cohen 2016's greedy search; 0: none; default: the grammar's)")
     t.add_argument("--pair-backoff", type=_unit, default=None, metavar="V",
                    help="spectral: weight of the pairwise back-off in the smoothing of the rule tensors (Cohen et al. "
                         "2013; 0: the rank-one back-off alone; default: the grammar's)")
@@ -196,17 +199,18 @@ def _read_trees(path: str, args, name: str | None = None, detect_format: bool = 
 def _options(args) -> dict:
     from .main import UsageError
 
-    names = ("n_states", "max_states", "spectrum_cutoff", "n_grammars", "dropout", "pair_backoff", "features",
+    names = ("n_states", "max_states", "spectrum_cutoff", "n_grammars", "dropout", "label_states", "pair_backoff",
+             "features",
              "vertical", "horizontal", "rare", "threshold", "max_iter", "random_state")
     given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
     if given.get("horizontal") == "all":
         given["horizontal"] = None  # the grammars' "every sibling"
     if args.method != "em" and ({"max_iter"} & set(given)):
         raise UsageError("--max-iter applies to --method em")
-    if args.method != "spectral" and ({"spectrum_cutoff", "n_grammars", "dropout", "pair_backoff", "features"}
-                                      & set(given)):
-        raise UsageError("--spectrum-cutoff, --grammars, --dropout, --pair-backoff and --features apply to "
-                         "--method spectral")
+    if args.method != "spectral" and ({"spectrum_cutoff", "n_grammars", "dropout", "label_states", "pair_backoff",
+                                       "features"} & set(given)):
+        raise UsageError("--spectrum-cutoff, --grammars, --dropout, --label-states, --pair-backoff and --features "
+                         "apply to --method spectral")
     if args.method == "pcfg" and ({"n_states", "max_states", "random_state"} & set(given)):
         raise UsageError("--states, --max-states and --random-state apply to --method spectral and em (a plain PCFG "
                          "has no latent states)")
@@ -220,9 +224,10 @@ def run_train(args) -> int:
     from .main import UsageError
 
     options = _options(args)
-    if "auto" in (options.get("n_states"), options.get("spectrum_cutoff")) and args.dev is None and \
-            (args.workers or args.scheduler):
-        raise UsageError("'auto' with --workers / --scheduler is chosen on --dev DEV: give held-out trees")
+    if ("auto" in (options.get("n_states"), options.get("spectrum_cutoff")) or options.get("label_states")) and \
+            args.dev is None and (args.workers or args.scheduler):
+        raise UsageError("'auto' and --label-states with --workers / --scheduler are chosen on --dev DEV: give "
+                         "held-out trees")
     start, cpu = time.perf_counter(), time.process_time()
     dev = _read_trees(args.dev, args)[0] if args.dev is not None else None
     sharded = args.workers is not None or args.scheduler is not None

@@ -136,7 +136,11 @@ class SpectralLPCFG(GrammarEstimator):
     ``random_state``), decoded together by the mean of their span marginals (Narayan & Cohen
     2015, MaxMrg); ``n_grammars=1``: one grammar, without noise (``dropout`` unused). The defaults (4
     grammars, dropout 0.2, pruning threshold 1e-3) were chosen on the WSJ sample's dev trees
-    (evaluation/RESULTS.md, issue 37, third session)."""
+    (evaluation/RESULTS.md, issue 37, third session). ``label_states`` > 0: after ``n_states``
+    and ``spectrum_cutoff``, the states of each of that many most frequent labels are chosen
+    in turn, the others fixed, among :data:`~seqspectral.selection.LATENT_STATE_GRID`'s values
+    from a quarter of ``n_states`` to ``max_states`` (Narayan & Cohen 2016's greedy search;
+    held-out F1 through :meth:`.estimator.GrammarEstimator._select`, one table)."""
 
     kind = "spectral_lpcfg"
     _parameter_checks = {**GrammarEstimator._parameter_checks,
@@ -144,10 +148,12 @@ class SpectralLPCFG(GrammarEstimator):
                          "spectrum_cutoff": either(one_of("auto"), real(0.0, 1.0)),
                          "n_grammars": integer(1, 256), "dropout": real(0.0, 1.0, open_high=True),
                          "features": one_of(*FEATURE_SETS), "smoothing": real(0.0),
-                         "pair_backoff": real(0.0, 1.0), "kappa": real(0.0), "random_state": seed}
+                         "label_states": integer(0), "pair_backoff": real(0.0, 1.0), "kappa": real(0.0),
+                         "random_state": seed}
 
     def __init__(self, n_states="auto", *, max_states: int = 32, spectrum_cutoff=0.0, n_grammars: int = 4,
-                 dropout: float = 0.2, vertical: int = 1, horizontal: int | None = 0, rare: int = 1,
+                 dropout: float = 0.2, label_states: int = 0, vertical: int = 1, horizontal: int | None = 0,
+                 rare: int = 1,
                  features: str = "rules", smoothing: float = 16.0, pair_backoff: float = 0.0, kappa: float = 5.0,
                  threshold: float = 1e-3, random_state=0):
         self.n_states = n_states
@@ -155,6 +161,7 @@ class SpectralLPCFG(GrammarEstimator):
         self.spectrum_cutoff = spectrum_cutoff
         self.n_grammars = n_grammars
         self.dropout = dropout
+        self.label_states = label_states
         self.vertical = vertical
         self.horizontal = horizontal
         self.rare = rare
@@ -171,20 +178,64 @@ class SpectralLPCFG(GrammarEstimator):
         grid = {"n_states": [m for m in LATENT_STATE_GRID if m <= self.max_states] if self.n_states == "auto"
                 else [self.n_states],
                 "spectrum_cutoff": SPECTRUM_CUTOFF_GRID if self.spectrum_cutoff == "auto" else [self.spectrum_cutoff]}
-
         if self.n_grammars > 1 and self.dropout == 0:
             raise ValueError("n_grammars > 1 needs dropout > 0 (without noise the grammars are the same)")
         combined = self.n_grammars > 1
         seeds = np.random.default_rng(self.random_state).integers(2 ** 63, size=self.n_grammars) if combined \
             else [None]
+        most = max(grid["n_states"] + ([self.max_states] if self.label_states else []))
+        statistics = []  # (part, its statistics): one SVD and pass of moments serve every candidate on a part
 
         def candidates(part, part_counts, part_tables, part_coarse):
-            stats = spectral_statistics(part, part_counts, part_tables, max(grid["n_states"]), self.kappa,
-                                        self.features, self.dropout if combined else 0.0, seeds)
-            return lambda n_states, spectrum_cutoff: [spectral_weights(s, part_tables, n_states, self.smoothing,
-                                                                       spectrum_cutoff, self.pair_backoff)
-                                                      for s in stats]
+            stats = next((found for seen, found in statistics if seen is part), None)
+            if stats is None:
+                stats = spectral_statistics(part, part_counts, part_tables, most, self.kappa, self.features,
+                                            self.dropout if combined else 0.0, seeds)
+                statistics.append((part, stats))
+
+            def weights(n_states, spectrum_cutoff, **caps):
+                states = np.full(len(part_tables.labels), n_states)
+                for name, cap in caps.items():  # "states of LABEL": that label's own cap
+                    label = part_tables.label_index.get(name[len(_CAP):])
+                    if label is not None:
+                        states[label] = cap
+                return [spectral_weights(s, part_tables, states, self.smoothing, spectrum_cutoff, self.pair_backoff)
+                        for s in stats]
+            return weights
 
         if len(grid["n_states"]) * len(grid["spectrum_cutoff"]) == 1:
-            return candidates(source, counts, tables, coarse)(grid["n_states"][0], grid["spectrum_cutoff"][0])
-        return self._select(source, counts, tables, coarse, dev, grid, candidates)
+            members = candidates(source, counts, tables, coarse)(grid["n_states"][0], grid["spectrum_cutoff"][0])
+            chosen, self.selection_ = {name: values[0] for name, values in grid.items()}, None
+        else:
+            members = self._select(source, counts, tables, coarse, dev, grid, candidates)
+            chosen = dict(self.selection_.chosen)
+        if not self.label_states:
+            return members
+        # Narayan & Cohen (2016): each frequent label's number of states in turn, the others fixed
+        result = self.selection_
+        for label in _most_frequent_labels(counts, self.label_states):
+            cap = chosen["n_states"]
+            tried = [cap] + [m for m in LATENT_STATE_GRID if cap / 4 <= m <= self.max_states and m != cap]
+            members = self._select(source, counts, tables, coarse, dev,
+                                   {**{name: [value] for name, value in chosen.items()}, _CAP + label: tried},
+                                   candidates)
+            chosen = dict(self.selection_.chosen)
+            result = self.selection_ if result is None else result.merged(self.selection_)
+        self.selection_ = result
+        return members
+
+
+#: the selection's name of one label's number of states (``"states of NP"``)
+_CAP = "states of "
+
+
+def _most_frequent_labels(counts, k: int) -> list[str]:
+    """The ``k`` labels of most nodes in the training trees (ties by name)."""
+    from collections import Counter
+
+    nodes = Counter()
+    for (a, _, _), n in counts.binary.items():
+        nodes[a] += n
+    for (a, _, _), n in counts.lexical.items():
+        nodes[a] += n
+    return sorted(nodes, key=lambda a: (-nodes[a], a))[:k]

@@ -213,3 +213,29 @@ def test_a_unary_chain_over_a_tag_reaches_the_words_seen_only_under_the_tag():
     assert rescue.lex_weights[r.lexical_index[chain, sees]] == 0.5  # one state: p(sees | VBZ) × 1
     for rule, k in t.lexical_index.items():
         assert rescue.lex_prob[r.lexical_index[rule]] == g.lex_prob[k]
+
+
+def test_label_states_are_chosen_one_frequent_label_at_a_time_on_dev(planted):
+    """Narayan & Cohen (2016)'s search through select_and_refit: the two most frequent labels
+    in turn, each trying the grid's values from a quarter of n_states to max_states (the
+    current value first), the earlier choices fixed; each keeps its best row."""
+    from collections import Counter
+
+    _, train, test = planted
+    trees, dev = train[:600], test[:60]
+    est = SpectralLPCFG(2, max_states=4, label_states=2, n_grammars=1, rare=0).fit(trees, dev)
+    nodes = Counter(t.label() for tree in trees for t in tree.subtrees())
+    frequent = sorted(nodes, key=lambda a: (-nodes[a], a))[:2]
+    table, chosen = est.selection_.table, est.selection_.chosen
+    assert est.selection_.on == "dev" and [k for k in chosen if k.startswith("states of ")] == \
+        [f"states of {a}" for a in frequent]
+    fixed = {"n_states": 2, "spectrum_cutoff": 0.0}
+    for a in frequent:
+        name = f"states of {a}"
+        rows = [r for r in table if {k for k in r if k.startswith("states of ")} == {*fixed, name} - {
+            "n_states", "spectrum_cutoff"}]  # this label's stage
+        assert [r[name] for r in rows] == [2, 1, 4]
+        assert all(r[k] == v for r in rows for k, v in fixed.items())
+        assert chosen[name] == max(rows, key=lambda r: r["score"])[name]
+        fixed[name] = chosen[name]
+        assert est.grammar_.states[est.grammar_.tables.label_index[a]] <= chosen[name]
