@@ -285,11 +285,13 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
 
 @njit(cache=True)
 def tree_parents(heads, offsets):
-    """Per token (global index): the global index of its head, -1 for the root.
+    """Per token (global index): the global index of its head, -1 for the root — the one
+    check of the heads that the tree kernels share (:func:`tree_event_tables`, the tree
+    models' ``tree_layout``).
 
     ``heads`` are 1-based within each sentence, 0 = root. Returns ``(parent, bad)``;
     ``bad`` is the index of the first token whose head is out of range or itself (-1 when
-    all are fine).
+    all are fine; ``parent`` is then filled only up to it).
     """
     n = len(heads)
     parent = np.full(n, -1, np.int64)
@@ -375,28 +377,26 @@ def ngram_table(symbols, offsets, order, n_ids, start, stop):
 
 @njit(cache=True, nogil=True)
 def tree_event_tables(symbols, heads, offsets, n_symbols):
-    """One pass over the words of dependency trees (``heads`` 1-based within each sentence,
-    0 = root) into dense tables: ``(unigram, root, left, right, bad)``, ``left[c, p]``
-    counting the arcs whose dependent (symbol c) stands left of its head (symbol p),
-    ``right`` those to its right; ``bad`` is the first word whose head is out of range or
-    itself (-1 when all are fine; the tables are then incomplete)."""
+    """The words of dependency trees (``heads`` 1-based within each sentence, 0 = root; their
+    heads found by :func:`tree_parents`) counted into dense tables: ``(unigram, root, left,
+    right, bad)``, ``left[c, p]`` counting the arcs whose dependent (symbol c) stands left of
+    its head (symbol p), ``right`` those to its right; ``bad`` is the first word whose head is
+    out of range or itself (-1 when all are fine; the tables are then empty)."""
     unigram = np.zeros(n_symbols, np.int64)
     root = np.zeros(n_symbols, np.int64)
     left = np.zeros((n_symbols, n_symbols), np.int64)
     right = np.zeros((n_symbols, n_symbols), np.int64)
-    for j in range(len(offsets) - 1):
-        a = offsets[j]
-        b = offsets[j + 1]
-        for t in range(a, b):
-            h = heads[t]
-            if h < 0 or h > b - a or a + h - 1 == t:
-                return unigram, root, left, right, t
-            c = symbols[t]
-            unigram[c] += 1
-            if h == 0:
-                root[c] += 1
-            elif a + h - 1 > t:
-                left[c, symbols[a + h - 1]] += 1
-            else:
-                right[c, symbols[a + h - 1]] += 1
+    parent, bad = tree_parents(heads, offsets)
+    if bad >= 0:
+        return unigram, root, left, right, bad
+    for t in range(len(symbols)):
+        c = symbols[t]
+        g = parent[t]
+        unigram[c] += 1
+        if g < 0:
+            root[c] += 1
+        elif g > t:
+            left[c, symbols[g]] += 1
+        else:
+            right[c, symbols[g]] += 1
     return unigram, root, left, right, -1
