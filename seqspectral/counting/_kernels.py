@@ -357,22 +357,43 @@ def _add_scaled(out, a, w, inner):
             out[a, b, m] += w * inner[b, m]
 
 
+@njit(cache=True, inline="always")
+def _ngram_key(symbols, a, n, i, order, n_ids, start, stop):
+    """The key ``history · n_ids + event`` of event ``i`` of the sequence of ``n`` tokens from
+    ``a`` (its token, or ``stop`` at ``i = n``): the history the ``order - 1`` symbols before
+    it (the nearest the most significant digit, ``start`` before the sequence) in base ``n_ids``."""
+    key = np.int64(0)
+    for j in range(1, order):
+        key = key * n_ids + (symbols[a + i - j] if i >= j else start)
+    return key * n_ids + (symbols[a + i] if i < n else stop)
+
+
 @njit(cache=True, nogil=True)
 def ngram_table(symbols, offsets, order, n_ids, start, stop):
     """Dense counts of the order-``order`` n-grams of every sequence, one pass over its
-    tokens: per event (each token, then ``stop``) the key ``history · n_ids + event``, the
-    history the ``order - 1`` symbols before it (the nearest the most significant digit,
-    ``start`` before the sequence) in base ``n_ids``; returns the ``n_ids ** order`` counts."""
+    tokens: the ``n_ids ** order`` counts of the keys (:func:`_ngram_key`) of its events
+    (each token, then ``stop``)."""
     table = np.zeros(n_ids ** order, np.int64)
     for s in range(len(offsets) - 1):
         a = offsets[s]
         n = offsets[s + 1] - a
         for i in range(n + 1):
-            key = np.int64(0)
-            for j in range(1, order):
-                key = key * n_ids + (symbols[a + i - j] if i >= j else start)
-            table[key * n_ids + (symbols[a + i] if i < n else stop)] += 1
+            table[_ngram_key(symbols, a, n, i, order, n_ids, start, stop)] += 1
     return table
+
+
+@njit(cache=True, nogil=True)
+def ngram_keys(symbols, offsets, order, n_ids, start, stop):
+    """The key (:func:`_ngram_key`) of every event of every sequence, in order (int64)."""
+    keys = np.empty(len(symbols) + len(offsets) - 1, np.int64)
+    e = 0
+    for s in range(len(offsets) - 1):
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        for i in range(n + 1):
+            keys[e] = _ngram_key(symbols, a, n, i, order, n_ids, start, stop)
+            e += 1
+    return keys
 
 
 @njit(cache=True, nogil=True)
