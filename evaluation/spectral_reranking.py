@@ -132,14 +132,39 @@ def options(order: int):
     return BuildOptions(order=order, k=50, folds=3, tags="predicted", tag_folds=10, templates="baseline", field="")
 
 
+#: the build stages that do not read the parser's order: the taggers and the jackknifed training tags
+ORDER_FREE_STAGES = ("tagger-upos", "tagger-xpos", "train-tags")
+
+
+def seed(directory: Path, source: Path) -> None:
+    """Copy the finished :data:`ORDER_FREE_STAGES` of build ``source`` (files and manifest entries, their
+    CPU set to 0: spent once, in ``source``) into the new build ``directory``; the build keeps a copied
+    stage only when its key is the one it would compute (same treebank, same options), else remakes it."""
+    import shutil
+
+    from seqspectral.workflows.manifest import read_manifest, stage_files, write_manifest
+
+    if directory.exists() or not (source / "report.json").is_file():
+        return
+    stages = {name: entry for name, entry in read_manifest(source)["stages"].items() if name in ORDER_FREE_STAGES}
+    directory.mkdir()
+    for entry in stages.values():
+        for f in stage_files(entry):
+            shutil.copyfile(source / f, directory / f)
+    write_manifest(directory, {"stages": {n: {**e, "wall_s": 0.0, "cpu_s": 0.0} for n, e in stages.items()}})
+
+
 def built(workdir: Path, treebank: str, order: int) -> Path:
-    """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept)."""
+    """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept; the second
+    order's starts from the first order's taggers and tags, :func:`seed`)."""
     from seqspectral.workflows import build
 
     files = prepared(workdir, treebank)
     directory = workdir / f"{treebank}-order{order}"
     if not (directory / "report.json").is_file():
         log(f"build {directory.name}")
+        if order == 2:
+            seed(directory, workdir / f"{treebank}-order1")
         build(directory, files["train"], files["dev"], options(order), progress=True)
     return directory
 
@@ -336,6 +361,7 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
 
     from .reranking_ablation import Hashed
 
+    start = time.process_time()
     files = prepared(workdir, treebank)
     lists = TaggedLists(built(workdir, treebank, order), files)
     hashed = Hashed(lists)
@@ -343,9 +369,12 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
            "oracle": oracle_uas(lists.test_trees, lists.test), "rows": {}, "screens": {},
            "build_cpu_s": json.loads((lists.directory / "report.json").read_text())["total_cpu_s"]}
     out["rows"]["baseline"] = reranked(workdir, lists, hashed, "baseline", None)
+    log(f"{lists.directory.name}: lists, features and RR baseline {time.process_time() - start:.1f} CPU s")
+    out["cpu_by_source"] = {}  # CPU s of each source's eigenwords, models, columns, screen and reranker here
     for name, field, k, share in sources(ks, shares):
         if only is not None and name not in only:
             continue
+        start = time.process_time()
         representation = "identity" if field == "upos" else eigenwords(workdir, treebank, lists.tagged["train"], k,
                                                                         share)
         trained = name in TRAINED
@@ -354,6 +383,8 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
         out["screens"][name] = screened(workdir, lists, hashed, name, cols)
         if trained:
             out["rows"][name] = reranked(workdir, lists, hashed, name, cols)
+        out["cpu_by_source"][name] = time.process_time() - start
+        log(f"{lists.directory.name} {name}: {out['cpu_by_source'][name]:.1f} CPU s")
     return out
 
 
@@ -420,6 +451,20 @@ ROW_LABELS = {"baseline": "RR baseline (baseline templates + parser score)", "up
               "form-k10": "+ log p̂, word forms, k = 10 eigenwords"}
 
 
+def protocol_text() -> str:
+    """The module docstring's protocol (from "The protocol" to the scores), for the results file."""
+    text = __doc__.split("\n\n", 1)[1]
+    return text[: text.index("Builds, eigenwords")].strip()
+
+
+def used_cpu_s() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--workdir", type=Path, default=Path("/work/data/papers/spectral-reranking"),
@@ -431,7 +476,9 @@ def main(argv=None) -> int:
     ap.add_argument("--builds-only", action="store_true", help="make the builds and stop")
     ap.add_argument("--rows", nargs="+", choices=[name for name, *_ in sources()], default=None,
                     help="the + log p̂ rows to run (default: all; k = 10 and UPOS are needed for the main table)")
-    ap.add_argument("--output", type=Path, default=OUT, help="the results file (default results/spectral_reranking.md)")
+    ap.add_argument("--output", type=Path, default=None,
+                    help="the results file (default: one per treebank, results/spectral_reranking.md for wsj, "
+                         "results/spectral_reranking_ewt.md for ewt)")
     args = ap.parse_args(argv)
     require_data(WSJ_ZIP, BROWN_ZIP, *([EWT] if "ewt" in args.treebanks else []))
     args.workdir.mkdir(parents=True, exist_ok=True)
@@ -449,13 +496,17 @@ def main(argv=None) -> int:
             result["cpu_s"] = time.process_time() - start
             path.write_text(json.dumps(result, default=float))
             results.setdefault(treebank, {})[order] = result
-    cpu = sum(r["cpu_s"] for by_order in results.values() for r in by_order.values())
-    write_results(args.output, "\n".join([
-        "# Spectral dependency parsing (Dhillon et al., EMNLP 2012), Table 1 in the paper's protocol", "",
-        describe("evaluation/spectral_reranking.py", sys.argv[1:] if argv is None else argv)
-        + f" · this run {cpu / 60:.1f} CPU-min (the builds' stages kept in the workdir are not counted).", "",
-        __doc__.split("\n\n", 2)[1].replace("\n", " "), "", *tables(results)]) + "\n")
-    log(f"wrote {args.output}")
+    cpu = used_cpu_s()
+    outputs = ({args.output: results} if args.output else
+               {OUT.with_name(f"spectral_reranking{'' if t == 'wsj' else '_' + t}.md"): {t: r} for t, r in results.items()})
+    for out, part in outputs.items():
+        write_results(out, "\n".join([
+            "# Spectral dependency parsing (Dhillon et al., EMNLP 2012), Table 1 in the paper's protocol", "",
+            describe("evaluation/spectral_reranking.py", sys.argv[1:] if argv is None else argv)
+            + f" · this invocation {cpu / 60:.1f} CPU-min, user + system of the process and its children (what "
+            "an earlier run left in the workdir is not redone and not counted).", "",
+            protocol_text(), "", *tables(part)]) + "\n")
+        log(f"wrote {out}")
     return 0
 
 
