@@ -8,7 +8,8 @@ reranker of :mod:`seqspectral.reranking`, the tree model of :mod:`seqspectral.de
   sentence order) and UD English-EWT (train/dev/test), **punctuation stripped** before anything
   is trained (WSJ: the PTB tags ``, . : `` ''``, the set MSTParser's evaluation leaves out;
   EWT: UPOS ``PUNCT``); a dependent of a stripped word is attached to the stripped word's
-  nearest kept ancestor;
+  nearest kept ancestor; EWT's LEMMA and FEATS columns are emptied (the paper's parser reads words
+  and POS tags only);
 - tags **predicted** (``--tags predicted --tag-folds 10``): the parser trains on training tags
   jackknifed in 10 folds, dev and test are tagged by the taggers trained on all of train;
 - **50-best lists** from the first- and the second-order parser, the training lists jackknifed in
@@ -121,8 +122,14 @@ def prepared(workdir: Path, treebank: str) -> dict:
     else:
         sources = {s: ewt(s) for s in SPLITS}
     for s in SPLITS:
-        write_conllu(out[s], [stripped(x, _punctuation(x, treebank)) for x in read_conllu(sources[s])])
+        write_conllu(out[s], [words_and_tags(stripped(x, _punctuation(x, treebank))) for x in read_conllu(sources[s])])
     return out
+
+
+def words_and_tags(sentence):
+    """``sentence`` without its LEMMA and FEATS (EWT has them): the paper's parser reads words and POS
+    tags, and a build given lemmas and features would also train their taggers and try them in the parser."""
+    return replace(sentence, lemmas=["_"] * len(sentence.forms), feats=None)
 
 
 # -- the builds: taggers, parser, jackknifed 50-best lists ------------------------------------------------
@@ -465,6 +472,44 @@ def used_cpu_s() -> float:
                                                   resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
+#: every invocation's CPU, one JSON line each, in the workdir: from an empty workdir their sum is the tables' cost
+LEDGER = "cpu-ledger.jsonl"
+
+
+def ledger(workdir: Path) -> list[dict]:
+    path = workdir / LEDGER
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+def unledgered_work(workdir: Path) -> bool:
+    """Whether ``workdir`` holds work no ledger counts (call it before the invocation writes anything)."""
+    return not (workdir / LEDGER).is_file() and workdir.is_dir() and any(workdir.iterdir())
+
+
+def record_cpu(workdir: Path, argv: list[str], finished: bool, unledgered: bool) -> None:
+    """Add this invocation (its arguments, CPU so far, whether it finished; ``unledgered``: the workdir
+    held work before the ledger began) to the workdir's ledger."""
+    from seqspectral.io import atomic_write_text
+
+    entry = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": argv,
+             "cpu_s": round(used_cpu_s(), 1), "finished": finished}
+    if unledgered:
+        entry["earlier_work_not_counted"] = True
+    atomic_write_text(workdir / LEDGER, "".join(json.dumps(e) + "\n" for e in [*ledger(workdir), entry]))
+
+
+def cost_line(workdir: Path) -> str:
+    """What the workdir's ledger says the tables cost (from nothing, when the ledger began with the workdir)."""
+    entries = ledger(workdir)
+    stopped = sum(not e["finished"] for e in entries)
+    return (f"Cost: the workdir's ledger (`{LEDGER}`) holds {len(entries)} invocations"
+            + (f" ({stopped} stopped before the end, their CPU counted)" if stopped else "")
+            + f", {sum(e['cpu_s'] for e in entries) / 60:.1f} CPU-min in all (user + system of each process and its "
+            "children) " + ("— the ledger began on a workdir with earlier work, not counted: not the cost from nothing."
+                            if any(e.get("earlier_work_not_counted") for e in entries) else
+                            "since the workdir was empty: what these tables cost from nothing."))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--workdir", type=Path, default=Path("/work/data/papers/spectral-reranking"),
@@ -481,12 +526,25 @@ def main(argv=None) -> int:
                          "results/spectral_reranking_ewt.md for ewt)")
     args = ap.parse_args(argv)
     require_data(WSJ_ZIP, BROWN_ZIP, *([EWT] if "ewt" in args.treebanks else []))
+    unledgered = unledgered_work(args.workdir)
     args.workdir.mkdir(parents=True, exist_ok=True)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        run(args, argv, unledgered)
+    except BaseException:  # stopped (Ctrl-C, a timeout) or failed: its CPU is in the ledger all the same
+        record_cpu(args.workdir, argv, False, unledgered)
+        raise
+    return 0
+
+
+def run(args, argv: list[str], unledgered: bool) -> None:
+    """The builds, rows and results files of ``args``; the invocation recorded in the ledger."""
     for treebank in args.treebanks:
         for order in args.orders:
             built(args.workdir, treebank, order)
     if args.builds_only:
-        return 0
+        record_cpu(args.workdir, argv, True, unledgered)
+        return
     results = {}
     for treebank in args.treebanks:
         for order in args.orders:
@@ -497,17 +555,17 @@ def main(argv=None) -> int:
             path.write_text(json.dumps(result, default=float))
             results.setdefault(treebank, {})[order] = result
     cpu = used_cpu_s()
+    record_cpu(args.workdir, argv, True, unledgered)
     outputs = ({args.output: results} if args.output else
                {OUT.with_name(f"spectral_reranking{'' if t == 'wsj' else '_' + t}.md"): {t: r} for t, r in results.items()})
     for out, part in outputs.items():
         write_results(out, "\n".join([
             "# Spectral dependency parsing (Dhillon et al., EMNLP 2012), Table 1 in the paper's protocol", "",
-            describe("evaluation/spectral_reranking.py", sys.argv[1:] if argv is None else argv)
+            describe("evaluation/spectral_reranking.py", argv)
             + f" · this invocation {cpu / 60:.1f} CPU-min, user + system of the process and its children (what "
-            "an earlier run left in the workdir is not redone and not counted).", "",
+            "an earlier invocation left in the workdir is not redone).", "", cost_line(args.workdir), "",
             protocol_text(), "", *tables(part)]) + "\n")
         log(f"wrote {out}")
-    return 0
 
 
 if __name__ == "__main__":
