@@ -275,23 +275,25 @@ def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | No
 
 def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=None) -> dict:
     """{split: log p̂(words | tree) of every candidate}: dev and test from the full model, train
-    (when ``folds`` are given) from the fold models; each part kept in the workdir."""
+    (when ``folds`` are given) fold by fold from the fold models; each part kept in the workdir as
+    it is done (a stopped run loses one part at most)."""
+    from seqspectral.io import atomic_open
     from seqspectral.reranking import tree_model_scorers
 
-    def column(model, trees):
-        return tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees)
-
-    out = {}
-    parts = [("full", lambda: {"dev": column(full, lists.dev_trees), "test": column(full, lists.test_trees)})]
+    parts = {"dev": (full, lists.dev_trees), "test": (full, lists.test_trees)}
     if folds is not None:
-        parts.append(("folds", lambda: {"train": np.concatenate([column(m, t) for m, t in zip(folds, lists.folds)])}))
-    for part, compute in parts:
-        path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npz"
+        parts.update({f"train-fold{i + 1}": (m, t) for i, (m, t) in enumerate(zip(folds, lists.folds))})
+    done = {}
+    for part, (model, trees) in parts.items():
+        path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npy"
         if not path.is_file():
             path.parent.mkdir(exist_ok=True)
-            np.savez(path, **compute())
-        with np.load(path) as saved:
-            out.update({s: saved[s] for s in saved.files})
+            with atomic_open(path, "wb", encoding=None) as f:
+                np.save(f, tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees))
+        done[part] = np.load(path)
+    out = {"dev": done["dev"], "test": done["test"]}
+    if folds is not None:
+        out["train"] = np.concatenate([done[f"train-fold{i + 1}"] for i in range(len(folds))])
     return out
 
 
@@ -482,8 +484,10 @@ def ledger(workdir: Path) -> list[dict]:
 
 
 def unledgered_work(workdir: Path) -> bool:
-    """Whether ``workdir`` holds work no ledger counts (call it before the invocation writes anything)."""
-    return not (workdir / LEDGER).is_file() and workdir.is_dir() and any(workdir.iterdir())
+    """Whether ``workdir`` holds work no ledger counts (call it before the invocation writes anything):
+    a build, a model, a column, a row (the punctuation-stripped splits cost a second and do not count)."""
+    return not (workdir / LEDGER).is_file() and workdir.is_dir() and any(
+        p.is_dir() or p.suffix == ".json" for p in workdir.iterdir())
 
 
 def record_cpu(workdir: Path, argv: list[str], finished: bool, unledgered: bool) -> None:
