@@ -14,9 +14,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from nltk import Tree
+
+from seqspectral.corpus.nltk_modules import nltk_module
 
 from .transform import signature, tag_of
+
+Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
 
 #: the word class of an unknown word whose signature was never seen in training
 UNKNOWN = "<unknown>"

@@ -14,11 +14,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
-from nltk import Tree
+
+from seqspectral.corpus.nltk_modules import nltk_module
 
 from . import _kernels
 from .grammar import LatentGrammar
 from .transform import UNARY, debinarise, tag_of
+
+Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
 
 
 @dataclass

@@ -17,7 +17,9 @@ and suffixes), so that the grammar has rules for words it has never seen.
 
 from __future__ import annotations
 
-from nltk import Tree
+from seqspectral.corpus.nltk_modules import nltk_module
+
+Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
 
 #: the characters binarisation writes into labels: intermediate nodes, parent annotation, unary chains
 CHILD, PARENT, UNARY = "@", "^", "+"

@@ -34,16 +34,18 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
-from nltk import Tree
 
 from seqspectral.io import atomic_open
 
 from .errors import CorpusFormatError, CorpusOptionError, ErrorPolicy
 from .nltk_corpora import universal_mapping
+from .nltk_modules import nltk_module
 from .sequences import Corpus
 from .tagsets import tag_mapping
 from .textfile import DEFAULT_ENCODING, decode
 from .vocabulary import Vocabulary
+
+Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
 
 #: the extension of a treebank file in a folder or a zip (the Penn Treebank's, NLTK's)
 EXTENSION = ".mrg"

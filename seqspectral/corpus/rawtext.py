@@ -32,8 +32,10 @@ def read_raw_text(path, split: str = "paragraphs", encoding: str = DEFAULT_ENCOD
 
 def sentences_of_text(text: str, split: str = "paragraphs") -> list[Sentence]:
     """The sentences of raw ``text``, tokenised (as :func:`read_raw_text` tokenises a file)."""
-    from nltk.tokenize import TreebankWordTokenizer
-    from nltk.tokenize.punkt import PunktSentenceTokenizer
+    from .nltk_modules import nltk_module
+
+    TreebankWordTokenizer = nltk_module("tokenize.treebank").TreebankWordTokenizer
+    PunktSentenceTokenizer = nltk_module("tokenize.punkt").PunktSentenceTokenizer
 
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")

@@ -10,7 +10,9 @@ WRONG = "✗"
 
 def draw_phrase_tree(tree, gold=None) -> str:
     """``tree`` as lines of text (an ``nltk.Tree``; with ``gold``, its wrong constituents marked)."""
-    from nltk.tree import TreePrettyPrinter
+    from seqspectral.corpus.nltk_modules import nltk_module
+
+    TreePrettyPrinter = nltk_module("tree").TreePrettyPrinter
 
     if gold is not None:
         tree = tree.copy(deep=True)
