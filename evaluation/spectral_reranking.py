@@ -273,12 +273,68 @@ def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | No
     return full, folds
 
 
+def candidate_keys(trees) -> list[bytes]:
+    """Per candidate, its list's index and its heads: all its log p̂ depends on, given the model and
+    the list's sentence."""
+    offsets, owner, heads = trees.tree_offsets, trees.owner, trees.heads
+    return [owner[c].tobytes() + heads[offsets[c]:offsets[c + 1]].tobytes() for c in range(len(owner))]
+
+
+def the_same_tags(workdir: Path, treebank: str) -> bool:
+    """Whether both orders' builds read the very same tagged sentences: their taggers and jackknifed
+    tags have the same stage keys and files (as :func:`seed` makes them)."""
+    from seqspectral.workflows.manifest import read_manifest
+
+    stages = [read_manifest(workdir / f"{treebank}-order{o}")["stages"] for o in (1, 2)]
+    return all(n in stages[0] and stages[0][n] == {**stages[1].get(n, {}), "wall_s": stages[0][n]["wall_s"],
+                                                   "cpu_s": stages[0][n]["cpu_s"]} for n in ORDER_FREE_STAGES)
+
+
+def _first_order_part(workdir: Path, lists: TaggedLists, name: str, part: str, sentences):
+    """(keys, column) of the first-order lists of ``part`` over the same sentences with the same
+    model, when the second order's lists are asked for and they are in the workdir; else None."""
+    from seqspectral.workflows.folds import load_trees
+
+    treebank, order = lists.directory.name.split("-order")
+    first = workdir / f"{treebank}-order1"
+    trees = {"dev": first / "nbest-dev.npz", "test": workdir / f"{treebank}-order1-nbest-test.npz"}.get(
+        part, first / f"nbest-{part}.npz")
+    column = workdir / "columns" / f"{treebank}-order1-{name}-{part}.npy"
+    if order != "2" or not (trees.is_file() and column.is_file()) or not the_same_tags(workdir, treebank):
+        return None
+    return candidate_keys(load_trees(trees, sentences)), np.load(column)
+
+
+def column_of(model, name: str, trees, earlier=None) -> np.ndarray:
+    """log p̂(words | tree) of every candidate of ``trees``; a candidate that ``earlier`` ((keys,
+    values) of lists over the same sentences under the same model) holds is taken from there."""
+    from seqspectral.parsing import TreeLists
+    from seqspectral.reranking import tree_model_scorers
+
+    scorer = tree_model_scorers(model, name, topology=False)[0]
+    if earlier is None:
+        return scorer.tree_log_probs(trees)
+    known = dict(zip(*earlier))
+    keys = candidate_keys(trees)
+    found = np.array([k in known for k in keys], dtype=bool)
+    out = np.empty(len(keys))
+    out[found] = [known[k] for k in np.array(keys, dtype=object)[found]]
+    todo = np.flatnonzero(~found)
+    if len(todo):
+        words = np.repeat(~found, np.diff(trees.tree_offsets))
+        rest = TreeLists(trees.sentences, trees.heads[words], trees.scores[todo],
+                         np.bincount(trees.owner[todo], minlength=len(trees)))
+        out[todo] = scorer.tree_log_probs(rest)
+    return out
+
+
 def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=None) -> dict:
     """{split: log p̂(words | tree) of every candidate}: dev and test from the full model, train
     (when ``folds`` are given) fold by fold from the fold models; each part kept in the workdir as
-    it is done (a stopped run loses one part at most)."""
+    it is done (a stopped run loses one part at most). The second order's lists share most of
+    their trees with the first order's (two thirds of EWT dev's candidate words), scored by the same
+    models over the same tagged sentences: those are taken from the first order's columns."""
     from seqspectral.io import atomic_open
-    from seqspectral.reranking import tree_model_scorers
 
     parts = {"dev": (full, lists.dev_trees), "test": (full, lists.test_trees)}
     if folds is not None:
@@ -288,8 +344,9 @@ def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=N
         path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npy"
         if not path.is_file():
             path.parent.mkdir(exist_ok=True)
+            column = column_of(model, name, trees, _first_order_part(workdir, lists, name, part, trees.sentences))
             with atomic_open(path, "wb", encoding=None) as f:
-                np.save(f, tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees))
+                np.save(f, column)
         done[part] = np.load(path)
     out = {"dev": done["dev"], "test": done["test"]}
     if folds is not None:
