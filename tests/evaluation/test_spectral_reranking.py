@@ -94,3 +94,40 @@ def test_the_ledger_sums_every_invocation_and_says_whether_it_covers_the_workdir
     assert unledgered_work(old)
     record_cpu(old, [], True, True)
     assert "not the cost from nothing" in cost_line(old)
+
+
+def _trees(sentences, shapes):
+    """TreeLists over ``sentences``, list i holding the trees ``shapes`` name (gold, right or left chain)."""
+    from seqspectral.parsing import TreeLists
+
+    def tree(s, shape):
+        n = len(s.forms)
+        if shape == "gold":
+            return np.asarray(s.heads)
+        return np.array([i + 2 for i in range(n - 1)] + [0]) if shape == "right" else np.arange(n)
+
+    heads = [tree(s, shape) for s in sentences for shape in shapes]
+    return TreeLists(list(sentences), np.concatenate(heads), np.zeros(len(heads)),
+                     np.full(len(sentences), len(shapes)))
+
+
+def test_the_second_orders_column_takes_the_shared_candidates_from_the_first_and_is_unchanged():
+    from seqspectral.corpus import Reading, corpus_from_sentences, read_conllu
+    from seqspectral.dependency_trees import SpectralTreeModel
+
+    from evaluation.spectral_reranking import candidate_keys, column_of
+    from tests.conftest import CORPORA
+
+    sentences = read_conllu(CORPORA / "ewt-sample.conllu")
+    model = SpectralTreeModel(representation="identity").fit(corpus_from_sentences(sentences, field="upos"))
+    model.reading_ = Reading(field="upos")
+    lists = sentences[:12]
+    first, second = _trees(lists, ["gold", "right"]), _trees(lists, ["left", "gold"])
+    earlier = (candidate_keys(first), column_of(model, "t", first))
+    whole = column_of(model, "t", second)
+    assert np.isfinite(whole).all() and not np.allclose(whole[0::2], whole[1::2])
+    assert np.array_equal(column_of(model, "t", second, earlier), whole)
+    # the gold trees (second in each list here) are taken from the first column, not recomputed
+    marked = (earlier[0], earlier[1] + 1000.0)
+    taken = column_of(model, "t", second, marked)
+    assert np.array_equal(taken[1::2], whole[1::2] + 1000.0) and np.array_equal(taken[0::2], whole[0::2])
