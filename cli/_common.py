@@ -99,9 +99,9 @@ def add_reading_options(parser, inherit: bool = False, field: str = "upos") -> N
     from seqspectral.corpus.tagsets import TAGSETS
 
     given = " (default: as the training file was read)" if inherit else ""
-    from seqspectral.corpus import Reading
-
-    d = (lambda name: None) if inherit else (lambda name: field if name == "field" else getattr(Reading(), name))
+    # None: not given, so :func:`reading_of` keeps the inherited value or Reading's default (the
+    # Reading is not built here: its dataclass would import ``inspect`` at every start)
+    d = (lambda name: None) if inherit else (lambda name: field if name == "field" else None)
     parser.add_argument("--format", default=d("format"), choices=("auto", *format_names()),
                         help="file format; auto: by the file's name, else by its first lines (what was "
                              f"detected is printed){given or ' (default: auto)'}")

@@ -2,8 +2,9 @@
 module of a package (the CLI's option lists) does not import all of it.
 
 The package lists its names once, as the ``from .module import name`` lines of an
-``if TYPE_CHECKING:`` block (which type checkers and the API reference read as usual), and
-ends with ``__getattr__, __dir__ = lazy_exports(__name__, __file__)``.
+``if TYPE_CHECKING:`` block (which type checkers and the API reference read as usual; the
+package sets ``TYPE_CHECKING = False`` itself, since importing ``typing`` costs the command
+line's start-up), and ends with ``__getattr__, __dir__ = lazy_exports(__name__, __file__)``.
 """
 
 from __future__ import annotations

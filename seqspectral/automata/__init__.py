@@ -7,7 +7,7 @@ and the robust tensor power method), ``BaumWelchHMM`` (EM, from random or tensor
 ``read_pautomac_target`` (a PAutomaC ``_model.txt`` machine, the true-model floor).
 """
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (seqspectral.exports)
 
 from seqspectral.exports import lazy_exports
 

@@ -1,6 +1,6 @@
 """Vocabulary, flat corpora, dependency trees, readers and writers."""
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (seqspectral.exports)
 
 from seqspectral.exports import lazy_exports
 

@@ -14,8 +14,7 @@ in the order of registration; ``text`` comes last and takes any file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Callable
+from collections import namedtuple
 
 from .errors import CorpusOptionError
 
@@ -23,35 +22,29 @@ from .errors import CorpusOptionError
 SHARD_AT_BLANK_LINE, SHARD_AT_LINE_END = "blank-line", "line-end"
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(namedtuple("Format", "name read_corpus read_sentences sniff extensions name_pattern directory treebank "
+                                 "shard contents", defaults=(None, None, (), None, False, False, None, None))):
     """One file format.
 
     - ``name``: what ``--format`` takes and a model file records;
+    - ``read_corpus(path, field, tagset, vocabulary, errors, encoding)``: one column as a Corpus;
+    - ``read_sentences(path, errors, encoding, heads_required, text_split)``: every column kept
+      (None, the default: the format holds no sentences to tag or parse);
+    - ``sniff(lines)``: given the first non-blank lines of a file (up to 64 KB), the reason
+      they are this format, or None (default None: never by its lines);
     - ``extensions``: file-name endings that are this format (lower case, with the dot);
     - ``name_pattern``: a regular expression a (lower-cased) file name matches in full;
     - ``directory``: a directory is read as this format;
-    - ``contents(path)``: why a directory or zip file is this format by what it holds, or None
-      (a format with it claims only the directories it says so of);
-    - ``sniff(lines)``: given the first non-blank lines of a file (up to 64 KB), the reason
-      they are this format, or None;
-    - ``read_corpus(path, field, tagset, vocabulary, errors, encoding)``: one column as a Corpus;
-    - ``read_sentences(path, errors, encoding, heads_required, text_split)``: every column kept
-      (None: the format holds no sentences to tag or parse);
     - ``treebank``: its sentences carry trees (HEAD), so it can train a parser or a tree model;
-    - ``shard``: :data:`SHARD_AT_BLANK_LINE`, :data:`SHARD_AT_LINE_END`, or None (read whole).
+    - ``shard``: :data:`SHARD_AT_BLANK_LINE`, :data:`SHARD_AT_LINE_END`, or None (read whole);
+    - ``contents(path)``: why a directory or zip file is this format by what it holds, or None
+      (a format with it claims only the directories it says so of).
+
+    (A named tuple, not a dataclass: the command line's option lists read the registry, and
+    ``dataclasses`` imports ``inspect``, a tenth of a command's start-up.)
     """
 
-    name: str
-    read_corpus: Callable
-    read_sentences: Callable | None = None
-    sniff: Callable[[list], str | None] | None = None
-    extensions: tuple = ()
-    name_pattern: str | None = None
-    directory: bool = False
-    treebank: bool = False
-    shard: str | None = None
-    contents: Callable | None = None
+    __slots__ = ()
 
     def by_name(self, path) -> str | None:
         """Why ``path``'s name (or being a directory) says it is this format, or None."""

@@ -112,7 +112,14 @@ class Corpus:
 
     def subset(self, indices) -> "Corpus":
         """The sequences at ``indices`` (any integer index array or boolean mask), in that order."""
-        idx = np.arange(len(self))[np.asarray(indices)] if np.asarray(indices).dtype == bool else np.asarray(indices, dtype=np.int64)
+        if np.asarray(indices).dtype == bool:  # the kept tokens by a mask of them: no index of every token
+            keep = np.asarray(indices)
+            lengths = self.lengths
+            tokens = np.repeat(keep, lengths)
+            offsets = np.zeros(int(np.count_nonzero(keep)) + 1, dtype=np.int64)
+            np.cumsum(lengths[keep], out=offsets[1:])
+            return Corpus(self.symbols[tokens], offsets, self.vocabulary, None if self.heads is None else self.heads[tokens])
+        idx = np.asarray(indices, dtype=np.int64)
         starts, ends = self.offsets[idx], self.offsets[idx + 1]
         lengths = ends - starts
         offsets = np.zeros(len(idx) + 1, dtype=np.int64)
@@ -127,7 +134,9 @@ class Corpus:
         rng = np.random.default_rng(random_state)
         perm = rng.permutation(len(self))
         n_second = int(round(fraction * len(self)))
-        return self.subset(np.sort(perm[n_second:])), self.subset(np.sort(perm[:n_second]))
+        second = np.zeros(len(self), dtype=bool)
+        second[perm[:n_second]] = True
+        return self.subset(~second), self.subset(second)  # each part in the corpus's order
 
     def to_symbols(self) -> list[list[str]]:
         if self.vocabulary is None:

@@ -5,7 +5,7 @@ rows and columns, ``hankel_statistics`` counts H, H_sigma, h_P, h_S; ``tree_stat
 counts the unigram/bigram/trigram events of dependency trees. All counts add with ``+``.
 """
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (seqspectral.exports)
 
 from seqspectral.exports import lazy_exports
 

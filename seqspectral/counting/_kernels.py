@@ -285,11 +285,13 @@ def hankel_entries(parent, sym, depth, count, p_keys, p_child, p_term, r_keys, r
 
 @njit(cache=True)
 def tree_parents(heads, offsets):
-    """Per token (global index): the global index of its head, -1 for the root.
+    """Per token (global index): the global index of its head, -1 for the root — the one
+    check of the heads that the tree kernels share (:func:`tree_event_tables`, the tree
+    models' ``tree_layout``).
 
     ``heads`` are 1-based within each sentence, 0 = root. Returns ``(parent, bad)``;
     ``bad`` is the index of the first token whose head is out of range or itself (-1 when
-    all are fine).
+    all are fine; ``parent`` is then filled only up to it).
     """
     n = len(heads)
     parent = np.full(n, -1, np.int64)
@@ -355,48 +357,67 @@ def _add_scaled(out, a, w, inner):
             out[a, b, m] += w * inner[b, m]
 
 
+@njit(cache=True, inline="always")
+def _ngram_key(symbols, a, n, i, order, n_ids, start, stop):
+    """The key ``history · n_ids + event`` of event ``i`` of the sequence of ``n`` tokens from
+    ``a`` (its token, or ``stop`` at ``i = n``): the history the ``order - 1`` symbols before
+    it (the nearest the most significant digit, ``start`` before the sequence) in base ``n_ids``."""
+    key = np.int64(0)
+    for j in range(1, order):
+        key = key * n_ids + (symbols[a + i - j] if i >= j else start)
+    return key * n_ids + (symbols[a + i] if i < n else stop)
+
+
 @njit(cache=True, nogil=True)
 def ngram_table(symbols, offsets, order, n_ids, start, stop):
     """Dense counts of the order-``order`` n-grams of every sequence, one pass over its
-    tokens: per event (each token, then ``stop``) the key ``history · n_ids + event``, the
-    history the ``order - 1`` symbols before it (the nearest the most significant digit,
-    ``start`` before the sequence) in base ``n_ids``; returns the ``n_ids ** order`` counts."""
+    tokens: the ``n_ids ** order`` counts of the keys (:func:`_ngram_key`) of its events
+    (each token, then ``stop``)."""
     table = np.zeros(n_ids ** order, np.int64)
     for s in range(len(offsets) - 1):
         a = offsets[s]
         n = offsets[s + 1] - a
         for i in range(n + 1):
-            key = np.int64(0)
-            for j in range(1, order):
-                key = key * n_ids + (symbols[a + i - j] if i >= j else start)
-            table[key * n_ids + (symbols[a + i] if i < n else stop)] += 1
+            table[_ngram_key(symbols, a, n, i, order, n_ids, start, stop)] += 1
     return table
 
 
 @njit(cache=True, nogil=True)
+def ngram_keys(symbols, offsets, order, n_ids, start, stop):
+    """The key (:func:`_ngram_key`) of every event of every sequence, in order (int64)."""
+    keys = np.empty(len(symbols) + len(offsets) - 1, np.int64)
+    e = 0
+    for s in range(len(offsets) - 1):
+        a = offsets[s]
+        n = offsets[s + 1] - a
+        for i in range(n + 1):
+            keys[e] = _ngram_key(symbols, a, n, i, order, n_ids, start, stop)
+            e += 1
+    return keys
+
+
+@njit(cache=True, nogil=True)
 def tree_event_tables(symbols, heads, offsets, n_symbols):
-    """One pass over the words of dependency trees (``heads`` 1-based within each sentence,
-    0 = root) into dense tables: ``(unigram, root, left, right, bad)``, ``left[c, p]``
-    counting the arcs whose dependent (symbol c) stands left of its head (symbol p),
-    ``right`` those to its right; ``bad`` is the first word whose head is out of range or
-    itself (-1 when all are fine; the tables are then incomplete)."""
+    """The words of dependency trees (``heads`` 1-based within each sentence, 0 = root; their
+    heads found by :func:`tree_parents`) counted into dense tables: ``(unigram, root, left,
+    right, bad)``, ``left[c, p]`` counting the arcs whose dependent (symbol c) stands left of
+    its head (symbol p), ``right`` those to its right; ``bad`` is the first word whose head is
+    out of range or itself (-1 when all are fine; the tables are then empty)."""
     unigram = np.zeros(n_symbols, np.int64)
     root = np.zeros(n_symbols, np.int64)
     left = np.zeros((n_symbols, n_symbols), np.int64)
     right = np.zeros((n_symbols, n_symbols), np.int64)
-    for j in range(len(offsets) - 1):
-        a = offsets[j]
-        b = offsets[j + 1]
-        for t in range(a, b):
-            h = heads[t]
-            if h < 0 or h > b - a or a + h - 1 == t:
-                return unigram, root, left, right, t
-            c = symbols[t]
-            unigram[c] += 1
-            if h == 0:
-                root[c] += 1
-            elif a + h - 1 > t:
-                left[c, symbols[a + h - 1]] += 1
-            else:
-                right[c, symbols[a + h - 1]] += 1
+    parent, bad = tree_parents(heads, offsets)
+    if bad >= 0:
+        return unigram, root, left, right, bad
+    for t in range(len(symbols)):
+        c = symbols[t]
+        g = parent[t]
+        unigram[c] += 1
+        if g < 0:
+            root[c] += 1
+        elif g > t:
+            left[c, symbols[g]] += 1
+        else:
+            right[c, symbols[g]] += 1
     return unigram, root, left, right, -1

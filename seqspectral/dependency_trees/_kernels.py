@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from seqspectral.counting._kernels import tree_parents
+
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def tree_layout(heads, offsets):
@@ -25,21 +27,16 @@ def tree_layout(heads, offsets):
     of range, itself, or on a cycle (-1 when every sentence is a tree).
     """
     n = len(heads)
-    parent = np.full(n, -1, np.int64)
     is_left = np.zeros(n, np.int8)
     n_children = np.zeros(n + 1, np.int64)
-    for j in range(len(offsets) - 1):
-        a = offsets[j]
-        b = offsets[j + 1]
-        for t in range(a, b):
-            h = heads[t]
-            if h < 0 or h > b - a or a + h - 1 == t:
-                return parent, is_left, np.zeros(0, np.int64), n_children, np.zeros(0, np.int64), t
-            if h > 0:
-                g = a + h - 1
-                parent[t] = g
-                is_left[t] = 1 if t < g else 0
-                n_children[g + 1] += 1
+    parent, bad = tree_parents(heads, offsets)
+    if bad >= 0:
+        return parent, is_left, np.zeros(0, np.int64), n_children, np.zeros(0, np.int64), bad
+    for t in range(n):
+        g = parent[t]
+        if g >= 0:
+            is_left[t] = 1 if t < g else 0
+            n_children[g + 1] += 1
     child_start = np.cumsum(n_children)
     fill = child_start[:-1].copy()
     child_list = np.empty(child_start[-1], np.int64)

@@ -3,7 +3,7 @@ mixtures (``mixture``), unknown symbols (``unknown``), training with selection a
 evaluation (``training``), training on shards counted where they lie (``sharded``) and the
 trained model with its file (``trained``)."""
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (seqspectral.exports)
 
 from seqspectral.exports import lazy_exports
 

@@ -200,6 +200,9 @@ class NGramLM(Estimator, SequenceLanguageModel):
         """(c(h, w), c(h), predicted event) for every event of ``corpus``."""
         self._check_fitted()
         self._check(corpus, self.n_ids_)
+        n_keys = self.n_ids_ ** int(self.order)
+        if n_keys <= DENSE_NGRAMS and (len(self.keys_) == 0 or self.keys_[-1] < n_keys):
+            return self._dense_lookups(corpus, n_keys)
         events = event_targets(corpus).astype(np.int64)
         contexts = _context_codes(corpus, events, int(self.order) - 1, self.n_ids_)
         c_hw = _lookup(self.keys_, self.counts_, contexts * self.n_ids_ + events)
@@ -208,6 +211,19 @@ class NGramLM(Estimator, SequenceLanguageModel):
         seen = self.context_keys_[where] == contexts
         predicted = np.where(seen, self.context_best_[where], self.unigram_best_).astype(np.int32)
         return c_hw, c_h, predicted
+
+    def _dense_lookups(self, corpus: Corpus, n_keys: int):
+        """:meth:`_lookups` of a small alphabet: every event's key in one compiled pass, its
+        counts read from tables of every possible n-gram and history (the same numbers)."""
+        from seqspectral.counting._kernels import ngram_keys
+
+        keys = ngram_keys(corpus.symbols, corpus.offsets, int(self.order), self.n_ids_, _START, Vocabulary.EOS_ID)
+        contexts = keys // self.n_ids_
+        c_hw, c_h = np.zeros(n_keys), np.zeros(n_keys // self.n_ids_)
+        c_hw[self.keys_], c_h[self.context_keys_] = self.counts_, self.context_counts_
+        best = np.full(len(c_h), self.unigram_best_, dtype=np.int32)
+        best[self.context_keys_] = self.context_best_
+        return c_hw[keys], c_h[contexts], best[contexts]
 
     def event_log_probs(self, corpus: Corpus) -> EventLogProbs:
         """Natural-log conditional probability of every event and the predicted event."""

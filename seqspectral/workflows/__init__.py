@@ -12,7 +12,7 @@ line (``cli/`` and ``evaluation/`` call it; nothing below it does).
   one model file) run on raw text, sentences or files as ``rerank run`` runs them.
 """
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (seqspectral.exports)
 
 from seqspectral.exports import lazy_exports
 

@@ -142,3 +142,24 @@ def test_dense_counting_gives_the_sorted_codes_counts(order, monkeypatch):
             key = key * n_ids + (start if x == "<s>" else x)
         brute[key * n_ids + w] += c
     assert dict(zip(dense.keys.tolist(), dense.counts.tolist())) == dict(brute)
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_dense_lookups_give_the_sorted_keys_numbers(order, monkeypatch):
+    """Scoring a small alphabet (every event's key in one pass, its counts read from dense
+    tables) gives the sorted path's c(h, w), c(h) and predicted event array for array, unseen
+    histories and n-grams included; so do the log-probabilities (the same floats)."""
+    from seqspectral.lm import ngram
+
+    corpus = _random_corpus(np.random.default_rng(10 + order), n=300, max_len=9)
+    last = len(corpus.vocabulary) - 1  # a symbol never seen in training: unseen n-grams and histories
+    train, held = corpus.subset(np.array([last not in s for s in corpus])), corpus
+    model = NGramLM(order, k=0.5).fit(train, n_ids=len(corpus.vocabulary))
+    dense, log_probs = model._lookups(held), model.event_log_probs(held)
+    monkeypatch.setattr(ngram, "DENSE_NGRAMS", 0)
+    by_sorting = model._lookups(held)
+    assert any((c == 0).any() for c in by_sorting[:2])  # the check covers the absent keys
+    for a, b in zip(dense, by_sorting):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    assert np.array_equal(log_probs.log_prob, model.event_log_probs(held).log_prob)
