@@ -47,6 +47,19 @@ def register(sub) -> None:
                    help="spectral: the inside/outside tree features — rules: the rules around the node and the words "
                         "beside its span (Cohen et al. 2012); rich: also tags, words and lengths at the span's edges "
                         "(Cohen et al. 2013's kind; no better on the WSJ sample) (default: the grammar's)")
+    t.add_argument("--grammars", dest="n_grammars", type=at_most(256), default=None, metavar="K",
+                   help="spectral: learn K grammars, each from its own SVD made noisy by --dropout, and parse with "
+                        "the mean of their constituent marginals (Narayan & Cohen 2015; parsing takes about K times "
+                        "as long; default: the grammar's)")
+    t.add_argument("--dropout", type=_probability, default=None, metavar="P",
+                   help="spectral, with --grammars K > 1: each feature occurrence is dropped with probability P "
+                        "before each grammar's SVD (one grammar has no noise; default: the grammar's)")
+    t.add_argument("--label-states", type=_count, default=None, metavar="N",
+                   help="spectral: then choose the states of each of the N most frequent nonterminals in turn on "
+                        "--dev (Narayan & Cohen 2016's greedy search; 0: none; default: the grammar's)")
+    t.add_argument("--pair-backoff", type=_unit, default=None, metavar="V",
+                   help="spectral: weight of the pairwise back-off in the smoothing of the rule tensors (Cohen et al. "
+                        "2013; 0: the rank-one back-off alone; default: the grammar's)")
     t.add_argument("--dev", default=None, metavar="DEV",
                    help="held-out trees on which 'auto' values are chosen (default: a seeded 20%% of the training "
                         "trees, the grammar then refitted on all of them)")
@@ -135,14 +148,23 @@ def _count(text: str) -> int:
 
 
 def _probability(text: str) -> float:
+    return _fraction(text, one=False)
+
+
+def _unit(text: str) -> float:
+    return _fraction(text, one=True)
+
+
+def _fraction(text: str, one: bool) -> float:
+    """A number in [0, 1] (``one``) or [0, 1)."""
     import argparse
 
     try:
         value = float(text)
     except ValueError:
         value = -1.0
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), not {text!r}")
+    if not (0.0 <= value <= 1.0 if one else 0.0 <= value < 1.0):
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1{']' if one else ')'}, not {text!r}")
     return value
 
 
@@ -177,15 +199,18 @@ def _read_trees(path: str, args, name: str | None = None, detect_format: bool = 
 def _options(args) -> dict:
     from .main import UsageError
 
-    names = ("n_states", "max_states", "spectrum_cutoff", "features", "vertical", "horizontal", "rare", "threshold", "max_iter",
-             "random_state")
+    names = ("n_states", "max_states", "spectrum_cutoff", "n_grammars", "dropout", "label_states", "pair_backoff",
+             "features",
+             "vertical", "horizontal", "rare", "threshold", "max_iter", "random_state")
     given = {name: getattr(args, name) for name in names if getattr(args, name) is not None}
     if given.get("horizontal") == "all":
         given["horizontal"] = None  # the grammars' "every sibling"
     if args.method != "em" and ({"max_iter"} & set(given)):
         raise UsageError("--max-iter applies to --method em")
-    if args.method != "spectral" and ({"spectrum_cutoff", "features"} & set(given)):
-        raise UsageError("--spectrum-cutoff and --features apply to --method spectral")
+    if args.method != "spectral" and ({"spectrum_cutoff", "n_grammars", "dropout", "label_states", "pair_backoff",
+                                       "features"} & set(given)):
+        raise UsageError("--spectrum-cutoff, --grammars, --dropout, --label-states, --pair-backoff and --features "
+                         "apply to --method spectral")
     if args.method == "pcfg" and ({"n_states", "max_states", "random_state"} & set(given)):
         raise UsageError("--states, --max-states and --random-state apply to --method spectral and em (a plain PCFG "
                          "has no latent states)")
@@ -199,9 +224,10 @@ def run_train(args) -> int:
     from .main import UsageError
 
     options = _options(args)
-    if "auto" in (options.get("n_states"), options.get("spectrum_cutoff")) and args.dev is None and \
-            (args.workers or args.scheduler):
-        raise UsageError("'auto' with --workers / --scheduler is chosen on --dev DEV: give held-out trees")
+    if ("auto" in (options.get("n_states"), options.get("spectrum_cutoff")) or options.get("label_states")) and \
+            args.dev is None and (args.workers or args.scheduler):
+        raise UsageError("'auto' and --label-states with --workers / --scheduler are chosen on --dev DEV: give "
+                         "held-out trees")
     start, cpu = time.perf_counter(), time.process_time()
     dev = _read_trees(args.dev, args)[0] if args.dev is not None else None
     sharded = args.workers is not None or args.scheduler is not None
@@ -272,7 +298,7 @@ def run_parse(args) -> int:
     grammar = serialize.load(args.grammar, kind=KINDS)
     sentences, tags, empty_root = _sentences(args)
     start, cpu = time.perf_counter(), time.process_time()
-    trees, report = [], {"latent": 0, "coarse": 0, "no_parse": [], "too_long": []}
+    trees, report = [], {"latent": 0, "coarse": 0, "chain_lexicon": [], "no_parse": [], "too_long": []}
     with stage("grammar parse", total=len(sentences), unit="sentence", show=not args.quiet) as bar:
         for i in range(0, len(sentences), PARSE_CHUNK):
             chunk = slice(i, i + PARSE_CHUNK)
@@ -281,7 +307,7 @@ def run_parse(args) -> int:
             part = grammar.last_report_.to_json()
             for key in ("latent", "coarse"):
                 report[key] += part[key]
-            for key in ("no_parse", "too_long"):
+            for key in ("chain_lexicon", "no_parse", "too_long"):
                 report[key] += [i + k for k in part[key]]
             bar.update(len(sentences[chunk]))
     write_bracketed(args.output, trees, empty_root=empty_root, encoding=args.encoding)

@@ -136,13 +136,18 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
                    lex_by_word_start, lex_by_word, label_tag, rule_prob, lex_prob, root_prob, states, state_offset,
                    rule_offset, rule_weights, lex_offset, lex_weights, root_weights, binary_scale, threshold, latent, n_best):
     """Parse one sentence: the plain PCFG's inside–outside, its posteriors pruning the
-    chart (``threshold``), the latent grammar's inside–outside on what is left (``latent``),
+    chart (``threshold``), the latent grammars' inside–outside on what is left (``latent``),
     then the ``n_best`` trees of largest expected number of correct labelled spans (Goodman 1996;
     the minimum-Bayes-risk decoding of Cohen et al. 2013 over the latent marginals).
 
+    The latent arrays hold one grammar per row of ``states`` (the offsets' rows point into
+    the flat weights); with several, the span marginals decoded are the mean of each
+    grammar's own (Narayan & Cohen 2015's MaxMrg), over the grammars that give the sentence a
+    nonzero finite weight.
+
     Returns ``(status, scores, starts, stops, labels)`` (:func:`_kbest_trees`); status 0:
-    parsed with the latent grammar, 1: with the plain PCFG's posteriors (the latent weight
-    of the sentence was zero or not finite), 2: no parse (nothing returned)."""
+    parsed with the latent grammar(s), 1: with the plain PCFG's posteriors (the latent weight
+    of the sentence was zero or not finite in every grammar), 2: no parse (nothing returned)."""
     n = len(words)
     n_labels = len(root_prob)
     n_cells = n * (n + 1) // 2
@@ -196,12 +201,18 @@ def parse_sentence(words, tags, rule_parent, rule_right, rules_by_left_start, ru
     marginal = inside * outside / z  # the plain PCFG's posteriors
     status = 1
     if latent:
-        fine = _latent_marginals(n, marginal, threshold, words, tags, rule_parent, rule_right, rules_by_left_start,
-                                 rules_by_left, lex_label, lex_by_word_start, lex_by_word, label_tag, states,
-                                 state_offset, rule_offset, rule_weights, lex_offset, lex_weights, root_weights,
-                                 binary_scale)
-        if fine.shape[0] == n_cells:
-            marginal = fine
+        total = np.zeros((n_cells, n_labels))
+        found = 0
+        for g in range(states.shape[0]):
+            fine = _latent_marginals(n, marginal, threshold, words, tags, rule_parent, rule_right,
+                                     rules_by_left_start, rules_by_left, lex_label, lex_by_word_start, lex_by_word,
+                                     label_tag, states[g], state_offset[g], rule_offset[g], rule_weights,
+                                     lex_offset[g], lex_weights, root_weights, binary_scale)
+            if fine.shape[0] == n_cells:
+                total += fine
+                found += 1
+        if found > 0:
+            marginal = total / found
             status = 0
     scores, starts, stops, labels = _kbest_trees(n, marginal, root_prob, n_best)
     if len(scores) == 0:

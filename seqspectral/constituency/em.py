@@ -52,19 +52,19 @@ class EMLPCFG(GrammarEstimator):
         def candidates(part, part_counts, part_tables, part_coarse):
             def weights(n_states):
                 out, runs[n_states] = self._em(part, part_counts, part_tables, part_coarse, n_states)
-                return out
+                return [out]
             return weights
 
         if self.n_states != "auto":
-            weights = candidates(source, counts, tables, coarse)(self.n_states)
+            members = candidates(source, counts, tables, coarse)(self.n_states)
         else:
             grid = {"n_states": [m for m in LATENT_STATE_GRID if m <= self.max_states]}
-            weights = self._select(source, counts, tables, coarse, dev, grid, candidates)
-        chosen = int(weights[0].max())
+            members = self._select(source, counts, tables, coarse, dev, grid, candidates)
+        chosen = int(members[0][0].max())
         history, self.converged_ = runs[chosen]
         self.history_ = np.array(history)
         self.n_iter_ = len(history)
-        return weights
+        return members
 
     def _em(self, source, counts, tables, coarse, n_states):
         """EM from the perturbed plain PCFG: ((states, rule, lex, root weights), (log-likelihoods, converged))."""

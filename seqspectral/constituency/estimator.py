@@ -12,14 +12,16 @@ import numpy as np
 
 from ..base import Estimator, either, integer, one_of, real
 from .encoding import SymbolTables, count_trees
-from .grammar import LatentGrammar, maximum_likelihood
+from .grammar import MEMBER_ARRAYS, LatentGrammar, assemble, maximum_likelihood
+from .moments import layout
 from .transform import binarise
 
 
 class GrammarEstimator(Estimator):
     """Base of the grammars (no hyper-parameters of its own). Subclasses set ``kind`` and
-    ``_latent_weights(source, counts, tables, coarse, dev) -> (states, rule_weights,
-    lex_weights, root_weights)`` (``source``: :mod:`.sources`)."""
+    ``_latent_weights(source, counts, tables, coarse, dev) -> [(states, rule_weights,
+    lex_weights, root_weights), ...]`` (one set of latent weights, or several decoded
+    together; ``source``: :mod:`.sources`)."""
 
     _parameter_checks = {"vertical": integer(1, 4), "horizontal": either(one_of(None), integer(0)),
                          "rare": integer(0), "threshold": real(0.0, 1.0)}
@@ -48,11 +50,8 @@ class GrammarEstimator(Estimator):
         counts = source.count(count_trees)
         tables = SymbolTables.from_counts(counts, self.rare)
         coarse = maximum_likelihood(counts, tables)
-        states, rule_weights, lex_weights, root_weights = self._latent_weights(source, counts, tables, coarse, dev)
-        rule_prob, lex_prob, root_prob, scale = coarse
-        self.grammar_ = LatentGrammar(tables, rule_prob, lex_prob, root_prob, states, rule_weights, lex_weights,
-                                      root_weights, scale)
-        self.n_states_ = int(states.max())
+        self.grammar_ = assemble(tables, coarse, self._latent_weights(source, counts, tables, coarse, dev))
+        self.n_states_ = _most_states(self.grammar_)
         return self
 
     # -- parsing --------------------------------------------------------------------------
@@ -110,8 +109,8 @@ class GrammarEstimator(Estimator):
             sentences = [t.leaves() for t in held]
 
             def score(**values):
-                chosen[tuple(values.items())] = w = weights(**values)
-                g = LatentGrammar(fitted[1], *fitted[2][:3], *w, fitted[2][3])
+                chosen[tuple(values.items())] = members = weights(**values)
+                g = assemble(fitted[1], fitted[2], members)
                 return bracket_f1(held, parse(g, sentences, threshold=self.threshold, progress=False)[0])
 
             result = grid_search(grid, score, on)
@@ -130,6 +129,7 @@ class GrammarEstimator(Estimator):
         self._check_fitted()
         g = self.grammar_
         header = {"params": self.json_params(), "tables": g.tables.to_json(), "binary_scale": g.binary_scale,
+                  "members": len(g.members),
                   "selection": None if self.selection_ is None else self.selection_.to_json(),
                   **self._extra_state()}
         return header, g.to_arrays()
@@ -143,12 +143,14 @@ class GrammarEstimator(Estimator):
 
         tables = header["tables"]
         labels, words = size(len(tables["labels"]), "labels"), size(len(tables["words"]), "word classes")
+        member = dict(zip(MEMBER_ARRAYS, (Member("iu", (labels,), values=(1, 1 << 12)), Member("f", (None,)),
+                                          Member("f", (None,)), Member("f", (None,)))))
         return Schema({"binary": Member("iu", ("binary_rules", 3), values=(0, labels)),
                        "lexical": Member("iu", ("lexical_rules", 2), values=(0, max(labels, words))),
                        "rule_prob": Member("f", ("binary_rules",)), "lex_prob": Member("f", ("lexical_rules",)),
-                       "root_prob": Member("f", (labels,)), "states": Member("iu", (labels,), values=(1, 1 << 12)),
-                       "rule_weights": Member("f", (None,)), "lex_weights": Member("f", (None,)),
-                       "root_weights": Member("f", (None,))})
+                       "root_prob": Member("f", (labels,)),
+                       **{name if k == 0 else f"{name}_{k}": m for k in range(header.get("members", 1))
+                          for name, m in member.items()}})
 
     @classmethod
     def from_state(cls, header: dict, arrays: dict[str, np.ndarray]):
@@ -157,10 +159,11 @@ class GrammarEstimator(Estimator):
         model = cls(**header["params"])
         model.grammar_ = LatentGrammar.from_arrays(header["tables"], header["binary_scale"], arrays)
         g = model.grammar_
-        expected = (g.rule_offset[-1], g.lex_offset[-1], g.state_offset[-1])
-        if (len(g.rule_weights), len(g.lex_weights), len(g.root_weights)) != expected:
-            raise ValueError("the weights do not match the rules and states")
-        model.n_states_ = int(g.states.max())
+        for states, *weights in g.members:
+            _, rule_off, lex_off, state_off, _ = layout(g.tables, states)
+            if [len(w) for w in weights] != [rule_off[-1], lex_off[-1], state_off[-1]]:
+                raise ValueError("the weights do not match the rules and states")
+        model.n_states_ = _most_states(g)
         model.selection_ = None if header.get("selection") is None else SelectionResult.from_json(header["selection"])
         for key, value in cls._extra_from_state(header).items():
             setattr(model, key, value)
@@ -169,6 +172,10 @@ class GrammarEstimator(Estimator):
     @classmethod
     def _extra_from_state(cls, header: dict) -> dict:
         return {}
+
+
+def _most_states(grammar: LatentGrammar) -> int:
+    return max(int(states.max()) for states, *_ in grammar.members)
 
 
 def _plain(source, rare: int):

@@ -11,8 +11,9 @@ root"), and more of each in :data:`FEATURE_SETS` ``"rich"``. Three passes over t
    gives the projections Y(t) = Uᵀ D_φ^{-1/2} φ(t) and Z(o) = M_a Σ^{-1} Vᵀ D_ψ^{-1/2} ψ(o),
    with E[Z Yᵀ] = I on the nodes of ``a``;
 3. the projected moments Σ Z(o) ⊗ Y(t_left) ⊗ Y(t_right) per binary rule, Σ Z(o) per
-   preterminal rule, Σ Y(t) per root label, and the mean projections per rule (the
-   smoothing's back-off). Each node's contribution is rounded to a multiple of
+   preterminal rule, Σ Y(t) per root label, and per binary rule the sums of each
+   projection and of each pair's outer product (Z ⊗ Y_left, Z ⊗ Y_right, Y_left ⊗ Y_right:
+   the smoothing's back-offs). Each node's contribution is rounded to a multiple of
    2^-:data:`FIXED_POINT_BITS` and added as an integer, so the sums — and the grammar — are
    the same bytes however the trees are cut into shards and in whatever order they add.
 
@@ -176,8 +177,10 @@ def projected_moments(tb: BinaryTreebank, sizes, features: str, inside_keys, out
     y = _project(_ids(inside, inside_keys), inside_projection)
     z = _project(_ids(outside, outside_keys), outside_projection)
     states, rule_offset, lex_offset, state_offset, n_binary = layout
+    most = int(states.max())
     sums = (np.zeros(rule_offset[-1], np.int64), np.zeros(lex_offset[-1], np.int64),
-            np.zeros(state_offset[-1], np.int64), np.zeros((n_binary, 3, int(states.max())), np.int64))
+            np.zeros(state_offset[-1], np.int64), np.zeros((n_binary, 3, most), np.int64),
+            np.zeros((n_binary, 3, most, most), np.int64))
     _add_moments(tb.label, tb.rule, tb.left, tb.right, tb.parent, y, z, states, rule_offset, lex_offset,
                  state_offset, float(2 ** FIXED_POINT_BITS), *sums)
     return FixedPointSums(sums)
@@ -194,7 +197,7 @@ def _project(ids: np.ndarray, projection: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _add_moments(label, rule, left, right, parent, y, z, states, rule_offset, lex_offset, state_offset, unit,
-                 rule_sums, lex_sums, root_sums, rule_means):
+                 rule_sums, lex_sums, root_sums, rule_means, rule_pairs):
     for t in range(len(label)):
         a = label[t]
         ma = states[a]
@@ -217,19 +220,26 @@ def _add_moments(label, rule, left, right, parent, y, z, states, rule_offset, le
                     rule_sums[off + (h * mb + h2) * mc + h3] += np.int64(np.rint(zy * y[c, h3] * unit))
         for h in range(ma):
             rule_means[r, 0, h] += np.int64(np.rint(z[t, h] * unit))
+            for h2 in range(mb):
+                rule_pairs[r, 0, h, h2] += np.int64(np.rint(z[t, h] * y[b, h2] * unit))
+            for h3 in range(mc):
+                rule_pairs[r, 1, h, h3] += np.int64(np.rint(z[t, h] * y[c, h3] * unit))
         for h in range(mb):
             rule_means[r, 1, h] += np.int64(np.rint(y[b, h] * unit))
+            for h3 in range(mc):
+                rule_pairs[r, 2, h, h3] += np.int64(np.rint(y[b, h] * y[c, h3] * unit))
         for h in range(mc):
             rule_means[r, 2, h] += np.int64(np.rint(y[c, h] * unit))
 
 
 def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts, label_of_inside, label_of_outside,
-                label_counts, max_states: int, kappa: float):
+                label_counts, max_states: int, kappa: float, dropout: float = 0.0, random_state=None):
     """The SVD of every label's scaled Ω: (inside projection, outside projection, states,
     singular values): row f of a projection is feature f's contribution to Y (or Z),
     ``states[a]`` the numbers of singular values of Ω̃^a kept (at most ``max_states``, each
     above 10^-6 of the largest; a label with none keeps one state of zero projections),
-    ``singular[a]`` those values, largest first (zeros after them)."""
+    ``singular[a]`` those values, largest first (zeros after them). ``dropout`` > 0: Ω is
+    first made noisy by :func:`dropped_out`."""
     import scipy.sparse as sp
 
     n_in, n_out = len(inside.keys), len(outside.keys)
@@ -237,7 +247,8 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
     rows, cols = np.divmod(cross.keys, n_out)
     scale_in = 1.0 / np.sqrt(inside.counts + kappa)
     scale_out = 1.0 / np.sqrt(outside.counts + kappa)
-    omega = sp.csr_matrix((cross.counts * scale_in[rows] * scale_out[cols], (rows, cols)), shape=(n_in, n_out))
+    counts = dropped_out(cross.counts, dropout, random_state) if dropout > 0 else cross.counts
+    omega = sp.csr_matrix((counts * scale_in[rows] * scale_out[cols], (rows, cols)), shape=(n_in, n_out))
     in_proj = np.zeros((n_in, max_states))
     out_proj = np.zeros((n_out, max_states))
     states = np.ones(n_labels, np.int32)
@@ -257,6 +268,17 @@ def projections(cross: SparseCounts, inside: SparseCounts, outside: SparseCounts
         in_proj[i0:i1, :keep] = u[:, :keep] * scale_in[i0:i1, None]
         out_proj[o0:o1, :keep] = (vt[:keep].T / s[:keep]) * label_counts[a] * scale_out[o0:o1, None]
     return in_proj, out_proj, states, singular
+
+
+def dropped_out(pair_counts: np.ndarray, rate: float, random_state) -> np.ndarray:
+    """Narayan & Cohen (2015)'s dropout noise on the features before the SVD: each feature
+    occurrence of a node is dropped with probability ``rate`` and the kept ones weighted
+    1/(1 − rate), so an (inside, outside) pair of a node stays with probability (1 − rate)²
+    and weight 1/(1 − rate)². Drawn here for each pair occurrence independently, from the
+    summed counts (binomial), so the noise depends on the counts only, however the trees
+    were sharded."""
+    keep = (1.0 - rate) ** 2
+    return np.random.default_rng(random_state).binomial(pair_counts, keep) / keep
 
 
 def _top_singular(block, k: int):

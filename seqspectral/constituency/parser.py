@@ -2,10 +2,12 @@
 minimum-Bayes-risk trees, debinarised; sentences in parallel threads (the kernel releases
 the GIL); every sentence gets a tree.
 
-A sentence longer than ``max_length`` is not parsed, a sentence the grammar gives no
-parse (a word whose given tag and word class never met, say) is not either: both get a
-flat tree (the root's most frequent label over the words, each with its given tag or the
-grammar's most likely one), and :class:`ParseReport` counts them.
+A sentence the grammar gives no parse is parsed again with the preterminal rules its
+unary chains lack (:func:`~.grammar.chain_lexicon`: a verb phrase of one verb never seen
+alone, say). A sentence longer than ``max_length`` is not parsed, a sentence with no parse
+even so is not either: both get a flat tree (the root's most frequent label over the words,
+each with its given tag or the grammar's most likely one), and :class:`ParseReport` counts
+them.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 from seqspectral.corpus.nltk_modules import nltk_module
 
 from . import _kernels
-from .grammar import LatentGrammar
+from .grammar import LatentGrammar, chain_lexicon
 from .transform import UNARY, debinarise, tag_of
 
 Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
@@ -27,16 +29,19 @@ Tree = nltk_module("tree").Tree  # nltk.Tree, without NLTK's package initialiser
 @dataclass
 class ParseReport:
     """What happened to each sentence: parsed with the latent grammar, with the plain PCFG's
-    posteriors only (the latent weights of the pruned chart were not positive), flat trees
-    for sentences with no parse and for those over the length cap (their indices)."""
+    posteriors only (the latent weights of the pruned chart were not positive); parsed with
+    the chain lexicon (their indices); flat trees for sentences with no parse and for those
+    over the length cap (their indices)."""
 
     latent: int = 0
     coarse: int = 0
+    chain_lexicon: list = field(default_factory=list)
     no_parse: list = field(default_factory=list)
     too_long: list = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return {"latent": self.latent, "coarse": self.coarse, "no_parse": self.no_parse, "too_long": self.too_long}
+        return {"latent": self.latent, "coarse": self.coarse, "chain_lexicon": self.chain_lexicon,
+                "no_parse": self.no_parse, "too_long": self.too_long}
 
 
 def parse(grammar: LatentGrammar, sentences, tags=None, *, threshold: float = 1e-4, latent: bool = True,
@@ -67,34 +72,45 @@ def kbest(grammar: LatentGrammar, sentences, k: int, tags=None, *, threshold: fl
             raise ValueError(f"sentence {number} has no words")
         if given is not None and len(given) != len(words):
             raise ValueError(f"sentence {number}: {len(given)} tags for {len(words)} words")
-    arguments = grammar.kernel_arguments()
     tag_index = {t: i for i, t in enumerate(grammar.tables.tags)}
     report = ParseReport()
 
-    def one(number):
+    def one(number, g, arguments):
         words = sentences[number]
         if max_length is not None and len(words) > max_length:
             return None
         tag_ids = np.full(len(words), -1, np.int32) if tags[number] is None else \
             np.array([tag_index.get(t, -1) for t in tags[number]], dtype=np.int32)
-        return _kernels.parse_sentence(grammar.tables.word_ids(words), tag_ids, *arguments, float(threshold),
+        return _kernels.parse_sentence(g.tables.word_ids(words), tag_ids, *arguments, float(threshold),
                                        bool(latent), int(k))
 
-    out = []
     with stage("parsing", len(sentences), "sentence", progress) as bar, \
             ThreadPoolExecutor(max(1, int(n_jobs))) as pool:
-        for number, result in enumerate(pool.map(one, range(len(sentences)))):
+        arguments = grammar.kernel_arguments()
+        results = []
+        for result in pool.map(lambda number: one(number, grammar, arguments), range(len(sentences))):
             bar.update()
-            words = sentences[number]
-            if result is None or result[0] == 2:
-                (report.too_long if result is None else report.no_parse).append(number)
-                out.append([(flat_tree(grammar, words, tags[number]), None)])
-                continue
-            status, scores, starts, stops, labels = result
-            report.latent += status == 0
-            report.coarse += status == 1
-            out.append([(debinarise(build_tree(grammar.tables.labels, words, starts[t], stops[t], labels[t])),
-                         float(scores[t])) for t in range(len(scores))])
+            results.append(result)
+        again = [n for n, result in enumerate(results) if result is not None and result[0] == 2]
+        if again:
+            rescue = chain_lexicon(grammar)
+            rescue_arguments = rescue.kernel_arguments()
+            for number, result in zip(again, pool.map(lambda n: one(n, rescue, rescue_arguments), again)):
+                if result[0] != 2:
+                    results[number] = result
+                    report.chain_lexicon.append(number)
+    out = []
+    for number, result in enumerate(results):
+        words = sentences[number]
+        if result is None or result[0] == 2:
+            (report.too_long if result is None else report.no_parse).append(number)
+            out.append([(flat_tree(grammar, words, tags[number]), None)])
+            continue
+        status, scores, starts, stops, labels = result
+        report.latent += status == 0
+        report.coarse += status == 1
+        out.append([(debinarise(build_tree(grammar.tables.labels, words, starts[t], stops[t], labels[t])),
+                     float(scores[t])) for t in range(len(scores))])
     return out, report
 
 

@@ -25,7 +25,7 @@ class MarkovPCFG(GrammarEstimator):
     def _latent_weights(self, binarised, counts, tables, coarse, dev):
         rule_prob, lex_prob, root_prob, _ = coarse
         states = np.ones(len(tables.labels), np.int32)
-        return states, rule_prob.copy(), unknown_backoff(tables, lex_prob, states), root_prob.copy()
+        return [(states, rule_prob.copy(), unknown_backoff(tables, lex_prob, states), root_prob.copy())]
 
     def _has_latent_states(self) -> bool:
         return False

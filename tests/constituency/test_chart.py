@@ -92,7 +92,8 @@ def _marginals(g, words):
     n_cells = n * (n + 1) // 2
     everything = np.ones((n_cells, 3))
     skip = {8, 9, 10}  # the plain PCFG's arrays
-    latent_args = [a for k, a in enumerate(args) if k not in skip]
+    stacked = {11, 12, 13, 15}  # one row per member: the first
+    latent_args = [a[0] if k in stacked else a for k, a in enumerate(args) if k not in skip]
     return _kernels._latent_marginals(n, everything, 0.0, np.asarray(words, np.int32), np.full(n, -1, np.int32),
                                       *latent_args)
 
@@ -149,3 +150,44 @@ def test_em_expected_counts_log_likelihood_is_the_tree_weight():
     assert ll == pytest.approx(np.log(expected), rel=1e-12)
     assert counts[2].sum() == pytest.approx(1.0)  # one root, its state posteriors sum to 1
     assert counts[1].sum() == pytest.approx(3.0)  # three words
+
+
+def _combined(*grammars) -> LatentGrammar:
+    """One grammar holding the latent weights of ``grammars`` (same rules and coarse grammar)."""
+    first = grammars[0]
+    return LatentGrammar(first.tables, first.rule_prob, first.lex_prob, first.root_prob, *first.members[0],
+                         first.binary_scale, tuple(g.members[0] for g in grammars[1:]))
+
+
+def _best(g, words, k):
+    n = len(words)
+    return _kernels.parse_sentence(np.asarray(words, np.int32), np.full(n, -1, np.int32), *g.kernel_arguments(),
+                                   0.0, True, k)
+
+
+def test_combined_grammars_decode_the_mean_of_their_brute_force_marginals():
+    """Narayan & Cohen (2015)'s MaxMrg: the k best trees of two grammars of different states
+    are those of largest summed mean marginal, each grammar's marginals by enumeration."""
+    first, second = _grammar((2, 1, 1), seed=3), _grammar((1, 2, 2), seed=8)
+    words = [0, 1, 1, 0]
+    n = len(words)
+    mu = [_brute_force(g, words)[1] for g in (first, second)]
+    mean = {key: (mu[0].get(key, 0.0) + mu[1].get(key, 0.0)) / 2 for key in set(mu[0]) | set(mu[1])}
+    every = sorted((sum(mean.get((i, j, a), 0.0) for (i, j, _, _), a in zip(_nodes(t), labels_))
+                    for t in _trees(0, n) for labels_ in itertools.product(range(3), repeat=2 * n - 1)
+                    if labels_[0] != 0), reverse=True)
+    status, scores, starts, stops, labels = _best(_combined(first, second), words, 5)
+    assert status == 0
+    np.testing.assert_allclose(scores, every[:5], rtol=1e-9)
+    for t in range(5):
+        assert sum(mean[s, e, a] for s, e, a in zip(starts[t], stops[t], labels[t])) == pytest.approx(scores[t])
+
+
+def test_a_grammar_combined_with_itself_decodes_as_it_alone():
+    g = _grammar((2, 2, 1), seed=4)
+    words = [1, 0, 0, 1, 1]
+    alone, twice = _best(g, words, 4), _best(_combined(g, g), words, 4)
+    assert alone[0] == twice[0] == 0
+    np.testing.assert_allclose(twice[1], alone[1], rtol=1e-12)
+    for a, b in zip(alone[2:], twice[2:]):
+        np.testing.assert_array_equal(a, b)

@@ -82,16 +82,17 @@ def test_spectral_recovers_a_planted_lpcfg(planted):
     grows (about 1/√N); a PCFG without latent states, fitted on the same trees, cannot."""
     model, train, test = planted
     options = dict(vertical=1, horizontal=0, rare=0)
+    one = dict(n_grammars=1, dropout=0.0)  # one grammar, no noise
     truth = np.array([model.log_prob(t) for t in test])
 
     def error(est):
         return np.mean(np.abs([grammar_log_prob(est, t) for t in test] - truth))
 
-    spectral = SpectralLPCFG(2, smoothing=0.0, kappa=0.0, **options).fit(train)
+    spectral = SpectralLPCFG(2, smoothing=0.0, kappa=0.0, **one, **options).fit(train)
     # A, S, X, Y: the root's outside tree is always empty, so S keeps one state (its latent
     # state is summed into the moments of its children, exactly)
     assert spectral.grammar_.states.tolist() == [2, 1, 2, 2]
-    quarter = error(SpectralLPCFG(2, smoothing=0.0, kappa=0.0, **options).fit(train[:len(train) // 4]))
+    quarter = error(SpectralLPCFG(2, smoothing=0.0, kappa=0.0, **one, **options).fit(train[:len(train) // 4]))
     full, pcfg = error(spectral), error(MarkovPCFG(**options).fit(train))
     assert full < 0.7 * quarter and full < 0.15 * pcfg, (full, quarter, pcfg)
 
@@ -112,7 +113,8 @@ def test_spectral_grammar_is_the_same_bytes_for_any_workers(planted, tmp_path):
     _, train, _ = planted
     trees = train[:900]
     shards = [trees[i:i + 100] for i in range(0, len(trees), 100)]
-    options = dict(n_states=3, rare=0)
+    # two grammars from noisy SVDs, with the pairwise back-off: the noise and every sum shard too
+    options = dict(n_states=3, rare=0, n_grammars=2, dropout=0.2, pair_backoff=0.5)
     blobs = {}
     save(tmp_path / "memory.npz", SpectralLPCFG(**options).fit(trees))
     for name, where in (("one", {}), ("two", {"workers": 2})):
@@ -128,7 +130,7 @@ def test_spectral_grammar_is_the_same_bytes_for_any_workers(planted, tmp_path):
 @pytest.fixture(scope="module")
 def small_grammar(planted):
     _, train, _ = planted
-    return SpectralLPCFG(2, rare=0).fit(train[:500])
+    return SpectralLPCFG(2, rare=0).fit(train[:500])  # four noisy grammars combined, the default
 
 
 def test_parse_gives_every_sentence_a_tree_and_reports_the_flat_ones(small_grammar, planted):
@@ -152,7 +154,8 @@ def test_given_tags_are_kept(small_grammar, planted):
     assert [[p[1] for p in t.pos()] for t in trees] == [[p[1] for p in t.pos()] for t in gold]
 
 
-@pytest.mark.parametrize("cls, options", [(MarkovPCFG, {}), (SpectralLPCFG, {"n_states": 2}),
+@pytest.mark.parametrize("cls, options", [(MarkovPCFG, {}), (SpectralLPCFG, {"n_states": 2, "n_grammars": 1, "dropout": 0.0}),
+                                          (SpectralLPCFG, {"n_states": 2, "n_grammars": 3, "dropout": 0.3}),
                                           (EMLPCFG, {"n_states": 2, "max_iter": 2})])
 def test_model_files_round_trip(cls, options, planted, tmp_path):
     from seqspectral.serialize import load, save
@@ -187,3 +190,52 @@ def test_auto_values_are_chosen_on_held_out_trees_then_refitted_on_all(planted):
     em = EMLPCFG("auto", max_states=2, max_iter=3, rare=0).fit(trees, dev)
     assert [r["n_states"] for r in em.selection_.table] == [1, 2]
     assert em.grammar_.states.max() == em.selection_.chosen["n_states"] and em.n_iter_ == 3
+
+
+def test_a_unary_chain_over_a_tag_reaches_the_words_seen_only_under_the_tag():
+    """`sees` was only a VBZ with an object, never a verb phrase alone (VP+VBZ): the
+    sentence has no parse in the grammar, and one with the chain lexicon, whose
+    p(sees | VP+VBZ) is p(sees | VBZ) and whose other rules are the grammar's."""
+    from seqspectral.constituency.grammar import chain_lexicon
+
+    trees = [Tree.fromstring(s) for s in ("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))",
+                                          "(S (NP (DT the) (NN cat)) (VP (VBZ sees) (NP (DT the) (NN dog))))",
+                                          "(S (NP (DT the) (NN dog)) (VP (VBZ likes) (NP (DT the) (NN cat))))")]
+    pcfg = MarkovPCFG(vertical=1, horizontal=0, rare=0).fit(trees)
+    (tree,) = pcfg.parse([["the", "cat", "sees"]])
+    assert pcfg.last_report_.chain_lexicon == [0] and pcfg.last_report_.no_parse == []
+    assert tree == Tree.fromstring("(S (NP (DT the) (NN cat)) (VP (VBZ sees)))")
+    g, rescue = pcfg.grammar_, chain_lexicon(pcfg.grammar_)
+    t, r = g.tables, rescue.tables
+    chain, vbz, sees = t.label_index["VP+VBZ"], t.label_index["VBZ"], t.word_index["sees"]
+    assert (chain, sees) not in t.lexical_index
+    assert rescue.lex_prob[r.lexical_index[chain, sees]] == g.lex_prob[t.lexical_index[vbz, sees]] == 0.5
+    assert rescue.lex_weights[r.lexical_index[chain, sees]] == 0.5  # one state: p(sees | VBZ) × 1
+    for rule, k in t.lexical_index.items():
+        assert rescue.lex_prob[r.lexical_index[rule]] == g.lex_prob[k]
+
+
+def test_label_states_are_chosen_one_frequent_label_at_a_time_on_dev(planted):
+    """Narayan & Cohen (2016)'s search through select_and_refit: the two most frequent labels
+    in turn, each trying the grid's values from a quarter of n_states to max_states (the
+    current value first), the earlier choices fixed; each keeps its best row."""
+    from collections import Counter
+
+    _, train, test = planted
+    trees, dev = train[:600], test[:60]
+    est = SpectralLPCFG(2, max_states=4, label_states=2, n_grammars=1, rare=0).fit(trees, dev)
+    nodes = Counter(t.label() for tree in trees for t in tree.subtrees())
+    frequent = sorted(nodes, key=lambda a: (-nodes[a], a))[:2]
+    table, chosen = est.selection_.table, est.selection_.chosen
+    assert est.selection_.on == "dev" and [k for k in chosen if k.startswith("states of ")] == \
+        [f"states of {a}" for a in frequent]
+    fixed = {"n_states": 2, "spectrum_cutoff": 0.0}
+    for a in frequent:
+        name = f"states of {a}"
+        rows = [r for r in table if {k for k in r if k.startswith("states of ")} == {*fixed, name} - {
+            "n_states", "spectrum_cutoff"}]  # this label's stage
+        assert [r[name] for r in rows] == [2, 1, 4]
+        assert all(r[k] == v for r in rows for k, v in fixed.items())
+        assert chosen[name] == max(rows, key=lambda r: r["score"])[name]
+        fixed[name] = chosen[name]
+        assert est.grammar_.states[est.grammar_.tables.label_index[a]] <= chosen[name]
