@@ -8,7 +8,8 @@ reranker of :mod:`seqspectral.reranking`, the tree model of :mod:`seqspectral.de
   sentence order) and UD English-EWT (train/dev/test), **punctuation stripped** before anything
   is trained (WSJ: the PTB tags ``, . : `` ''``, the set MSTParser's evaluation leaves out;
   EWT: UPOS ``PUNCT``); a dependent of a stripped word is attached to the stripped word's
-  nearest kept ancestor;
+  nearest kept ancestor; EWT's LEMMA and FEATS columns are emptied (the paper's parser reads words
+  and POS tags only);
 - tags **predicted** (``--tags predicted --tag-folds 10``): the parser trains on training tags
   jackknifed in 10 folds, dev and test are tagged by the taggers trained on all of train;
 - **50-best lists** from the first- and the second-order parser, the training lists jackknifed in
@@ -121,8 +122,14 @@ def prepared(workdir: Path, treebank: str) -> dict:
     else:
         sources = {s: ewt(s) for s in SPLITS}
     for s in SPLITS:
-        write_conllu(out[s], [stripped(x, _punctuation(x, treebank)) for x in read_conllu(sources[s])])
+        write_conllu(out[s], [words_and_tags(stripped(x, _punctuation(x, treebank))) for x in read_conllu(sources[s])])
     return out
+
+
+def words_and_tags(sentence):
+    """``sentence`` without its LEMMA and FEATS (EWT has them): the paper's parser reads words and POS
+    tags, and a build given lemmas and features would also train their taggers and try them in the parser."""
+    return replace(sentence, lemmas=["_"] * len(sentence.forms), feats=None)
 
 
 # -- the builds: taggers, parser, jackknifed 50-best lists ------------------------------------------------
@@ -132,14 +139,39 @@ def options(order: int):
     return BuildOptions(order=order, k=50, folds=3, tags="predicted", tag_folds=10, templates="baseline", field="")
 
 
+#: the build stages that do not read the parser's order: the taggers and the jackknifed training tags
+ORDER_FREE_STAGES = ("tagger-upos", "tagger-xpos", "train-tags")
+
+
+def seed(directory: Path, source: Path) -> None:
+    """Copy the finished :data:`ORDER_FREE_STAGES` of build ``source`` (files and manifest entries, their
+    CPU set to 0: spent once, in ``source``) into the new build ``directory``; the build keeps a copied
+    stage only when its key is the one it would compute (same treebank, same options), else remakes it."""
+    import shutil
+
+    from seqspectral.workflows.manifest import read_manifest, stage_files, write_manifest
+
+    if directory.exists() or not (source / "report.json").is_file():
+        return
+    stages = {name: entry for name, entry in read_manifest(source)["stages"].items() if name in ORDER_FREE_STAGES}
+    directory.mkdir()
+    for entry in stages.values():
+        for f in stage_files(entry):
+            shutil.copyfile(source / f, directory / f)
+    write_manifest(directory, {"stages": {n: {**e, "wall_s": 0.0, "cpu_s": 0.0} for n, e in stages.items()}})
+
+
 def built(workdir: Path, treebank: str, order: int) -> Path:
-    """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept)."""
+    """The build directory of ``treebank`` at ``order`` (made once; finished stages are kept; the second
+    order's starts from the first order's taggers and tags, :func:`seed`)."""
     from seqspectral.workflows import build
 
     files = prepared(workdir, treebank)
     directory = workdir / f"{treebank}-order{order}"
     if not (directory / "report.json").is_file():
         log(f"build {directory.name}")
+        if order == 2:
+            seed(directory, workdir / f"{treebank}-order1")
         build(directory, files["train"], files["dev"], options(order), progress=True)
     return directory
 
@@ -241,25 +273,84 @@ def models(workdir: Path, lists: TaggedLists, name: str, field: str, k: int | No
     return full, folds
 
 
-def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=None) -> dict:
-    """{split: log p̂(words | tree) of every candidate}: dev and test from the full model, train
-    (when ``folds`` are given) from the fold models; each part kept in the workdir."""
+def candidate_keys(trees) -> list[bytes]:
+    """Per candidate, its list's index and its heads: all its log p̂ depends on, given the model and
+    the list's sentence."""
+    offsets, owner, heads = trees.tree_offsets, trees.owner, trees.heads
+    return [owner[c].tobytes() + heads[offsets[c]:offsets[c + 1]].tobytes() for c in range(len(owner))]
+
+
+def the_same_tags(workdir: Path, treebank: str) -> bool:
+    """Whether both orders' builds read the very same tagged sentences: their taggers and jackknifed
+    tags have the same stage keys and files (as :func:`seed` makes them)."""
+    from seqspectral.workflows.manifest import read_manifest
+
+    stages = [read_manifest(workdir / f"{treebank}-order{o}")["stages"] for o in (1, 2)]
+    return all(n in stages[0] and stages[0][n] == {**stages[1].get(n, {}), "wall_s": stages[0][n]["wall_s"],
+                                                   "cpu_s": stages[0][n]["cpu_s"]} for n in ORDER_FREE_STAGES)
+
+
+def _first_order_part(workdir: Path, lists: TaggedLists, name: str, part: str, sentences):
+    """(keys, column) of the first-order lists of ``part`` over the same sentences with the same
+    model, when the second order's lists are asked for and they are in the workdir; else None."""
+    from seqspectral.workflows.folds import load_trees
+
+    treebank, order = lists.directory.name.split("-order")
+    first = workdir / f"{treebank}-order1"
+    trees = {"dev": first / "nbest-dev.npz", "test": workdir / f"{treebank}-order1-nbest-test.npz"}.get(
+        part, first / f"nbest-{part}.npz")
+    column = workdir / "columns" / f"{treebank}-order1-{name}-{part}.npy"
+    if order != "2" or not (trees.is_file() and column.is_file()) or not the_same_tags(workdir, treebank):
+        return None
+    return candidate_keys(load_trees(trees, sentences)), np.load(column)
+
+
+def column_of(model, name: str, trees, earlier=None) -> np.ndarray:
+    """log p̂(words | tree) of every candidate of ``trees``; a candidate that ``earlier`` ((keys,
+    values) of lists over the same sentences under the same model) holds is taken from there."""
+    from seqspectral.parsing import TreeLists
     from seqspectral.reranking import tree_model_scorers
 
-    def column(model, trees):
-        return tree_model_scorers(model, name, topology=False)[0].tree_log_probs(trees)
+    scorer = tree_model_scorers(model, name, topology=False)[0]
+    if earlier is None:
+        return scorer.tree_log_probs(trees)
+    known = dict(zip(*earlier))
+    keys = candidate_keys(trees)
+    found = np.array([k in known for k in keys], dtype=bool)
+    out = np.empty(len(keys))
+    out[found] = [known[k] for k in np.array(keys, dtype=object)[found]]
+    todo = np.flatnonzero(~found)
+    if len(todo):
+        words = np.repeat(~found, np.diff(trees.tree_offsets))
+        rest = TreeLists(trees.sentences, trees.heads[words], trees.scores[todo],
+                         np.bincount(trees.owner[todo], minlength=len(trees)))
+        out[todo] = scorer.tree_log_probs(rest)
+    return out
 
-    out = {}
-    parts = [("full", lambda: {"dev": column(full, lists.dev_trees), "test": column(full, lists.test_trees)})]
+
+def log_prob_columns(workdir: Path, lists: TaggedLists, name: str, full, folds=None) -> dict:
+    """{split: log p̂(words | tree) of every candidate}: dev and test from the full model, train
+    (when ``folds`` are given) fold by fold from the fold models; each part kept in the workdir as
+    it is done (a stopped run loses one part at most). The second order's lists share most of
+    their trees with the first order's (two thirds of EWT dev's candidate words), scored by the same
+    models over the same tagged sentences: those are taken from the first order's columns."""
+    from seqspectral.io import atomic_open
+
+    parts = {"dev": (full, lists.dev_trees), "test": (full, lists.test_trees)}
     if folds is not None:
-        parts.append(("folds", lambda: {"train": np.concatenate([column(m, t) for m, t in zip(folds, lists.folds)])}))
-    for part, compute in parts:
-        path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npz"
+        parts.update({f"train-fold{i + 1}": (m, t) for i, (m, t) in enumerate(zip(folds, lists.folds))})
+    done = {}
+    for part, (model, trees) in parts.items():
+        path = workdir / "columns" / f"{lists.directory.name}-{name}-{part}.npy"
         if not path.is_file():
             path.parent.mkdir(exist_ok=True)
-            np.savez(path, **compute())
-        with np.load(path) as saved:
-            out.update({s: saved[s] for s in saved.files})
+            column = column_of(model, name, trees, _first_order_part(workdir, lists, name, part, trees.sentences))
+            with atomic_open(path, "wb", encoding=None) as f:
+                np.save(f, column)
+        done[part] = np.load(path)
+    out = {"dev": done["dev"], "test": done["test"]}
+    if folds is not None:
+        out["train"] = np.concatenate([done[f"train-fold{i + 1}"] for i in range(len(folds))])
     return out
 
 
@@ -336,6 +427,7 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
 
     from .reranking_ablation import Hashed
 
+    start = time.process_time()
     files = prepared(workdir, treebank)
     lists = TaggedLists(built(workdir, treebank, order), files)
     hashed = Hashed(lists)
@@ -343,9 +435,12 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
            "oracle": oracle_uas(lists.test_trees, lists.test), "rows": {}, "screens": {},
            "build_cpu_s": json.loads((lists.directory / "report.json").read_text())["total_cpu_s"]}
     out["rows"]["baseline"] = reranked(workdir, lists, hashed, "baseline", None)
+    log(f"{lists.directory.name}: lists, features and RR baseline {time.process_time() - start:.1f} CPU s")
+    out["cpu_by_source"] = {}  # CPU s of each source's eigenwords, models, columns, screen and reranker here
     for name, field, k, share in sources(ks, shares):
         if only is not None and name not in only:
             continue
+        start = time.process_time()
         representation = "identity" if field == "upos" else eigenwords(workdir, treebank, lists.tagged["train"], k,
                                                                         share)
         trained = name in TRAINED
@@ -354,6 +449,8 @@ def build_rows(workdir: Path, treebank: str, order: int, ks=KS, shares=SHARES, o
         out["screens"][name] = screened(workdir, lists, hashed, name, cols)
         if trained:
             out["rows"][name] = reranked(workdir, lists, hashed, name, cols)
+        out["cpu_by_source"][name] = time.process_time() - start
+        log(f"{lists.directory.name} {name}: {out['cpu_by_source'][name]:.1f} CPU s")
     return out
 
 
@@ -420,6 +517,60 @@ ROW_LABELS = {"baseline": "RR baseline (baseline templates + parser score)", "up
               "form-k10": "+ log p̂, word forms, k = 10 eigenwords"}
 
 
+def protocol_text() -> str:
+    """The module docstring's protocol (from "The protocol" to the scores), for the results file."""
+    text = __doc__.split("\n\n", 1)[1]
+    return text[: text.index("Builds, eigenwords")].strip()
+
+
+def used_cpu_s() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    import resource
+
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+#: every invocation's CPU, one JSON line each, in the workdir: from an empty workdir their sum is the tables' cost
+LEDGER = "cpu-ledger.jsonl"
+
+
+def ledger(workdir: Path) -> list[dict]:
+    path = workdir / LEDGER
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+def unledgered_work(workdir: Path) -> bool:
+    """Whether ``workdir`` holds work no ledger counts (call it before the invocation writes anything):
+    a build, a model, a column, a row (the punctuation-stripped splits cost a second and do not count)."""
+    return not (workdir / LEDGER).is_file() and workdir.is_dir() and any(
+        p.is_dir() or p.suffix == ".json" for p in workdir.iterdir())
+
+
+def record_cpu(workdir: Path, argv: list[str], finished: bool, unledgered: bool) -> None:
+    """Add this invocation (its arguments, CPU so far, whether it finished; ``unledgered``: the workdir
+    held work before the ledger began) to the workdir's ledger."""
+    from seqspectral.io import atomic_write_text
+
+    entry = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": argv,
+             "cpu_s": round(used_cpu_s(), 1), "finished": finished}
+    if unledgered:
+        entry["earlier_work_not_counted"] = True
+    atomic_write_text(workdir / LEDGER, "".join(json.dumps(e) + "\n" for e in [*ledger(workdir), entry]))
+
+
+def cost_line(workdir: Path) -> str:
+    """What the workdir's ledger says the tables cost (from nothing, when the ledger began with the workdir)."""
+    entries = ledger(workdir)
+    stopped = sum(not e["finished"] for e in entries)
+    return (f"Cost: the workdir's ledger (`{LEDGER}`) holds {len(entries)} invocations"
+            + (f" ({stopped} stopped before the end, their CPU counted)" if stopped else "")
+            + f", {sum(e['cpu_s'] for e in entries) / 60:.1f} CPU-min in all (user + system of each process and its "
+            "children) " + ("— the ledger began on a workdir with earlier work, not counted: not the cost from nothing."
+                            if any(e.get("earlier_work_not_counted") for e in entries) else
+                            "since the workdir was empty: what these tables cost from nothing."))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--workdir", type=Path, default=Path("/work/data/papers/spectral-reranking"),
@@ -431,15 +582,30 @@ def main(argv=None) -> int:
     ap.add_argument("--builds-only", action="store_true", help="make the builds and stop")
     ap.add_argument("--rows", nargs="+", choices=[name for name, *_ in sources()], default=None,
                     help="the + log p̂ rows to run (default: all; k = 10 and UPOS are needed for the main table)")
-    ap.add_argument("--output", type=Path, default=OUT, help="the results file (default results/spectral_reranking.md)")
+    ap.add_argument("--output", type=Path, default=None,
+                    help="the results file (default: one per treebank, results/spectral_reranking.md for wsj, "
+                         "results/spectral_reranking_ewt.md for ewt)")
     args = ap.parse_args(argv)
     require_data(WSJ_ZIP, BROWN_ZIP, *([EWT] if "ewt" in args.treebanks else []))
+    unledgered = unledgered_work(args.workdir)
     args.workdir.mkdir(parents=True, exist_ok=True)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        run(args, argv, unledgered)
+    except BaseException:  # stopped (Ctrl-C, a timeout) or failed: its CPU is in the ledger all the same
+        record_cpu(args.workdir, argv, False, unledgered)
+        raise
+    return 0
+
+
+def run(args, argv: list[str], unledgered: bool) -> None:
+    """The builds, rows and results files of ``args``; the invocation recorded in the ledger."""
     for treebank in args.treebanks:
         for order in args.orders:
             built(args.workdir, treebank, order)
     if args.builds_only:
-        return 0
+        record_cpu(args.workdir, argv, True, unledgered)
+        return
     results = {}
     for treebank in args.treebanks:
         for order in args.orders:
@@ -449,14 +615,18 @@ def main(argv=None) -> int:
             result["cpu_s"] = time.process_time() - start
             path.write_text(json.dumps(result, default=float))
             results.setdefault(treebank, {})[order] = result
-    cpu = sum(r["cpu_s"] for by_order in results.values() for r in by_order.values())
-    write_results(args.output, "\n".join([
-        "# Spectral dependency parsing (Dhillon et al., EMNLP 2012), Table 1 in the paper's protocol", "",
-        describe("evaluation/spectral_reranking.py", sys.argv[1:] if argv is None else argv)
-        + f" · this run {cpu / 60:.1f} CPU-min (the builds' stages kept in the workdir are not counted).", "",
-        __doc__.split("\n\n", 2)[1].replace("\n", " "), "", *tables(results)]) + "\n")
-    log(f"wrote {args.output}")
-    return 0
+    cpu = used_cpu_s()
+    record_cpu(args.workdir, argv, True, unledgered)
+    outputs = ({args.output: results} if args.output else
+               {OUT.with_name(f"spectral_reranking{'' if t == 'wsj' else '_' + t}.md"): {t: r} for t, r in results.items()})
+    for out, part in outputs.items():
+        write_results(out, "\n".join([
+            "# Spectral dependency parsing (Dhillon et al., EMNLP 2012), Table 1 in the paper's protocol", "",
+            describe("evaluation/spectral_reranking.py", argv)
+            + f" · this invocation {cpu / 60:.1f} CPU-min, user + system of the process and its children (what "
+            "an earlier invocation left in the workdir is not redone).", "", cost_line(args.workdir), "",
+            protocol_text(), "", *tables(part)]) + "\n")
+        log(f"wrote {out}")
 
 
 if __name__ == "__main__":
