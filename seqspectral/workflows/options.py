@@ -54,7 +54,7 @@ class BuildOptions:
     tags: str = "gold"
     tag_folds: int = 3
     clusters_from: tuple = ()
-    templates: str = "context"
+    templates: str = "lexical"
     field: str = "upos"
     spectral: str = "global"
     parser_epochs: int = 10
