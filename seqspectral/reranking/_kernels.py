@@ -83,6 +83,8 @@ _STOP = -8  # past the outermost dependent on a side
 #: features per modifier and per head (the root row included) of :func:`context_features`
 _PER_MODIFIER = 12
 _PER_HEAD = 6
+#: more features per modifier with ``lexical``
+_PER_LEXICAL = 10
 
 
 @njit(cache=True, inline="always")
@@ -145,7 +147,7 @@ def _structure(heads, at, n):
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, mask):
+def context_features(word, pos, xpos, sentence_offsets, owner, heads, tree_offsets, mask, lexical):
     """Features of every candidate tree beyond what an arc-factored parser scores (Collins &
     Koo 2005's grandparent, sibling and valency templates as used by second-order parsers,
     McDonald & Pereira 2006; Carreras 2007): for every modifier m of head h with
@@ -157,13 +159,24 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
     word(m) POS(h) POS(g). For every head (the root row too): POS(h) × left / right
     dependents (capped at 3); word(h) × the same; POS(h) × outermost left × outermost
     right dependent; POS(h) × outermost dependent × STOP per side; the number of root
-    dependents (capped at 3), once per tree. Atoms as in :func:`tree_features`. Returns CSR
-    ``(indptr, indices)``: every tree of n words has 12 n + 6 (n + 1) features."""
+    dependents (capped at 3), once per tree. Atoms as in :func:`tree_features`.
+
+    ``lexical`` adds, for every modifier, word and XPOS templates, with c the modifier's
+    outermost dependent on its head's side (in UD the preposition or case marker of a nominal:
+    the PP-attachment evidence an arc-factored parser cannot see; Collins & Brooks 1995, and
+    Koo & Collins 2010's grandparent parts): word(g) POS(h) word(m) × d × d(g, h); word(g)
+    word(h) POS(m) × d; XPOS(g, h, m) × d × d(g, h); XPOS(h, s, m) × d; word(s) word(m) POS(h)
+    × d; word(h) POS(m) word(c) × d; POS(h, m) word(c) × d; word(h) word(m) word(c) × d;
+    XPOS(h) word(m) word(c) × d; POS(g, h, m, c) × d (a missing c: NONE).
+
+    Returns CSR ``(indptr, indices)``: every tree of n words has 12 n + 6 (n + 1) features,
+    10 n more with ``lexical``."""
     n_trees = len(owner)
+    per_modifier = _PER_MODIFIER + (_PER_LEXICAL if lexical else 0)
     indptr = np.zeros(n_trees + 1, dtype=np.int64)
     for c in range(n_trees):
         n = tree_offsets[c + 1] - tree_offsets[c]
-        indptr[c + 1] = indptr[c] + _PER_MODIFIER * n + _PER_HEAD * (n + 1)
+        indptr[c + 1] = indptr[c] + per_modifier * n + _PER_HEAD * (n + 1)
     indices = np.empty(indptr[-1], dtype=np.int32)
     for c in range(n_trees):
         start = sentence_offsets[owner[c]]
@@ -195,6 +208,24 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
             indices[k + 10] = slot(feature(320, ph, pm, _size_bucket(size[m]), d), mask)
             indices[k + 11] = slot(feature(321, wm, ph, pg, d), mask)
             k += _PER_MODIFIER
+            if lexical:
+                xm, xh = xpos[start + m], xpos[start + h]
+                xg = xpos[start + g] if g >= 0 else _NONE
+                xs = xpos[start + s] if s >= 0 else _NONE
+                o = outer_left[m] if h < m else outer_right[m]
+                wc = word[start + o] if o > 0 else _NONE
+                pc = pos[start + o] if o > 0 else _NONE
+                indices[k] = slot(feature(400, wg, ph, wm, d * 3 + dg), mask)
+                indices[k + 1] = slot(feature(401, wg, wh, pm, d), mask)
+                indices[k + 2] = slot(feature(402, xg, xh, xm, d * 3 + dg), mask)
+                indices[k + 3] = slot(feature(403, xh, xs, xm, d), mask)
+                indices[k + 4] = slot(feature(404, ws, wm, ph, d), mask)
+                indices[k + 5] = slot(feature(405, wh, pm, wc, d), mask)
+                indices[k + 6] = slot(feature(406, ph, pm, wc, d), mask)
+                indices[k + 7] = slot(feature(407, wh, wm, wc, d), mask)
+                indices[k + 8] = slot(feature(408, xh, wm, wc, d), mask)
+                indices[k + 9] = slot(feature(409, pg, ph, pm, pc * 4 + d), mask)
+                k += _PER_LEXICAL
         for h in range(n + 1):
             ph = pos[start + h]
             pl = pos[start + outer_left[h]] if outer_left[h] > 0 else _NONE
@@ -207,62 +238,6 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
             indices[k + 5] = slot(feature(340, _cap(n_right[0], 3), 0, 0, 0), mask) if h == 0 else \
                 slot(feature(341, ph, _size_bucket(size[h]), 0, 0), mask)
             k += _PER_HEAD
-    return indptr, indices
-
-
-#: features per modifier of :func:`lexical_features`
-_PER_LEXICAL = 10
-
-
-@njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def lexical_features(word, pos, xpos, sentence_offsets, owner, heads, tree_offsets, mask):
-    """Word and XPOS features of every candidate tree that :func:`context_features` leaves
-    out: for every modifier m of head h with grandparent g, inner adjacent sibling s and c,
-    m's outermost dependent on h's side (in UD the case marker or preposition of a nominal:
-    the PP-attachment evidence an arc-factored parser cannot see, Collins & Brooks 1995 and
-    Koo & Collins 2010's grandparent parts), with directions d(h, m), d(g, h): word(g) POS(h)
-    word(m) × d × d(g, h); word(g) word(h) POS(m) × d; XPOS(g, h, m) × d × d(g, h); XPOS(h,
-    s, m) × d; word(s) word(m) POS(h) × d; word(h) POS(m) word(c) × d; POS(h, m) word(c) × d;
-    word(h) word(m) word(c) × d; XPOS(h) word(m) word(c) × d; POS(g, h, m, c) × d. Missing g,
-    s or c: NONE. Returns CSR ``(indptr, indices)``: every tree of n words has 10 n features."""
-    n_trees = len(owner)
-    indptr = np.zeros(n_trees + 1, dtype=np.int64)
-    for c in range(n_trees):
-        indptr[c + 1] = indptr[c] + _PER_LEXICAL * (tree_offsets[c + 1] - tree_offsets[c])
-    indices = np.empty(indptr[-1], dtype=np.int32)
-    for c in range(n_trees):
-        start = sentence_offsets[owner[c]]
-        at = tree_offsets[c]
-        n = tree_offsets[c + 1] - at
-        k = indptr[c]
-        head, n_left, n_right, outer_left, outer_right, inner, size = _structure(heads, at, n)
-        for m in range(1, n + 1):
-            h = head[m]
-            g = head[h] if h > 0 else -1
-            d = 1 if m < h else 2
-            dg = 0 if g < 0 else (1 if h < g else 2)
-            wm, pm, xm = word[start + m], pos[start + m], xpos[start + m]
-            wh, ph, xh = word[start + h], pos[start + h], xpos[start + h]
-            wg = word[start + g] if g >= 0 else _NONE
-            pg = pos[start + g] if g >= 0 else _NONE
-            xg = xpos[start + g] if g >= 0 else _NONE
-            s = inner[m]
-            ws = word[start + s] if s >= 0 else _NONE
-            xs = xpos[start + s] if s >= 0 else _NONE
-            o = outer_left[m] if h < m else outer_right[m]
-            wc = word[start + o] if o > 0 else _NONE
-            pc = pos[start + o] if o > 0 else _NONE
-            indices[k] = slot(feature(400, wg, ph, wm, d * 3 + dg), mask)
-            indices[k + 1] = slot(feature(401, wg, wh, pm, d), mask)
-            indices[k + 2] = slot(feature(402, xg, xh, xm, d * 3 + dg), mask)
-            indices[k + 3] = slot(feature(403, xh, xs, xm, d), mask)
-            indices[k + 4] = slot(feature(404, ws, wm, ph, d), mask)
-            indices[k + 5] = slot(feature(405, wh, pm, wc, d), mask)
-            indices[k + 6] = slot(feature(406, ph, pm, wc, d), mask)
-            indices[k + 7] = slot(feature(407, wh, wm, wc, d), mask)
-            indices[k + 8] = slot(feature(408, xh, wm, wc, d), mask)
-            indices[k + 9] = slot(feature(409, pg, ph, pm, pc * 4 + d), mask)
-            k += _PER_LEXICAL
     return indptr, indices
 
 
