@@ -165,57 +165,159 @@ def _arc_features(atoms, heads, start, n, m, first, kids, mask, out, feats):
 
 
 @njit(cache=True)
-def _best_label(weights, buf, k, n_labels, mask):
+def chain_viterbi(unary, trans, k):
+    """The labels ``y_0..y_{k-1}`` maximising ``sum_i unary[i, y_i] + trans[i, y_{i-1}, y_i]``
+    with ``y_{-1}`` the start row ``L`` of ``trans`` (a first-order chain over a head's
+    children, McDonald, Lerman & Pereira 2006, section 3.2)."""
+    n_labels = unary.shape[1]
+    delta = np.empty((k, n_labels))
+    back = np.zeros((k, n_labels), dtype=np.int64)
+    for y in range(n_labels):
+        delta[0, y] = unary[0, y] + trans[0, n_labels, y]
+    for i in range(1, k):
+        for y in range(n_labels):
+            best, arg = -np.inf, 0
+            for yp in range(n_labels):
+                s = delta[i - 1, yp] + trans[i, yp, y]
+                if s > best:
+                    best, arg = s, yp
+            delta[i, y] = best + unary[i, y]
+            back[i, y] = arg
+    out = np.empty(k, dtype=np.int64)
     best, arg = -np.inf, 0
-    for label in range(n_labels):
-        s = 0.0
+    for y in range(n_labels):
+        if delta[k - 1, y] > best:
+            best, arg = delta[k - 1, y], y
+    out[k - 1] = arg
+    for i in range(k - 1, 0, -1):
+        out[i - 1] = back[i, out[i]]
+    return out
+
+
+@njit(cache=True, inline="always")
+def _transition_slot(t, prev_label, prev, h, m, hp, mask):
+    """Slot of transition template ``t`` (0: the label pair and the sides of head of both
+    children, 1: also the head's tag) into child ``m`` from ``prev`` (-1: the chain's start)."""
+    sides = (2 if prev < 0 else int(prev > h)) * 2 + int(m > h)
+    return slot(feature(160 + t, prev_label, sides, hp if t else 0, 0), mask)
+
+
+@njit(cache=True)
+def _units(heads, start, n, chain):
+    """What is labelled at once: each head's children (``chain``) or each word alone, as
+    ``members[first[u]:first[u + 1]]``; the head of a unit's members is that of its first."""
+    if chain:
+        return children(heads, start, n)
+    return np.arange(n + 1, dtype=np.int64), np.arange(1, n + 1, dtype=np.int64)
+
+
+@njit(cache=True)
+def _decode_unit(atoms, heads, start, n, members, first, kids, weights, mask, n_labels, feats, tree, chain,
+                 slots, counts, unary, trans):
+    """Features (into ``slots``/``counts``) and the best labels of the words ``members``
+    (one head's children when ``chain``)."""
+    k = len(members)
+    h = heads[start + members[0]]
+    hp = atoms[start + h, P]
+    for i in range(k):
+        counts[i] = label_features(atoms, heads, start, n, members[i], first, kids, mask, slots[i], feats, tree)
+        for y in range(n_labels):
+            s = 0.0
+            for j in range(counts[i]):
+                s += weights[(slots[i, j] + y) & mask]
+            unary[i, y] = s
+    out = np.empty(k, dtype=np.int64)
+    if not chain:
         for i in range(k):
-            s += weights[(buf[i] + label) & mask]
-        if s > best:
-            best, arg = s, label
-    return arg
+            out[i] = np.argmax(unary[i, :n_labels])
+        return out
+    for i in range(k):
+        prev = members[i - 1] if i > 0 else -1
+        lo, hi = (n_labels, n_labels + 1) if i == 0 else (0, n_labels)  # the start row, else every label
+        for yp in range(lo, hi):
+            a = _transition_slot(0, yp, prev, h, members[i], hp, mask)
+            b = _transition_slot(1, yp, prev, h, members[i], hp, mask)
+            for y in range(n_labels):
+                trans[i, yp, y] = weights[(a + y) & mask] + weights[(b + y) & mask]
+    return chain_viterbi(unary[:k, :n_labels], trans[:k, :n_labels + 1, :n_labels], k)
+
+
+@njit(cache=True, inline="always")
+def _add(weights, totals, index, delta, step):
+    weights[index] += delta
+    totals[index] += delta * step
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, totals, step, feats, tree):
-    """One multiclass-perceptron pass over every word of the sentences in ``order``;
-    returns ``(step, correct, words)``."""
+def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, totals, step, feats, tree, chain):
+    """One perceptron pass over the sentences in ``order``: each word's label alone, or
+    (``chain``) the labels of each head's children at once, a structured perceptron over
+    :func:`chain_viterbi`; returns ``(step, correct, words)``."""
     mask = len(weights) - 1
-    buf = np.empty(N_MAX, dtype=np.int64)
+    longest = np.max(offsets[1:] - offsets[:-1]) if len(offsets) > 1 else 1
+    slots = np.empty((longest, N_MAX), dtype=np.int64)
+    counts = np.empty(longest, dtype=np.int64)
+    unary = np.empty((longest, n_labels))
+    trans = np.empty((longest, n_labels + 1, n_labels))
     correct = 0
     total = 0
     for i in order:
         start = offsets[i]
         n = offsets[i + 1] - start - 1
         first, kids = children(heads, start, n)
-        for m in range(1, n + 1):
-            k = label_features(atoms, heads, start, n, m, first, kids, mask, buf, feats, tree)
-            pred = _best_label(weights, buf, k, n_labels, mask)
-            gold = labels[start + m]
-            total += 1
-            if pred == gold:
-                correct += 1
-            else:
-                for j in range(k):
-                    weights[(buf[j] + gold) & mask] += 1.0
-                    totals[(buf[j] + gold) & mask] += step
-                    weights[(buf[j] + pred) & mask] -= 1.0
-                    totals[(buf[j] + pred) & mask] -= step
-            step += 1
+        unit_first, members = _units(heads, start, n, chain)
+        for u in range(len(unit_first) - 1):
+            if unit_first[u + 1] == unit_first[u]:
+                continue
+            words = members[unit_first[u]:unit_first[u + 1]]
+            pred = _decode_unit(atoms, heads, start, n, words, first, kids, weights, mask, n_labels, feats, tree,
+                                chain, slots, counts, unary, trans)
+            h = heads[start + words[0]]
+            hp = atoms[start + h, P]
+            for t in range(len(words)):
+                gold = labels[start + words[t]]
+                total += 1
+                if pred[t] == gold:
+                    correct += 1
+                else:
+                    for j in range(counts[t]):
+                        _add(weights, totals, (slots[t, j] + gold) & mask, 1.0, step)
+                        _add(weights, totals, (slots[t, j] + pred[t]) & mask, -1.0, step)
+                if chain:
+                    prev = words[t - 1] if t > 0 else -1
+                    gp = labels[start + prev] if t > 0 else n_labels
+                    pp = pred[t - 1] if t > 0 else n_labels
+                    if gp != pp or gold != pred[t]:
+                        for tt in range(2):
+                            _add(weights, totals, (_transition_slot(tt, gp, prev, h, words[t], hp, mask) + gold) & mask,
+                                 1.0, step)
+                            _add(weights, totals,
+                                 (_transition_slot(tt, pp, prev, h, words[t], hp, mask) + pred[t]) & mask, -1.0, step)
+            step += len(words)
     return step, correct, total
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def predict_labels(atoms, offsets, heads, n_labels, weights, feats, tree):
-    """The best label of every word's arc (laid out like the atom table; 0 in root rows)."""
+def predict_labels(atoms, offsets, heads, n_labels, weights, feats, tree, chain):
+    """The best label of every word's arc, or (``chain``) the best labels of each head's
+    children together (laid out like the atom table; 0 in root rows)."""
     mask = len(weights) - 1
-    buf = np.empty(N_MAX, dtype=np.int64)
+    longest = np.max(offsets[1:] - offsets[:-1]) if len(offsets) > 1 else 1
+    slots = np.empty((longest, N_MAX), dtype=np.int64)
+    counts = np.empty(longest, dtype=np.int64)
+    unary = np.empty((longest, n_labels))
+    trans = np.empty((longest, n_labels + 1, n_labels))
     out = np.zeros(len(atoms), dtype=np.int32)
     for i in range(len(offsets) - 1):
         start = offsets[i]
         n = offsets[i + 1] - start - 1
         first, kids = children(heads, start, n)
-        for m in range(1, n + 1):
-            k = label_features(atoms, heads, start, n, m, first, kids, mask, buf, feats, tree)
-            out[start + m] = _best_label(weights, buf, k, n_labels, mask)
+        unit_first, members = _units(heads, start, n, chain)
+        for u in range(len(unit_first) - 1):
+            if unit_first[u + 1] > unit_first[u]:
+                words = members[unit_first[u]:unit_first[u + 1]]
+                labels = _decode_unit(atoms, heads, start, n, words, first, kids, weights, mask, n_labels, feats,
+                                      tree, chain, slots, counts, unary, trans)
+                for t in range(len(words)):
+                    out[start + words[t]] = labels[t]
     return out

@@ -25,16 +25,18 @@ class DependencyLabeler(Estimator):
     kind = "dependency_labeler"
     _parameter_checks = {"epochs": integer(1), "hash_bits": integer(10, 30), "use_lemma": one_of(True, False),
                          "use_xpos": one_of(True, False), "use_feats": one_of(True, False),
-                         "templates": one_of("arc", "tree"), "random_state": seed}
+                         "templates": one_of("arc", "tree"), "decoder": one_of("independent", "chain"),
+                         "random_state": seed}
 
     def __init__(self, epochs=8, *, hash_bits=22, use_lemma=True, use_xpos=True, use_feats=False, templates="tree",
-                 random_state=0):
+                 decoder="chain", random_state=0):
         self.epochs = epochs
         self.hash_bits = hash_bits
         self.use_lemma = use_lemma
         self.use_xpos = use_xpos
         self.use_feats = use_feats
         self.templates = templates
+        self.decoder = decoder
         self.random_state = random_state
 
     def fit(self, sentences):
@@ -54,7 +56,7 @@ class DependencyLabeler(Estimator):
             weights.step, correct, total = _label_kernels.labeler_epoch(
                 table.atoms, table.offsets, heads, labels, order, len(self.labels_),
                 weights.current, weights.totals, weights.step, self.use_feats,
-                self.templates == "tree")
+                self.templates == "tree", self.decoder == "chain")
             return {"train_accuracy": 100.0 * correct / max(total, 1)}
 
         self.weights_ = train_epochs(self.epochs, run_epoch, weights.average).model
@@ -68,7 +70,7 @@ class DependencyLabeler(Estimator):
         table = encode(sentences, self.use_lemma, self.use_xpos)
         ids = _label_kernels.predict_labels(table.atoms, table.offsets, flat_heads(sentences),
                                             len(self.labels_), self.weights_, self.use_feats,
-                                            self.templates == "tree")
+                                            self.templates == "tree", self.decoder == "chain")
         names = np.array(self.labels_, dtype=object)
         return [names[ids[a + 1:b]].tolist() for a, b in zip(table.offsets[:-1], table.offsets[1:])]
 
@@ -87,7 +89,7 @@ class DependencyLabeler(Estimator):
 
     @classmethod
     def from_state(cls, header, arrays):
-        labeler = cls(**{"use_feats": False, "templates": "arc", **header["params"]})  # older files: without
+        labeler = cls(**{"use_feats": False, "templates": "arc", "decoder": "independent", **header["params"]})  # older files: without
         labeler.labels_ = list(header["labels"])
         labeler.weights_ = dense_from_state("label", arrays, 1 << labeler.hash_bits)
         labeler.selection_ = None
