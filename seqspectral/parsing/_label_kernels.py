@@ -276,6 +276,8 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
             hp = atoms[start + h, P]
             for t in range(len(words)):
                 gold = labels[start + words[t]]
+                if gold < 0:  # a word of a predicted tree with a wrong head: its label is not learned
+                    continue
                 total += 1
                 if pred[t] == gold:
                     correct += 1
@@ -287,7 +289,7 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
                     prev = words[t - 1] if t > 0 else -1
                     gp = labels[start + prev] if t > 0 else n_labels
                     pp = pred[t - 1] if t > 0 else n_labels
-                    if gp != pp or gold != pred[t]:
+                    if gp >= 0 and (gp != pp or gold != pred[t]):
                         for tt in range(2):
                             _add(weights, totals, (_transition_slot(tt, gp, prev, h, words[t], hp, mask) + gold) & mask,
                                  1.0, step)

@@ -80,3 +80,14 @@ def test_a_file_from_before_templates_and_decoder_labels_as_the_arc_labeler(tmp_
     new = DependencyLabeler(epochs=2, hash_bits=12).fit(train)
     serialize.save(tmp_path / "new.npz", new)
     assert serialize.load(tmp_path / "new.npz").predict(train) == new.predict(train)
+
+
+def test_trees_equal_to_the_gold_ones_teach_as_the_sentences_twice():
+    """``fit(s, trees=heads of s)``: every word of the second copy has its gold head, so it is
+    learned as a second copy of ``s``; a tree of the wrong length is refused."""
+    train = siblings_sentences(40, 4)
+    twice = DependencyLabeler(epochs=2, hash_bits=12).fit(train + train)
+    with_trees = DependencyLabeler(epochs=2, hash_bits=12).fit(train, trees=[s.heads for s in train])
+    np.testing.assert_array_equal(with_trees.weights_, twice.weights_)
+    with pytest.raises(ValueError, match="trees"):
+        DependencyLabeler(epochs=1, hash_bits=12).fit(train, trees=[s.heads[1:] for s in train])
