@@ -101,33 +101,39 @@ def emissions(slots, start, n, weights, n_tags):
 @njit(cache=True)
 def viterbi(E, A):
     """The best tag sequence under emissions ``E`` (n × T) and transitions ``A`` ((T+1)²,
-    boundary last), and its score."""
+    boundary last), and its score. Each tag's best predecessor is the first ``p`` of the
+    highest ``δ[t-1, p] + A[p, y]``; the predecessors are visited in the outer loop so that the
+    inner one runs over the tags ``y`` along a row of ``A`` (vectorised, same result)."""
     n, T = E.shape
     if n == 0:
         return np.zeros(0, dtype=np.int32), A[T, T]
     delta = np.empty((n, T))
     back = np.zeros((n, T), dtype=np.int32)
+    best = np.empty(T)
     for y in range(T):
         delta[0, y] = A[T, y] + E[0, y]
     for t in range(1, n):
+        arg = back[t]
+        best[:] = -np.inf
+        for p in range(T):
+            d, row = delta[t - 1, p], A[p]
+            for y in range(T):
+                s = d + row[y]
+                better = s > best[y]
+                best[y] = s if better else best[y]
+                arg[y] = p if better else arg[y]
         for y in range(T):
-            best, arg = -np.inf, 0
-            for p in range(T):
-                s = delta[t - 1, p] + A[p, y]
-                if s > best:
-                    best, arg = s, p
-            delta[t, y] = best + E[t, y]
-            back[t, y] = arg
-    best, y = -np.inf, 0
+            delta[t, y] = best[y] + E[t, y]
+    best_end, y = -np.inf, 0
     for p in range(T):
         s = delta[n - 1, p] + A[p, T]
-        if s > best:
-            best, y = s, p
+        if s > best_end:
+            best_end, y = s, p
     tags = np.empty(n, dtype=np.int32)
     for t in range(n - 1, -1, -1):
         tags[t] = y
         y = back[t, y]
-    return tags, best
+    return tags, best_end
 
 
 @njit(cache=True)

@@ -46,6 +46,35 @@ def test_viterbi_and_kbest_match_brute_force(n, T, seed):
         np.testing.assert_allclose([by_seq[tuple(s)] for s in seqs], scores)  # each score is its sequence's
 
 
+def _first_best_viterbi(E, A):
+    """Viterbi written plainly (each tag's predecessors scanned in order, the first of the
+    best kept), as the reference for ties."""
+    n, T = E.shape
+    delta, back = [list(A[T, :T] + E[0])], []
+    for t in range(1, n):
+        row, arg = [], []
+        for y in range(T):
+            scores = [delta[-1][p] + A[p, y] for p in range(T)]
+            arg.append(scores.index(max(scores)))
+            row.append(max(scores) + E[t, y])
+        delta.append(row)
+        back.append(arg)
+    end = [delta[-1][p] + A[p, T] for p in range(T)]
+    tags = [end.index(max(end))]
+    for arg in reversed(back):
+        tags.append(arg[tags[-1]])
+    return tags[::-1], max(end)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_viterbi_breaks_ties_as_the_plain_recursion(seed):
+    rng = np.random.default_rng(seed)
+    n, T = int(rng.integers(1, 12)), int(rng.integers(2, 20))
+    E, A = rng.integers(-2, 3, size=(n, T)).astype(float), rng.integers(-2, 3, size=(T + 1, T + 1)).astype(float)
+    tags, best = _kernels.viterbi(E, A)
+    assert (list(tags), best) == _first_best_viterbi(E, A)
+
+
 def test_empty_sentence_scores_the_boundary_transition():
     A = np.arange(16, dtype=float).reshape(4, 4)
     tags, best = _kernels.viterbi(np.zeros((0, 3)), A)
