@@ -28,7 +28,8 @@ from seqspectral.base import Estimator, integer, seed
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
-from ._script_kernels import code_points, script_matches, word_candidates
+from ._script_kernels import script_matches, word_candidates
+from ._strings import code_points
 from .words import numbered, type_ids
 from seqspectral.corpus.columns import has_column
 

@@ -19,7 +19,6 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from itertools import chain, repeat
-from operator import itemgetter
 
 import numpy as np
 
@@ -73,35 +72,43 @@ def flags(form: str) -> int:
     return bits | NO_ALNUM * (not any(c.isalnum() for c in form))
 
 
+def _shape_flags(shape: str) -> int:
+    """The ``DIGIT``, ``HYPHEN`` and ``CAPITALISED`` flags of the words of a :func:`shape`: a
+    digit is ``d`` there and nothing else is, a capital ``X``, a hyphen stays itself, and
+    collapsing runs keeps which characters there are. (Not ``NO_ALNUM``: a capital that is no
+    letter, Ⓐ, is ``X`` too.)"""
+    return DIGIT * ("d" in shape) | HYPHEN * ("-" in shape) | CAPITALISED * shape.startswith("X")
+
+
 def atom_rows(words: list[str]) -> np.ndarray:
     """The atoms of each word type (words × the columns of :data:`COLUMNS` but the clusters,
     int64): :func:`shape` and :func:`flags` of each word and the hashes, computed a column at
-    a time (C-level ``map``, ``operator.itemgetter`` and ``str.translate`` over the batch,
-    no Python call per word: one per word type was a tenth of tagging's time)."""
+    a time (C-level ``map`` and ``str.translate`` over the batch; the CRC-32 of every form,
+    lower case, affix and shape in one Numba pass over their code points,
+    :func:`._strings.crc32_spans`): no Python call per word (one per word type was a tenth of
+    tagging's time)."""
+    from ._strings import code_points, crc32_spans
+
+    n = len(words)
     low = list(map(str.lower, words))
-    columns = [words, low, *(map(itemgetter(slice(None, k)), low) for k in range(1, 5)),
-               *(map(itemgetter(slice(-k, None)), low) for k in range(1, 5))]
     chars = set("".join(words))
     classes = {ord(c): "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in chars}
     classed = list(map(str.translate, words, repeat(classes)))
     collapsed = {c: _RUNS.sub(r"\1", c) for c in set(classed)}  # far fewer than the words
-    columns.append(map(collapsed.__getitem__, classed))
-    out = np.empty((len(words), len(COLUMNS) - 2), dtype=np.int64)
-    for j, column in enumerate(columns):
-        out[:, j] = np.fromiter(map(zlib.crc32, map(str.encode, column, repeat("utf-8"), repeat("surrogatepass"))),
-                                dtype=np.int64, count=len(words))
-    not_digit = {ord(c): None for c in chars if not c.isdigit()}
+    flat, at = code_points(words + low + list(map(collapsed.__getitem__, classed)))
+    start, end = at[:-1].reshape(3, n), at[1:].reshape(3, n)  # forms, lower cases, shapes
+    ls, le = start[1], end[1]
+    starts = [start[0], ls, *(ls,) * 4, *(np.maximum(le - k, ls) for k in range(1, 5)), start[2]]
+    ends = [end[0], le, *(np.minimum(ls + k, le) for k in range(1, 5)), *(le,) * 4, end[2]]
+    out = np.empty((n, len(COLUMNS) - 2), dtype=np.int64)
+    out[:, :-1] = crc32_spans(flat, np.concatenate(starts), np.concatenate(ends)).reshape(len(starts), n).T
+    by_shape = {c: _shape_flags(collapsed[c]) for c in collapsed}
     not_alnum = {ord(c): None for c in chars if not c.isalnum()}
-
-    def bits(values) -> np.ndarray:
-        return np.fromiter(map(bool, values), dtype=bool, count=len(words))
-
-    out[:, -1] = (DIGIT * bits(map(str.translate, words, repeat(not_digit)))
-                  | HYPHEN * bits(map(str.__contains__, words, repeat("-")))
-                  | CAPITALISED * bits(map(str.isupper, map(itemgetter(slice(None, 1)), words)))
-                  | ALL_CAPS * (bits(map(str.isupper, words)) & (np.fromiter(map(len, words), dtype=np.int64,
-                                                                              count=len(words)) > 1))
-                  | NO_ALNUM * ~bits(map(str.translate, words, repeat(not_alnum))))
+    out[:, -1] = np.fromiter(map(by_shape.__getitem__, classed), dtype=np.int64, count=n)
+    out[:, -1] |= ALL_CAPS * (np.fromiter(map(str.isupper, words), dtype=bool, count=n)
+                              & (np.fromiter(map(len, words), dtype=np.int64, count=n) > 1))
+    out[:, -1] |= NO_ALNUM * ~np.fromiter(map(bool, map(str.translate, words, repeat(not_alnum))), dtype=bool,
+                                          count=n)
     return out
 
 

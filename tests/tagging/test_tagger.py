@@ -94,12 +94,30 @@ def test_word_atoms_by_hand():
     assert table.atoms.shape[0] == 2
 
 
+def test_crc32_of_spans_of_code_points_is_zlibs_of_their_utf8():
+    """Random strings of 1- to 4-byte characters (lone surrogates too), random spans of them."""
+    import zlib
+
+    from seqspectral.tagging._strings import code_points, crc32_spans
+
+    rng = np.random.default_rng(0)
+    pool = [chr(c) for c in (*range(0x300), 0x7FF, 0x800, 0xD800, 0xDFFF, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF)]
+    strings = ["".join(rng.choice(pool, size=rng.integers(0, 9))) for _ in range(300)]
+    flat, at = code_points(strings)
+    starts = np.array([at[i] + rng.integers(0, len(s) + 1) for i, s in enumerate(strings)])
+    ends = np.array([rng.integers(a, at[i + 1] + 1) for i, a in enumerate(starts)])
+    text = "".join(strings)
+    assert crc32_spans(flat, starts, ends).tolist() == [zlib.crc32(text[a:b].encode("utf-8", "surrogatepass"))
+                                                        for a, b in zip(starts, ends)]
+
+
 def test_atom_rows_are_each_words_hashes_shape_and_flags():
     """The column-at-a-time atoms against each word's own, with letters whose case or length
     changes when lower-cased, characters of no case, digits and lone surrogates."""
     import zlib
 
-    words = ["Al-Zaman", "USA", "3.5", ",", "İstanbul", "ǅemal", "日本", "ⓐⓑ", "x", "", "ÀÉ-9", "a\ud800b", "ΣΑΣ"]
+    words = ["Al-Zaman", "USA", "3.5", ",", "İstanbul", "ǅemal", "日本", "ⓐⓑ", "x", "", "ÀÉ-9", "a\ud800b", "ΣΑΣ",
+             "½", "Ⅻ-", "--", "五", "Ⓐ", "ⒶⒷ1"]
 
     def crc(s):
         return zlib.crc32(s.encode("utf-8", "surrogatepass"))
