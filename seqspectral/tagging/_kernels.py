@@ -22,6 +22,8 @@ FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS, COARSE, FINE = 0, 1, 2, 6,
 BEFORE, AFTER = -2, -3
 #: features per token (see :func:`token_slots`), and those added with word clusters
 N_FEATURES, N_CLUSTER_FEATURES = 27, 5
+#: the first features of :func:`token_slots`, those of the word alone (bias to flags)
+N_WORD_FEATURES = 13
 
 
 @njit(cache=True, inline="always")
@@ -86,15 +88,47 @@ def token_slots(atoms, types, offsets, mask, clusters=False):
     return out
 
 
+@njit(cache=True, inline="always")
+def _add_rows(E, i, slots, token, first, last, weights, n_tags):
+    """``E[i, y] += W[f, y]`` over the feature rows ``first..last-1`` of ``token``, in order."""
+    for f in range(first, last):
+        base = np.int64(slots[token, f]) * n_tags
+        for y in range(n_tags):
+            E[i, y] += weights[base + y]
+
+
 @njit(cache=True)
 def emissions(slots, start, n, weights, n_tags):
     """``E[t, y]`` of the ``n`` tokens from ``start`` (``weights`` flat, rows of ``n_tags``)."""
     E = np.zeros((n, n_tags))
     for t in range(n):
-        for f in range(slots.shape[1]):
-            base = np.int64(slots[start + t, f]) * n_tags
-            for y in range(n_tags):
-                E[t, y] += weights[base + y]
+        _add_rows(E, t, slots, start + t, 0, slots.shape[1], weights, n_tags)
+    return E
+
+
+@njit(cache=True, parallel=True)
+def word_emissions(slots, types, n_types, weights, n_tags):
+    """The sums over the first ``N_WORD_FEATURES`` rows (those of the word alone, the same for
+    every token of a type) of each word type (``types``: every token's), from one token each:
+    :func:`emissions` of a token is its type's row plus its other rows, added in the same order."""
+    token = np.full(n_types, -1, dtype=np.int64)
+    for t in range(len(types) - 1, -1, -1):
+        token[types[t]] = t
+    out = np.zeros((n_types, n_tags))
+    for k in prange(n_types):
+        if token[k] >= 0:
+            _add_rows(out, k, slots, token[k], 0, N_WORD_FEATURES, weights, n_tags)
+    return out
+
+
+@njit(cache=True)
+def _sentence_emissions(slots, types, start, n, words, weights, n_tags):
+    """:func:`emissions` of the ``n`` tokens from ``start`` from their types' rows ``words``
+    (:func:`word_emissions`): the same sums."""
+    E = np.empty((n, n_tags))
+    for t in range(n):
+        E[t] = words[types[start + t]]
+        _add_rows(E, t, slots, start + t, N_WORD_FEATURES, slots.shape[1], weights, n_tags)
     return E
 
 
@@ -196,25 +230,28 @@ def kbest_viterbi(E, A, k):
 
 
 @njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def tag_corpus(slots, offsets, weights, A):
-    """The Viterbi tags of every sentence, flat (int32), and each sentence's score (the
-    sentences shared among Numba's threads)."""
+def tag_corpus(slots, offsets, types, n_types, weights, A):
+    """The Viterbi tags of every sentence, flat (int32), and each sentence's score (``types``:
+    each token's word type, of ``n_types``; the sentences shared among Numba's threads)."""
     T = A.shape[0] - 1
     out = np.empty(slots.shape[0], dtype=np.int32)
     scores = np.empty(len(offsets) - 1)
+    words = word_emissions(slots, types, n_types, weights, T)
     for i in prange(len(offsets) - 1):
         start, n = offsets[i], offsets[i + 1] - offsets[i]
-        tags, s = viterbi(emissions(slots, start, n, weights, T), A)
+        tags, s = viterbi(_sentence_emissions(slots, types, start, n, words, weights, T), A)
         out[start:start + n] = tags
         scores[i] = s
     return out, scores
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def kbest_corpus(slots, offsets, weights, A, k):
+def kbest_corpus(slots, offsets, types, n_types, weights, A, k):
     """The k-best lists of every sentence: flat tags (candidate after candidate, sentence
-    after sentence), each candidate's score and each sentence's number of candidates."""
+    after sentence), each candidate's score and each sentence's number of candidates
+    (``types`` as :func:`tag_corpus`'s)."""
     T = A.shape[0] - 1
+    words = word_emissions(slots, types, n_types, weights, T)
     n_sent = len(offsets) - 1
     tags_out = np.empty(k * slots.shape[0], dtype=np.int32)
     scores_out = np.empty(k * n_sent)
@@ -222,7 +259,7 @@ def kbest_corpus(slots, offsets, weights, A, k):
     at, c_at = 0, 0
     for i in range(n_sent):
         start, n = offsets[i], offsets[i + 1] - offsets[i]
-        tags, s = kbest_viterbi(emissions(slots, start, n, weights, T), A, k)
+        tags, s = kbest_viterbi(_sentence_emissions(slots, types, start, n, words, weights, T), A, k)
         counts[i] = len(s)
         for c in range(len(s)):
             tags_out[at:at + n] = tags[c]
