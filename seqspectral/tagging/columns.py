@@ -4,7 +4,7 @@ the treebank has it, applied in that order (each reads the columns predicted bef
 from __future__ import annotations
 
 from contextlib import nullcontext
-from dataclasses import replace
+from copy import copy
 
 from seqspectral.base import Estimator, integer, seed
 
@@ -99,7 +99,7 @@ class ColumnTaggers(Estimator):
         from .words import encode
 
         self._check_fitted()
-        copies = [replace(s) for s in sentences]  # each column set on these, the input's lists untouched
+        copies = list(map(copy, sentences))  # each column set on these, the input's lists untouched
         table = encode([s.forms for s in copies], self.clusters)  # once for every model
         for field, model in self.models_.items():
             for s, values in zip(copies, model.predict(copies, table)):

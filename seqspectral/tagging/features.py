@@ -27,7 +27,7 @@ from seqspectral.corpus.errors import CorpusFormatError
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
-from .words import per_sentence
+from .words import split
 
 #: a FEATS value: ``_`` or ``Name=Value`` pairs joined by ``|`` (names and values without ``=``,
 #: ``|`` or spaces; UD's stricter letter rules are not required: treebanks outside UD use others)
@@ -198,12 +198,8 @@ class FeaturesTagger(Estimator):
         slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
         items = self._items(sentences)
         rows = slots if self.unit == "bundle" else slots[items[0]]
-        flat = self._bundles(sentences, tc.classify(rows, items[1], self.weights_, self.hash_bits), items)
-        out, at = [], 0
-        for s in sentences:
-            out.append(flat[at:at + len(s)])
-            at += len(s)
-        return out
+        return split(self._bundles(sentences, tc.classify(rows, items[1], self.weights_, self.hash_bits), items),
+                     sentences)
 
     def kbest(self, sentences, k: int) -> list:
         """The ``k`` best FEATS columns of every sentence as

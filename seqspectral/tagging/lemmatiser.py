@@ -30,7 +30,7 @@ from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_sch
 from . import model_files, token_classifier as tc
 from ._script_kernels import script_matches, word_candidates
 from ._strings import code_points
-from .words import numbered, type_ids
+from .words import numbered, split, type_ids
 from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -184,12 +184,7 @@ class Lemmatiser(Estimator):
             made = [apply_script(self.scripts_[c], words[p][0]) if c >= 0 else words[p][0]
                     for p, c in zip(pair_of[needed][first].tolist(), classes[first].tolist())]
             flat[needed] = np.array(made, dtype=object)[inverse.ravel()]
-        flat = flat.tolist()
-        out, at = [], 0
-        for s in sentences:
-            out.append(flat[at:at + len(s)])
-            at += len(s)
-        return out
+        return split(flat.tolist(), sentences)
 
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with LEMMA filled."""

@@ -12,7 +12,7 @@ perceptron (Collins 2002), its number of epochs chosen on dev like the tagger's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -31,6 +31,14 @@ def column_of(sentence, name: str) -> list[str]:
     return ["_"] * len(sentence) if values is None else values
 
 
+class _TagHashes(dict):
+    """Tag value -> its hash (0 for ``_``), each worked out the first time it is asked for."""
+
+    def __missing__(self, value):
+        h = self[value] = 0 if value == "_" else _hash(value)
+        return h
+
+
 def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
     and the sentence offsets (``table``: the sentences' word table, if made already;
@@ -39,11 +47,9 @@ def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_
     slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
     tags = np.zeros((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
     for j, name in enumerate(TAG_COLUMNS):
-        if name not in columns:
-            continue
-        values = list(chain.from_iterable(column_of(s, name) for s in sentences))
-        hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
-        tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
+        if name in columns:
+            tags[:, j] = np.fromiter(map(_TagHashes().__getitem__, chain.from_iterable(
+                map(column_of, sentences, repeat(name)))), dtype=np.int64, count=len(slots))
     context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
     return np.hstack([slots, context]), table.offsets
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -144,12 +145,14 @@ def encode(form_lists, clusters=None) -> WordTable:
 
 def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
     """The flat class ids of every token of ``sentences`` as each sentence's list of names."""
-    flat = list(map(names.__getitem__, ids.tolist()))
-    out, at = [], 0
-    for s in sentences:
-        out.append(flat[at:at + len(s)])
-        at += len(s)
-    return out
+    return split(list(map(names.__getitem__, ids.tolist())), sentences)
+
+
+def split(flat: list, sentences) -> list[list]:
+    """``flat``, one value per token of ``sentences``, as each sentence's list (slices made at
+    C level: no Python call per sentence)."""
+    ends = list(accumulate(map(len, map(attrgetter("forms"), sentences))))
+    return list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
