@@ -85,12 +85,39 @@ def _best(slots, t, offsets, candidates, weights, mask):
 
 
 @njit(cache=True, parallel=True)
-def classify(slots, offsets, candidates, weights, mask):
+def classify(slots, offsets, candidates, weights, mask, keys, n_keys, shared):
     """The best candidate class of every token (-1 for a token without candidates; the tokens
-    shared among Numba's threads)."""
-    out = np.empty(slots.shape[0], dtype=np.int32)
-    for t in prange(slots.shape[0]):
-        out[t] = _best(slots, t, offsets, candidates, weights, mask)
+    shared among Numba's threads). Tokens with the same key (``keys[t]`` < ``n_keys``) have the
+    same first ``shared`` features and the same candidates (e.g. one word type, one UPOS): each
+    candidate's sum over those features is worked out once per key, on the key's first token,
+    and every token goes on from it in the same order (the same sums as one at a time)."""
+    n = slots.shape[0]
+    first = np.full(n_keys, -1, dtype=np.int64)
+    for t in range(n - 1, -1, -1):
+        first[keys[t]] = t
+    at = np.empty(n + 1, dtype=np.int64)  # where a key's first token keeps its candidates' sums
+    at[0] = 0
+    for t in range(n):
+        at[t + 1] = at[t] + (offsets[t + 1] - offsets[t] if first[keys[t]] == t else 0)
+    partial = np.zeros(at[n])
+    for t in prange(n):
+        if first[keys[t]] == t:
+            for j in range(offsets[t], offsets[t + 1]):
+                s = 0.0
+                for f in range(shared):
+                    s += weights[pair(slots[t, f], candidates[j], mask)]
+                partial[at[t] + j - offsets[t]] = s
+    out = np.empty(n, dtype=np.int32)
+    for t in prange(n):
+        base = at[first[keys[t]]] - offsets[t]
+        best, arg = -np.inf, -1
+        for j in range(offsets[t], offsets[t + 1]):
+            s = partial[base + j]
+            for f in range(shared, slots.shape[1]):
+                s += weights[pair(slots[t, f], candidates[j], mask)]
+            if s > best:
+                best, arg = s, candidates[j]
+        out[t] = arg
     return out
 
 

@@ -83,13 +83,14 @@ class FeaturesTagger(Estimator):
     def _items(self, sentences):
         """Every decision of ``sentences``: its token (row of the feature matrix), its
         candidate classes and, with ``unit="feature"``, its feature name (index into
-        ``names_``; -1 for bundles)."""
+        ``names_``); with bundles, the token's UPOS group instead (row of ``by_upos_``, then
+        one for a UPOS never seen)."""
         upos = list(chain.from_iterable(s.upos for s in sentences))
         if self.unit == "bundle":  # each UPOS's bundles, then every bundle (for a UPOS never seen)
             groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
             row = {u: j for j, u in enumerate(self.by_upos_)}
             group_of = np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
-            return np.arange(len(upos)), groups.take(group_of), np.full(len(upos), -1)
+            return np.arange(len(upos)), groups.take(group_of), group_of
         groups = {u: [(n, np.asarray(ids, dtype=np.int32)) for n, ids in named] for u, named in self.by_upos_.items()}
         every = [(n, np.asarray(ids, dtype=np.int32)) for n, ids in self._all_values()]
         tokens, names, candidates = [], [], []
@@ -195,11 +196,14 @@ class FeaturesTagger(Estimator):
         ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
+        slots, table = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
         items = self._items(sentences)
-        rows = slots if self.unit == "bundle" else slots[items[0]]
-        return split(self._bundles(sentences, tc.classify(rows, items[1], self.weights_, self.hash_bits), items),
-                     sentences)
+        if self.unit == "bundle":  # a word type's tokens of one UPOS share its own features' sums
+            classes = tc.classify(slots, items[1], self.weights_, self.hash_bits,
+                                  tc.word_keys(table.types, items[2], len(self.by_upos_) + 1))
+        else:
+            classes = tc.classify(slots[items[0]], items[1], self.weights_, self.hash_bits)
+        return split(self._bundles(sentences, classes, items), sentences)
 
     def kbest(self, sentences, k: int) -> list:
         """The ``k`` best FEATS columns of every sentence as

@@ -178,7 +178,8 @@ class Lemmatiser(Estimator):
             needed = np.flatnonzero(place[pair_of] >= 0)
             candidates = self._candidates([words[p] for p in unsettled.tolist()]).take(place[pair_of[needed]])
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits)
+            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits,
+                                  pair_of[needed])  # a (form, UPOS) pair's tokens share its own features' sums
             _, first, inverse = np.unique(pair_of[needed] * (len(self.scripts_) + 1) + classes + 1,
                                           return_index=True, return_inverse=True)
             made = [apply_script(self.scripts_[c], words[p][0]) if c >= 0 else words[p][0]

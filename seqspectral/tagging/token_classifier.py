@@ -19,6 +19,7 @@ import numpy as np
 from seqspectral.perceptron import AveragedWeights, HeldOut, train_epochs
 
 from . import _classifier_kernels as kernels
+from ._kernels import N_WORD_FEATURES
 from .words import _hash, word_slots
 
 #: the tag columns read as features, in the order of :func:`._classifier_kernels.tag_slots`
@@ -39,9 +40,9 @@ class _TagHashes(dict):
         return h
 
 
-def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
+def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple:
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
-    and the sentence offsets (``table``: the sentences' word table, if made already;
+    and the sentences' word table (``table``: that table, if made already;
     ``columns``: the tag columns read, the others taken as ``_`` — the features tagger must not
     read the FEATS it predicts)."""
     slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
@@ -51,7 +52,7 @@ def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_
             tags[:, j] = np.fromiter(map(_TagHashes().__getitem__, chain.from_iterable(
                 map(column_of, sentences, repeat(name)))), dtype=np.int64, count=len(slots))
     context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
-    return np.hstack([slots, context]), table.offsets
+    return np.hstack([slots, context]), table
 
 
 def unambiguous(keys, values, min_count: int) -> dict:
@@ -92,9 +93,22 @@ class Candidates:
         return Candidates(offsets, self.classes[at])
 
 
-def classify(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:
-    """The best candidate class of every token."""
-    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1)
+def classify(slots, candidates: Candidates, weights, hash_bits: int, keys=None) -> np.ndarray:
+    """The best candidate class of every token (``keys``: int64 ids, the same for tokens of
+    one word type with the same candidates, e.g. :func:`word_keys`: those share the sums over
+    the word's own features, :data:`._kernels.N_WORD_FEATURES`)."""
+    n = len(slots)
+    if keys is None:
+        return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1,
+                                np.arange(n), n, 0)
+    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1,
+                            keys, int(keys.max()) + 1 if n else 0, N_WORD_FEATURES)
+
+
+def word_keys(types, lists, n_lists: int) -> np.ndarray:
+    """Each token's key for :func:`classify`: its word type (``types``) and which candidate list
+    it has (``lists``, of ``n_lists``)."""
+    return np.asarray(types, dtype=np.int64) * n_lists + lists
 
 
 def candidate_scores(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:

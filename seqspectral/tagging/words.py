@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain, count, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -73,29 +73,33 @@ def flags(form: str) -> int:
     return bits | NO_ALNUM * (not any(c.isalnum() for c in form))
 
 
-def _shape_flags(shape: str) -> int:
-    """The ``DIGIT``, ``HYPHEN`` and ``CAPITALISED`` flags of the words of a :func:`shape`: a
-    digit is ``d`` there and nothing else is, a capital ``X``, a hyphen stays itself, and
-    collapsing runs keeps which characters there are. (Not ``NO_ALNUM``: a capital that is no
-    letter, Ⓐ, is ``X`` too.)"""
-    return DIGIT * ("d" in shape) | HYPHEN * ("-" in shape) | CAPITALISED * shape.startswith("X")
+def _classed_flags(classed: str, mark: str) -> int:
+    """The flags but ``ALL_CAPS`` of the words whose characters, by classes, are ``classed``
+    (:func:`atom_rows`: a digit is ``d`` there and nothing else is, a capital letter ``X``, a
+    capital that is no letter or digit, Ⓐ, is ``mark``, every other character no letter or
+    digit stays itself)."""
+    return (DIGIT * ("d" in classed) | HYPHEN * ("-" in classed) | CAPITALISED * (classed[:1] in ("X", mark))
+            | NO_ALNUM * (not any(c.isalnum() for c in classed)))
 
 
 def atom_rows(words: list[str]) -> np.ndarray:
     """The atoms of each word type (words × the columns of :data:`COLUMNS` but the clusters,
     int64): :func:`shape` and :func:`flags` of each word and the hashes, computed a column at
-    a time (C-level ``map`` and ``str.translate`` over the batch; the CRC-32 of every form,
-    lower case, affix and shape in one Numba pass over their code points,
-    :func:`._strings.crc32_spans`): no Python call per word (one per word type was a tenth of
-    tagging's time)."""
+    a time (C-level ``map`` and ``str.translate`` over the batch, shapes and flags worked out
+    once per distinct string of character classes; the CRC-32 of every form, lower case, affix
+    and shape in one Numba pass over their code points, :func:`._strings.crc32_spans`): no
+    Python call per word (one per word type was a tenth of tagging's time)."""
     from ._strings import code_points, crc32_spans
 
     n = len(words)
     low = list(map(str.lower, words))
     chars = set("".join(words))
-    classes = {ord(c): "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in chars}
+    mark = next(c for c in map(chr, count(0xE000)) if c not in chars and not c.isalnum())  # private use
+    classes = {ord(c): (mark if not c.isalnum() else "X") if c.isupper() else "x" if c.isalpha() else
+               "d" if c.isdigit() else c for c in chars}
     classed = list(map(str.translate, words, repeat(classes)))
-    collapsed = {c: _RUNS.sub(r"\1", c) for c in set(classed)}  # far fewer than the words
+    distinct = set(classed)  # far fewer than the words
+    collapsed = {c: _RUNS.sub(r"\1", c.replace(mark, "X")) for c in distinct}  # the shape: X for any capital
     flat, at = code_points(words + low + list(map(collapsed.__getitem__, classed)))
     start, end = at[:-1].reshape(3, n), at[1:].reshape(3, n)  # forms, lower cases, shapes
     ls, le = start[1], end[1]
@@ -103,13 +107,10 @@ def atom_rows(words: list[str]) -> np.ndarray:
     ends = [end[0], le, *(np.minimum(ls + k, le) for k in range(1, 5)), *(le,) * 4, end[2]]
     out = np.empty((n, len(COLUMNS) - 2), dtype=np.int64)
     out[:, :-1] = crc32_spans(flat, np.concatenate(starts), np.concatenate(ends)).reshape(len(starts), n).T
-    by_shape = {c: _shape_flags(collapsed[c]) for c in collapsed}
-    not_alnum = {ord(c): None for c in chars if not c.isalnum()}
-    out[:, -1] = np.fromiter(map(by_shape.__getitem__, classed), dtype=np.int64, count=n)
+    by_class = {c: _classed_flags(c, mark) for c in distinct}
+    out[:, -1] = np.fromiter(map(by_class.__getitem__, classed), dtype=np.int64, count=n)
     out[:, -1] |= ALL_CAPS * (np.fromiter(map(str.isupper, words), dtype=bool, count=n)
                               & (np.fromiter(map(len, words), dtype=np.int64, count=n) > 1))
-    out[:, -1] |= NO_ALNUM * ~np.fromiter(map(bool, map(str.translate, words, repeat(not_alnum))), dtype=bool,
-                                          count=n)
     return out
 
 
