@@ -85,12 +85,13 @@ def _best(slots, t, offsets, candidates, weights, mask):
 
 
 @njit(cache=True, parallel=True)
-def classify(slots, offsets, candidates, weights, mask, keys, n_keys, shared):
-    """The best candidate class of every token (-1 for a token without candidates; the tokens
-    shared among Numba's threads). Tokens with the same key (``keys[t]`` < ``n_keys``) have the
-    same first ``shared`` features and the same candidates (e.g. one word type, one UPOS): each
-    candidate's sum over those features is worked out once per key, on the key's first token,
-    and every token goes on from it in the same order (the same sums as one at a time)."""
+def classify(slots, offsets, candidates, weights, mask, rows, keys, n_keys, shared):
+    """The best candidate class of every token ``t`` among ``candidates[offsets[r]:offsets[r+1]]``,
+    ``r = rows[t]`` (-1 for a token without candidates; the tokens shared among Numba's
+    threads). Tokens with the same key (``keys[t]`` < ``n_keys``) have the same first ``shared``
+    features and the same row (e.g. one word type, one UPOS): each candidate's sum over those
+    features is worked out once per key, on the key's first token, and every token goes on
+    from it in the same order (the same sums as one at a time)."""
     n = slots.shape[0]
     first = np.full(n_keys, -1, dtype=np.int64)
     for t in range(n - 1, -1, -1):
@@ -98,20 +99,22 @@ def classify(slots, offsets, candidates, weights, mask, keys, n_keys, shared):
     at = np.empty(n + 1, dtype=np.int64)  # where a key's first token keeps its candidates' sums
     at[0] = 0
     for t in range(n):
-        at[t + 1] = at[t] + (offsets[t + 1] - offsets[t] if first[keys[t]] == t else 0)
+        at[t + 1] = at[t] + (offsets[rows[t] + 1] - offsets[rows[t]] if first[keys[t]] == t else 0)
     partial = np.zeros(at[n])
     for t in prange(n):
         if first[keys[t]] == t:
-            for j in range(offsets[t], offsets[t + 1]):
+            a = offsets[rows[t]]
+            for j in range(a, offsets[rows[t] + 1]):
                 s = 0.0
                 for f in range(shared):
                     s += weights[pair(slots[t, f], candidates[j], mask)]
-                partial[at[t] + j - offsets[t]] = s
+                partial[at[t] + j - a] = s
     out = np.empty(n, dtype=np.int32)
     for t in prange(n):
-        base = at[first[keys[t]]] - offsets[t]
+        a = offsets[rows[t]]
+        base = at[first[keys[t]]] - a
         best, arg = -np.inf, -1
-        for j in range(offsets[t], offsets[t + 1]):
+        for j in range(a, offsets[rows[t] + 1]):
             s = partial[base + j]
             for f in range(shared, slots.shape[1]):
                 s += weights[pair(slots[t, f], candidates[j], mask)]

@@ -83,13 +83,10 @@ class FeaturesTagger(Estimator):
     def _items(self, sentences):
         """Every decision of ``sentences``: its token (row of the feature matrix), its
         candidate classes and, with ``unit="feature"``, its feature name (index into
-        ``names_``); with bundles, the token's UPOS group instead (row of ``by_upos_``, then
-        one for a UPOS never seen)."""
+        ``names_``; with bundles, the token's candidate list, :meth:`_groups`)."""
         upos = list(chain.from_iterable(s.upos for s in sentences))
-        if self.unit == "bundle":  # each UPOS's bundles, then every bundle (for a UPOS never seen)
-            groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
-            row = {u: j for j, u in enumerate(self.by_upos_)}
-            group_of = np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
+        if self.unit == "bundle":
+            groups, group_of = self._groups(upos)
             return np.arange(len(upos)), groups.take(group_of), group_of
         groups = {u: [(n, np.asarray(ids, dtype=np.int32)) for n, ids in named] for u, named in self.by_upos_.items()}
         every = [(n, np.asarray(ids, dtype=np.int32)) for n, ids in self._all_values()]
@@ -100,6 +97,13 @@ class FeaturesTagger(Estimator):
                 names.append(n)
                 candidates.append(ids)
         return np.asarray(tokens, dtype=np.int64), tc.Candidates.of(candidates), np.asarray(names, dtype=np.int64)
+
+    def _groups(self, upos) -> tuple:
+        """``unit="bundle"``: the candidate lists (each UPOS's bundles, then every bundle, for a
+        UPOS never seen) and each token's list (``upos``: the tokens' UPOS)."""
+        groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
+        row = {u: j for j, u in enumerate(self.by_upos_)}
+        return groups, np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
 
     def _all_values(self):
         """(name, class ids of its values) of every feature name (for a UPOS never seen)."""
@@ -197,11 +201,13 @@ class FeaturesTagger(Estimator):
         self._check_fitted()
         sentences = list(sentences)
         slots, table = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
-        items = self._items(sentences)
         if self.unit == "bundle":  # a word type's tokens of one UPOS share its own features' sums
-            classes = tc.classify(slots, items[1], self.weights_, self.hash_bits,
-                                  tc.word_keys(table.types, items[2], len(self.by_upos_) + 1))
+            groups, group_of = self._groups(list(chain.from_iterable(s.upos for s in sentences)))
+            items = None
+            classes = tc.classify(slots, groups, self.weights_, self.hash_bits, group_of,
+                                  tc.word_keys(table.types, group_of, len(groups.offsets) - 1))
         else:
+            items = self._items(sentences)
             classes = tc.classify(slots[items[0]], items[1], self.weights_, self.hash_bits)
         return split(self._bundles(sentences, classes, items), sentences)
 

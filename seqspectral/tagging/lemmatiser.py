@@ -169,17 +169,19 @@ class Lemmatiser(Estimator):
         pair_of = pair_of.ravel()  # (form, UPOS) looked up, its candidates found, its lemmas made once
         words = list(zip(map(forms.__getitem__, (pairs // len(upos)).tolist()),
                          map(upos.__getitem__, (pairs % len(upos)).tolist())))
-        known = [self.lexicon_.get(w) or self.forms_.get(w[0]) for w in words]
+        known = list(map(self.lexicon_.get, words))
+        for i in [i for i, lemma in enumerate(known) if not lemma]:
+            known[i] = self.forms_.get(words[i][0])
         flat = np.array(known, dtype=object)[pair_of]
         unsettled = np.flatnonzero([lemma is None for lemma in known])
         if len(unsettled):
             place = np.full(len(words), -1)
             place[unsettled] = np.arange(len(unsettled))
             needed = np.flatnonzero(place[pair_of] >= 0)
-            candidates = self._candidates([words[p] for p in unsettled.tolist()]).take(place[pair_of[needed]])
+            candidates = self._candidates([words[p] for p in unsettled.tolist()])
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits,
-                                  pair_of[needed])  # a (form, UPOS) pair's tokens share its own features' sums
+            row = place[pair_of[needed]]  # a (form, UPOS) pair's tokens share its own features' sums
+            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits, row, row)
             _, first, inverse = np.unique(pair_of[needed] * (len(self.scripts_) + 1) + classes + 1,
                                           return_index=True, return_inverse=True)
             made = [apply_script(self.scripts_[c], words[p][0]) if c >= 0 else words[p][0]

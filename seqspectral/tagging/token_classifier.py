@@ -93,16 +93,19 @@ class Candidates:
         return Candidates(offsets, self.classes[at])
 
 
-def classify(slots, candidates: Candidates, weights, hash_bits: int, keys=None) -> np.ndarray:
-    """The best candidate class of every token (``keys``: int64 ids, the same for tokens of
-    one word type with the same candidates, e.g. :func:`word_keys`: those share the sums over
-    the word's own features, :data:`._kernels.N_WORD_FEATURES`)."""
+def classify(slots, candidates: Candidates, weights, hash_bits: int, rows=None, keys=None) -> np.ndarray:
+    """The best candidate class of every token (``rows``: each token's row of ``candidates``,
+    None: its own; ``keys``: int64 ids, the same for tokens of one word type with the same row,
+    e.g. :func:`word_keys`: those share the sums over the word's own features,
+    :data:`._kernels.N_WORD_FEATURES`)."""
     n = len(slots)
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
     if keys is None:
-        return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1,
-                                np.arange(n), n, 0)
-    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1,
-                            keys, int(keys.max()) + 1 if n else 0, N_WORD_FEATURES)
+        keys, n_keys, shared = np.arange(n), n, 0
+    else:
+        n_keys, shared = int(keys.max()) + 1 if n else 0, N_WORD_FEATURES
+    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1, rows,
+                            keys, n_keys, shared)
 
 
 def word_keys(types, lists, n_lists: int) -> np.ndarray:

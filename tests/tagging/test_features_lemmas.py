@@ -64,9 +64,9 @@ def test_candidates_taken_by_row():
 
 @pytest.mark.parametrize("integer_weights", [True, False])
 def test_classify_sharing_word_feature_sums_is_each_tokens_own_sum(integer_weights):
-    """Tokens of one key (word type × candidate list) share their word features' sums: the best
-    candidates are those of summing every token's features one by one, in order (first of the
-    best on ties; integer weights make many)."""
+    """Tokens of one key (word type × candidate list) share their word features' sums, the
+    candidates given per token or by row: the best candidates are those of summing every token's
+    features one by one, in order (first of the best on ties; integer weights make many)."""
     from seqspectral.tagging import token_classifier as tc
     from seqspectral.tagging._classifier_kernels import pair
     from seqspectral.tagging._kernels import N_WORD_FEATURES
@@ -89,7 +89,9 @@ def test_classify_sharing_word_feature_sums_is_each_tokens_own_sum(integer_weigh
                 s += float(weights[pair(f, c, 2 ** bits - 1)])
             scores.append(s)
         expected.append(int(choices[lists[t]][scores.index(max(scores))]) if scores else -1)
-    assert tc.classify(slots, candidates, weights, bits, tc.word_keys(types, lists, 3)).tolist() == expected
+    keys = tc.word_keys(types, lists, 3)
+    assert tc.classify(slots, candidates, weights, bits, keys=keys).tolist() == expected
+    assert tc.classify(slots, tc.Candidates.of(choices), weights, bits, lists, keys).tolist() == expected  # by row
     assert tc.classify(slots, candidates, weights, bits).tolist() == expected
 
 
