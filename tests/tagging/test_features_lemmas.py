@@ -95,6 +95,21 @@ def test_classify_sharing_word_feature_sums_is_each_tokens_own_sum(integer_weigh
     assert tc.classify(slots, candidates, weights, bits).tolist() == expected
 
 
+def test_the_collector_is_paused_while_tagging_and_left_as_it_was():
+    import gc
+
+    from seqspectral.tagging.columns import _collector_paused
+
+    for enabled in (True, False):
+        gc.enable() if enabled else gc.disable()
+        with pytest.raises(KeyError):
+            with _collector_paused():
+                assert not gc.isenabled()
+                raise KeyError
+        assert gc.isenabled() == enabled
+    gc.enable()
+
+
 def _sentence(words):
     """Sentences of (form, lemma, upos, feats) words."""
     forms, lemmas, upos, feats = (list(x) for x in zip(*words))
