@@ -125,10 +125,9 @@ class FeaturesTagger(Estimator):
 
     def _bundles(self, sentences, classes, items) -> list[str]:
         """Each token's FEATS value from the classes chosen for its decisions."""
-        n_tokens = sum(len(s) for s in sentences)
         if self.unit == "bundle":
-            return [self.classes_[c] for c in classes.tolist()]
-        chosen = [[] for _ in range(n_tokens)]
+            return list(map(self.classes_.__getitem__, classes.tolist()))
+        chosen = [[] for _ in range(sum(len(s) for s in sentences))]
         for t, c in zip(items[0].tolist(), classes.tolist()):
             name, value = self.classes_[c]
             if value:
