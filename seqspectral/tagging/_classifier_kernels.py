@@ -25,13 +25,12 @@ _GOLDEN, _PRIME = -7046029254386353131, 1099511628211  # 0x9E3779B97F4A7C15 as i
 
 
 @njit(cache=True, parallel=True)
-def tag_slots(atoms, types, offsets, tags, mask):
-    """The ``N_TAG_FEATURES`` tag-context weight rows of every token (n_tokens × 14, int32)
-    from ``tags`` (n_tokens × 3 int64 hashes of the UPOS, XPOS and FEATS the token has, 0 where
-    a column is not given): the token's UPOS, XPOS, FEATS; UPOS at -1 and +1; XPOS at -1 and
-    +1; the UPOS trigram; UPOS × lower case; XPOS × lower case; UPOS × suffix 1, 2 and 3;
-    FEATS × suffix 3."""
-    out = np.empty((len(types), N_TAG_FEATURES), dtype=np.int32)
+def tag_slots(atoms, types, offsets, tags, mask, out):
+    """Writes the ``N_TAG_FEATURES`` tag-context weight rows of every token into ``out``
+    (n_tokens × 14, int32) from ``tags`` (n_tokens × 3 int64 hashes of the UPOS, XPOS and FEATS
+    the token has, 0 where a column is not given): the token's UPOS, XPOS, FEATS; UPOS at -1 and
+    +1; XPOS at -1 and +1; the UPOS trigram; UPOS × lower case; XPOS × lower case; UPOS × suffix
+    1, 2 and 3; FEATS × suffix 3."""
     position = np.arange(len(types), dtype=np.int32)  # a token's row of ``tags``, for _atom's boundaries
     b = FIRST_TEMPLATE
     for i in prange(len(offsets) - 1):
@@ -56,7 +55,6 @@ def tag_slots(atoms, types, offsets, tags, mask):
             row[11] = slot(feature(b + 11, u, a[SUFFIX1 + 1], 0, 0), mask)
             row[12] = slot(feature(b + 12, u, a[SUFFIX3], 0, 0), mask)
             row[13] = slot(feature(b + 13, f, a[SUFFIX3], 0, 0), mask)
-    return out
 
 
 @njit(cache=True, inline="always")

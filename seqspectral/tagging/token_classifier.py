@@ -20,7 +20,7 @@ from seqspectral.perceptron import AveragedWeights, HeldOut, train_epochs
 
 from . import _classifier_kernels as kernels
 from ._kernels import N_WORD_FEATURES
-from .words import _hash, word_slots
+from .words import _hash, with_slots
 
 #: the tag columns read as features, in the order of :func:`._classifier_kernels.tag_slots`
 TAG_COLUMNS = ("upos", "xpos", "feats")
@@ -45,14 +45,17 @@ def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_
     and the sentences' word table (``table``: that table, if made already;
     ``columns``: the tag columns read, the others taken as ``_`` — the features tagger must not
     read the FEATS it predicts)."""
-    slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
-    tags = np.zeros((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
+    table = with_slots([s.forms for s in sentences], clusters, table)
+    n, words = table.slots.shape
+    tags = np.zeros((n, len(TAG_COLUMNS)), dtype=np.int64)
     for j, name in enumerate(TAG_COLUMNS):
         if name in columns:
             tags[:, j] = np.fromiter(map(_TagHashes().__getitem__, chain.from_iterable(
-                map(column_of, sentences, repeat(name)))), dtype=np.int64, count=len(slots))
-    context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
-    return np.hstack([slots, context]), table
+                map(column_of, sentences, repeat(name)))), dtype=np.int64, count=n)
+    out = np.empty((n, words + kernels.N_TAG_FEATURES), dtype=np.int32)  # the word's rows, then the tags'
+    np.bitwise_and(table.slots, np.int32((1 << hash_bits) - 1), out=out[:, :words])
+    kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1, out[:, words:])
+    return out, table
 
 
 def unambiguous(keys, values, min_count: int) -> dict:

@@ -156,14 +156,20 @@ def split(flat: list, sentences) -> list[list]:
     return list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
-def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
-    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
-    rows) and the word table they come from (``table``: the sentences' table, already made
-    by :func:`encode` with the same clusters)."""
+def with_slots(form_lists, clusters, table: WordTable | None = None) -> WordTable:
+    """The word table of sentences given as lists of forms (``table``: theirs, already made by
+    :func:`encode` with the same clusters) with its ``slots`` made."""
     from ._kernels import token_slots
 
     table = encode(form_lists, clusters) if table is None else table
     if table.slots is None:
         table.slots = token_slots(table.atoms, table.types, table.offsets, (1 << WIDEST_BITS) - 1,
                                   clusters is not None)
+    return table
+
+
+def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
+    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
+    rows) and the word table they come from (``table`` as :func:`with_slots`)."""
+    table = with_slots(form_lists, clusters, table)
     return table.slots & np.int32((1 << hash_bits) - 1), table
