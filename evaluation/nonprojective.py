@@ -48,9 +48,19 @@ from .common import (EWT, NLTK_DATA, RESULTS, SEQSPECTRAL, describe, log, markdo
 
 OUT = RESULTS / "nonprojective.md"
 TURKISH = Path("/work/data/turkish-treebanks/data")
+UD = Path("/work/data/nonproj-ud")
+# name: (folder under --ud-dir, file prefix, language and treebank, licence as its LICENSE.txt gives it)
+UD_TREEBANKS = {"grc-proiel": ("Ancient_Greek-PROIEL", "grc_proiel", "Ancient Greek PROIEL", "CC BY-NC-SA 3.0"),
+                "hu-szeged": ("Hungarian-Szeged", "hu_szeged", "Hungarian Szeged", "CC BY-NC-SA 3.0"),
+                "eu-bdt": ("Basque-BDT", "eu_bdt", "Basque BDT", "CC BY-NC-SA 3.0"),
+                "nl-alpino": ("Dutch-Alpino", "nl_alpino", "Dutch Alpino", "CC BY-SA 4.0"),
+                "nl-lassysmall": ("Dutch-LassySmall", "nl_lassysmall", "Dutch LassySmall", "CC BY-SA 4.0")}
 EPOCHS = {1: 10, 2: 8}
 K = 50
 DECODERS = ("projective", "nonprojective")
+TREEBANKS = ("grc-proiel", "hu-szeged", "turkish", "ewt", "wsj-roots", "eu-bdt", "nl-alpino", "nl-lassysmall")
+DEFAULT_TREEBANKS = TREEBANKS[:5]
+RERANKED = ("grc-proiel", "hu-szeged", "turkish")
 
 
 class Work:
@@ -84,15 +94,48 @@ class Work:
 
 
 # -- treebanks -----------------------------------------------------------------------------
-def turkish(directory: Path) -> tuple[list, list, list]:
-    """web then wiki, in file order, 80/10/10."""
+def split_80_10_10(paths) -> tuple[list, list, list]:
+    """The sentences of ``paths`` concatenated in file order: the first 80 % train, the next 10 %
+    dev, the rest test."""
     from seqspectral.corpus import read_conllu
 
-    paths = [directory / "web.conllu", directory / "wiki.conllu"]
-    require_data(*paths, hint="pip download --no-deps turkish-treebanks==1.0.0 and unzip the wheel's data/")
     sentences = [s for p in paths for s in read_conllu(p)]
     a, b = len(sentences) * 8 // 10, len(sentences) * 9 // 10
     return sentences[:a], sentences[a:b], sentences[b:]
+
+
+def turkish(directory: Path) -> tuple[list, list, list]:
+    """web then wiki, in file order, 80/10/10."""
+    paths = [directory / "web.conllu", directory / "wiki.conllu"]
+    require_data(*paths, hint="pip download --no-deps turkish-treebanks==1.0.0 and unzip the wheel's data/")
+    return split_80_10_10(paths)
+
+
+def ud_paths(ud_dir: Path, name: str) -> dict:
+    """The CoNLL-U files of a UD treebank under ``ud_dir`` by part (the parts present)."""
+    folder, prefix = UD_TREEBANKS[name][:2]
+    paths = {part: ud_dir / folder / f"{prefix}-ud-{part}.conllu" for part in ("train", "dev", "test")}
+    return {part: p for part, p in paths.items() if p.exists()}
+
+
+def ud(ud_dir: Path, name: str) -> tuple[list, list, list]:
+    """The official train/dev/test when the snapshot has a train file; otherwise dev then test
+    concatenated in file order, 80/10/10 (as for Turkish)."""
+    from seqspectral.corpus import read_conllu
+
+    paths = ud_paths(ud_dir, name)
+    if "train" in paths:
+        return tuple(read_conllu(paths[part]) for part in ("train", "dev", "test"))
+    return split_80_10_10([paths["dev"], paths["test"]])
+
+
+def ud_title(ud_dir: Path, name: str) -> str:
+    folder, _, title, licence = UD_TREEBANKS[name]
+    commit, _, date = (ud_dir / folder / "SOURCE").read_text().strip().partition(" ")
+    split = "official train/dev/test" if "train" in ud_paths(ud_dir, name) else \
+        "dev + test in file order, 80/10/10 (no train file in the snapshot)"
+    return (f"UD {title} ({split}; {licence}; UD_{folder} at commit {commit[:10]}, {date}, a GitHub snapshot "
+            "taken with the project's `fetch` tool, not from a package registry)")
 
 
 def ewt() -> tuple[list, list, list]:
@@ -274,18 +317,19 @@ def auto_choice(work: Work, name: str) -> dict:
     return {"decoder": "nonprojective" if share > AUTO_CROSSING_SHARE else "projective", "share": share}
 
 
-def rerank(work: Work, train, dev, test) -> dict:
-    """``rerank build --decoder nonprojective`` on the Turkish split (gold tags, every other
-    option the default: jackknifed 50-best lists, spectral tree models, the reranker, all
-    chosen on dev), then on test ``rerank run`` against the build's parser's 1-best
-    (``parse run`` with its ``parser.npz``)."""
+def rerank(work: Work, name: str, train, dev, test, decoder: str) -> dict:
+    """``rerank build --decoder DECODER`` on the treebank's split (gold tags, every other option
+    the default: jackknifed 50-best lists, spectral tree models, the reranker, all chosen on
+    dev), then on test ``rerank run`` against the build's parser's 1-best (``parse run`` with
+    its ``parser.npz``); also the decoder the build's parser chose and the share it read."""
+    from seqspectral import serialize
     from seqspectral.corpus import is_projective, read_conllu, write_conllu
     from seqspectral.parsing import attachment_scores
 
-    key = "turkish:rerank-build"
+    key = f"{name}:rerank-build"
     if key in work.results:
         return work.results[key]
-    d, build = work.dir / "turkish", work.dir / "turkish-build"
+    d, build = work.dir / name, work.dir / f"{name}-build"
     d.mkdir(exist_ok=True)
     for part, sents in (("train", train), ("dev", dev), ("test", test)):
         write_conllu(d / f"{part}.conllu", sents)
@@ -294,14 +338,16 @@ def rerank(work: Work, train, dev, test) -> dict:
         subprocess.run(SEQSPECTRAL + [str(a) for a in argv] + ["--quiet"], check=True)
 
     def steps():
-        run("rerank", "build", d / "train.conllu", "--dev", d / "dev.conllu", "-o", build, "--decoder", "nonprojective")
+        run("rerank", "build", d / "train.conllu", "--dev", d / "dev.conllu", "-o", build, "--decoder", decoder)
         run("rerank", "run", build, d / "test.conllu", "-o", d / "test.reranked.conllu")
         run("parse", "run", build / "parser.npz", d / "test.conllu", "-o", d / "test.parsed.conllu")
 
     t = timed(steps)[1]
     report = json.loads((build / "report.json").read_text())
+    parser = serialize.load(build / "parser.npz")
     chosen = read_conllu(d / "test.reranked.conllu")
-    row = {"parser_test": attachment_scores(test, read_conllu(d / "test.parsed.conllu")),
+    row = {"decoder": decoder, "parser_decoder": parser.decoder_, "parser_share": parser.crossing_share_,
+           "parser_test": attachment_scores(test, read_conllu(d / "test.parsed.conllu")),
            "reranked_test": attachment_scores(test, chosen),
            "reranked_crossing": sum(not is_projective(s.heads) for s in chosen),
            "parser_dev": report["parser_dev"], "reranked_dev": report["reranked_dev"],
@@ -309,6 +355,24 @@ def rerank(work: Work, train, dev, test) -> dict:
            "cpu_children": t.child_cpu, "wall": t.wall}
     work.record(key, row)
     return row
+
+
+def rerank_text(name: str, r: dict, n_test: int) -> list[str]:
+    decoder = r.get("decoder", "nonprojective")  # the first sessions' Turkish build
+    chose = f" (the build's parser picked {r['parser_decoder']}: {r['parser_share']:.2f} % of the training arcs " \
+            "non-projective)" if "parser_decoder" in r else ""
+    text = [f"### `rerank build --decoder {decoder}` ({name})", "",
+            f"`rerank build train.conllu --dev dev.conllu --decoder {decoder}`{chose} (gold tags; 3 jackknifing "
+            "folds, 50-best lists, spectral tree models, the reranker), then `rerank run` of the build on test "
+            "against the build's parser (`parse run DIR/parser.npz`).", ""]
+    text += markdown_table(["", "parser 1-best UAS / LAS", "reranked UAS / LAS", "50-best oracle UAS"],
+                           [["dev (the build's report)", f"{r['parser_dev']['uas']:.2f} / {r['parser_dev']['las']:.2f}",
+                             f"{r['reranked_dev']['uas']:.2f} / {r['reranked_dev']['las']:.2f}", f"{r['dev_oracle']:.2f}"],
+                            ["test", f"{r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}",
+                             f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}", "—"]])
+    return text + ["", f"{r['reranked_crossing']} of the {n_test} reranked test trees are non-projective. Build: "
+                       f"{r['build_cpu']:.0f} CPU s (its report); all three commands {r['wall']:.0f} s wall, "
+                       f"{r['cpu_children']:.0f} CPU s.", ""]
 
 
 # -- report --------------------------------------------------------------------------------
@@ -336,13 +400,20 @@ def main(argv=None) -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/seqspectral-nonprojective"))
     ap.add_argument("--turkish", type=Path, default=TURKISH, metavar="DIR",
                     help="the turkish-treebanks wheel's data/ folder (web.conllu, wiki.conllu)")
-    ap.add_argument("--treebanks", default="turkish,ewt,wsj-roots",
-                    help="comma-separated, of turkish, ewt, wsj-roots (default all three)")
+    ap.add_argument("--ud-dir", type=Path, default=UD, metavar="DIR",
+                    help="folder of UD treebank folders as GitHub has them (UD_ dropped: Ancient_Greek-PROIEL, "
+                         "Hungarian-Szeged, Basque-BDT, Dutch-Alpino, Dutch-LassySmall), each with its .conllu files "
+                         "and SOURCE (commit, date); a treebank whose files are absent is skipped, with a message "
+                         f"(default {UD})")
+    ap.add_argument("--treebanks", default=",".join(DEFAULT_TREEBANKS), metavar="NAMES",
+                    help=f"comma-separated, of {', '.join(TREEBANKS)} (default {','.join(DEFAULT_TREEBANKS)})")
     ap.add_argument("--first-order-only", default="ewt", metavar="TREEBANKS",
                     help="treebanks (comma-separated) parsed with first-order parsers only (default ewt: its "
                          "second-order parsers take most of the run and no criterion of issue 41 reads them)")
-    ap.add_argument("--rerank", action="store_true",
-                    help="also rerank non-projective 50-best lists on the Turkish split (command line)")
+    ap.add_argument("--rerank", nargs="?", const=",".join(RERANKED), default="", metavar="TREEBANKS",
+                    help="also run `rerank build` (decoder auto where it picks non-projective, else "
+                         "nonprojective) and `rerank run` on these treebanks' splits (comma-separated; "
+                         f"--rerank alone: {','.join(RERANKED)})"),
     ap.add_argument("--timing", nargs="?", const="all", choices=("all", "parse"),
                     help="only train both first-order EWT parsers and time them and their parsing of EWT test "
                          "(run it whole under the timing lock: flock /work/timing.lock python -m evaluation ...); "
@@ -364,14 +435,23 @@ def main(argv=None) -> int:
             "sentences per CPU-second count the CPU time of every thread (on a loaded machine the honest "
             "figure: two free cores give up to twice it). Second-order non-projective: projective second-order parse, then "
             "McDonald & Pereira's (2006) greedy rearrangement.", ""]
-    loaders = {"turkish": lambda: turkish(args.turkish), "ewt": ewt, "wsj-roots": lambda: wsj_roots(args.workdir)}
+    loaders = {"turkish": lambda: turkish(args.turkish), "ewt": ewt, "wsj-roots": lambda: wsj_roots(args.workdir),
+               **{name: (lambda name=name: ud(args.ud_dir, name)) for name in UD_TREEBANKS}}
     titles = {"turkish": "Turkish Web Treebank (web + wiki in file order, 80/10/10)", "ewt": "UD English-EWT",
               "wsj-roots": "WSJ dependency sample, Latin-1 CoNLL-X with several root words (80/10/10)"}
+    from seqspectral.corpus import is_projective
     from seqspectral.parsing.parser import AUTO_CROSSING_SHARE
 
     for name in names:
+        if name in UD_TREEBANKS:
+            if not {"dev", "test"} <= ud_paths(args.ud_dir, name).keys():
+                folder = args.ud_dir / UD_TREEBANKS[name][0]
+                log(f"{name}: skipped, no {UD_TREEBANKS[name][1]}-ud-dev.conllu and -test.conllu in {folder}")
+                text += [f"## UD {UD_TREEBANKS[name][2]}", "", f"Skipped: its files are not in `{folder}` (`--ud-dir`).",
+                         ""]
+                continue
+            titles[name] = ud_title(args.ud_dir, name)
         train, dev, test = loaders[name]()
-        from seqspectral.corpus import is_projective
         orders = (1,) if name in args.first_order_only.split(",") else (1, 2)
         rows = run_treebank(work, name, train, dev, test, orders)
         first = next(iter(rows.values()))
@@ -416,21 +496,10 @@ def main(argv=None) -> int:
                      f"{a['share']:.2f} %); picking projective, it trains and parses exactly as the projective "
                      "parser (the same steps; `test_auto_trains_exactly_the_decoder_it_picks`), so its test UAS is the "
                      "projective row's.", ""]
-        if name == "turkish" and args.rerank:
-            r = rerank(work, train, dev, test)
-            text += ["### `rerank build --decoder nonprojective` (Turkish split)", "",
-                     "`rerank build train.conllu --dev dev.conllu --decoder nonprojective` (gold tags; 3 jackknifing "
-                     "folds, 50-best lists, spectral tree models, the reranker), then `rerank run` of the build on "
-                     "test against the build's parser (`parse run DIR/parser.npz`).", ""]
-            text += markdown_table(["", "parser 1-best UAS / LAS", "reranked UAS / LAS", "50-best oracle UAS"],
-                                   [["dev (the build's report)", f"{r['parser_dev']['uas']:.2f} / {r['parser_dev']['las']:.2f}",
-                                     f"{r['reranked_dev']['uas']:.2f} / {r['reranked_dev']['las']:.2f}",
-                                     f"{r['dev_oracle']:.2f}"],
-                                    ["test", f"{r['parser_test']['uas']:.2f} / {r['parser_test']['las']:.2f}",
-                                     f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}", "—"]])
-            text += ["", f"{r['reranked_crossing']} of the {len(test)} reranked test trees are non-projective. Build: "
-                         f"{r['build_cpu']:.0f} CPU s (its report); all three commands {r['wall']:.0f} s wall, "
-                         f"{r['cpu_children']:.0f} CPU s.", ""]
+        if name in args.rerank.split(","):
+            nonprojective_by_auto = auto_choice(work, name)["decoder"] == "nonprojective"
+            r = rerank(work, name, train, dev, test, "auto" if nonprojective_by_auto else "nonprojective")
+            text += rerank_text(name, r, len(test))
     write_results(OUT, "\n".join(text))
     log(f"wrote {OUT}")
     return 0
