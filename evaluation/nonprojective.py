@@ -35,6 +35,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import subprocess
@@ -61,6 +62,14 @@ DECODERS = ("projective", "nonprojective")
 TREEBANKS = ("grc-proiel", "hu-szeged", "turkish", "ewt", "wsj-roots", "eu-bdt", "nl-alpino", "nl-lassysmall")
 DEFAULT_TREEBANKS = TREEBANKS[:5]
 RERANKED = ("grc-proiel", "hu-szeged", "turkish")
+REVISION = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+                          cwd=Path(__file__).parent).stdout.strip() or "an unknown commit"
+
+
+def recorded(rows) -> str:
+    """When and at which commit ``rows`` (measurements of the workdir) were taken."""
+    stamps = sorted({r.get("recorded", "in an earlier session (when and at which commit not recorded)") for r in rows})
+    return stamps[0] if len(stamps) == 1 else f"{stamps[0]} to {stamps[-1]}"
 
 
 class Work:
@@ -74,9 +83,12 @@ class Work:
 
     def record(self, key: str, value) -> None:
         """Keep ``value`` under ``key`` (merged into the file as it is now: runs over different
-        treebanks can share a workdir)."""
+        treebanks can share a workdir), with when and at which commit it was measured."""
         from seqspectral.io import atomic_write_text
 
+        if isinstance(value, dict):
+            value = {**value, "recorded": f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at "
+                                          f"{REVISION}"}
         on_disk = json.loads(self.path.read_text()) if self.path.exists() else {}
         self.results = {**self.results, **on_disk, key: value}  # what another run recorded since wins
         atomic_write_text(self.path, json.dumps({**on_disk, key: value}, indent=1))
@@ -187,23 +199,27 @@ def oracle(trees, gold, only=None) -> float:
 
 def ceiling(test) -> dict:
     """How much a decoder that reaches crossing arcs can gain at most: the test words, the
-    non-projective gold arcs, and the best UAS any projective tree reaches (for each sentence
+    non-projective gold arcs, the gold arcs that cross another (as ``show`` draws them: the
+    root attachment not counted), and the best UAS any projective tree reaches (for each sentence
     the projective tree with the most correct heads: Eisner's algorithm over 1 for a gold arc,
     0 otherwise, with the treebank's one root word)."""
     from seqspectral.corpus import is_projective
+    from seqspectral.display.svg import crossing_arcs
     from seqspectral.parsing.projectivity import closest_projective_heads, non_projective_arcs
 
-    words = correct = arcs = 0
+    words = correct = arcs = in_a_crossing = 0
     for s in test:
         n = len(s.heads)
         gold = np.asarray(s.heads, dtype=np.int32)
         words += n
         arcs += non_projective_arcs(gold)
+        in_a_crossing += len(crossing_arcs(gold))
         if is_projective(gold):
             correct += n
             continue
         correct += int(np.sum(closest_projective_heads(gold) == gold))
-    return {"words": words, "crossing_arcs": arcs, "projective_ceiling": 100.0 * correct / words}
+    return {"words": words, "crossing_arcs": arcs, "in_a_crossing": in_a_crossing,
+            "projective_ceiling": 100.0 * correct / words}
 
 
 def cross(work: Work, name: str, test) -> dict:
@@ -372,7 +388,7 @@ def rerank_text(name: str, r: dict, n_test: int) -> list[str]:
                              f"{r['reranked_test']['uas']:.2f} / {r['reranked_test']['las']:.2f}", "—"]])
     return text + ["", f"{r['reranked_crossing']} of the {n_test} reranked test trees are non-projective. Build: "
                        f"{r['build_cpu']:.0f} CPU s (its report); all three commands {r['wall']:.0f} s wall, "
-                       f"{r['cpu_children']:.0f} CPU s.", ""]
+                       f"{r['cpu_children']:.0f} CPU s. Measured {recorded([r])}.", ""]
 
 
 # -- report --------------------------------------------------------------------------------
@@ -463,16 +479,19 @@ def main(argv=None) -> int:
                  f"(detected from train); `decoder=\"auto\"` picks "
                  f"{'non-projective' if first['decoder_share'] > AUTO_CROSSING_SHARE else 'projective'} "
                  f"(threshold {AUTO_CROSSING_SHARE} %).", ""]
-        text += table(name, rows, len(test)) + [""]
+        text += table(name, rows, len(test)) + ["", f"Measured {recorded(rows.values())}.", ""]
         c = ceiling(test)
         text += [f"Test: {c['words']} words, {c['crossing_arcs']} of their gold arcs non-projective "
-                 f"({100.0 * c['crossing_arcs'] / c['words']:.2f} %); the best projective trees reach "
+                 f"({100.0 * c['crossing_arcs'] / c['words']:.2f} %; {c['in_a_crossing']} arcs, "
+                 f"{100.0 * c['in_a_crossing'] / c['words']:.2f} %, cross another arc); the best projective trees reach "
                  f"{c['projective_ceiling']:.2f} UAS (the most any decoder can gain over a projective one on the "
                  f"whole test is {100.0 - c['projective_ceiling']:.2f} UAS, and only by getting every crossing arc "
                  "right and no other arc wrong).", "",
                  "Each first-order parser's weights decoded both ways (test; \"% non-proj. candidates\": of the "
                  "50-best candidates):", ""]
-        text += cross_table(cross(work, name, test)) + [""]
+        decoded = cross(work, name, test)
+        text += cross_table({pair: r for pair, r in decoded.items() if pair != "recorded"}) + \
+            ["", f"Measured {recorded([decoded])}.", ""]
         if name == "ewt":
             sp = work.results.get("ewt:timing")
             if sp is None:
@@ -484,7 +503,8 @@ def main(argv=None) -> int:
                 text += [f"Timing on EWT, each `--timing` run whole under the machine's timing lock: training with "
                          f"dev selection (load average {loads[0]} at the start), and parsing test ({len(test)} "
                          f"sentences; load average {loads[1]} before, {loads[2]} after), first order, best of "
-                         f"{sp['repeats']}; wall over {os.cpu_count()} cores, CPU summed over threads:", ""]
+                         f"{sp['repeats']}; wall over {os.cpu_count()} cores, CPU summed over threads; measured "
+                         f"{recorded([sp])}:", ""]
                 text += markdown_table(
                     ["decoder", "train wall s", "train CPU s", "1-best sent/s (wall)", "1-best sent/CPU-s",
                      "50-best sent/s (wall)", "50-best sent/CPU-s"],
