@@ -458,9 +458,13 @@ def main(argv=None) -> int:
     from seqspectral.corpus import is_projective
     from seqspectral.parsing.parser import AUTO_CROSSING_SHARE
 
+    absent = [name for name in names if name in UD_TREEBANKS and not {"dev", "test"} <= ud_paths(args.ud_dir, name).keys()]
+    if absent == names:  # nothing to measure: the committed table stays
+        require_data(*(args.ud_dir / UD_TREEBANKS[name][0] / f"{UD_TREEBANKS[name][1]}-ud-{part}.conllu"
+                       for name in absent for part in ("dev", "test")), hint="--ud-dir")
     for name in names:
         if name in UD_TREEBANKS:
-            if not {"dev", "test"} <= ud_paths(args.ud_dir, name).keys():
+            if name in absent:
                 folder = args.ud_dir / UD_TREEBANKS[name][0]
                 log(f"{name}: skipped, no {UD_TREEBANKS[name][1]}-ud-dev.conllu and -test.conllu in {folder}")
                 text += [f"## UD {UD_TREEBANKS[name][2]}", "", f"Skipped: its files are not in `{folder}` (`--ud-dir`).",
