@@ -1,8 +1,13 @@
 """Non-projective dependency parsing (issue 41): projective and non-projective decoders side by side.
 
-Treebanks: the Turkish Web Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google, Apache-2.0:
-``data/web.conllu`` then ``data/wiki.conllu`` concatenated in file order, the first 80 % of
-the sentences train, the next 10 % dev, the rest test); UD English-EWT (train/dev/test);
+Treebanks: UD treebanks where crossing arcs are common, from GitHub snapshots of their
+repositories taken with the project's ``fetch`` tool (not a package registry; ``--ud-dir``, one
+folder per treebank with its LICENSE.txt and SOURCE; absent ones are skipped): Ancient Greek
+PROIEL (dev then test concatenated in file order, 80/10/10: the snapshot has no train file) and
+Hungarian Szeged (the official split), both CC BY-NC-SA 3.0, and on request Basque BDT, Dutch
+Alpino and LassySmall; the Turkish Web Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google,
+Apache-2.0: ``data/web.conllu`` then ``data/wiki.conllu`` concatenated in file order, the first
+80 % of the sentences train, the next 10 % dev, the rest test); UD English-EWT (train/dev/test);
 the NLTK WSJ dependency sample as the Latin-1 CoNLL-X files with several root words that
 ``corpora/make_wsj_splits.py`` writes. On each: first- and second-order parsers with the
 projective decoder (Eisner) and the non-projective one (maximum spanning trees; second order
@@ -12,16 +17,17 @@ second); what ``decoder="auto"`` picks and the share of
 non-projective training arcs; test UAS/LAS (every word) on all test sentences and on those
 whose gold tree is non-projective; 50-best oracle UAS; CPU and wall seconds of training,
 1-best and 50-best parsing of test (sentences in parallel on the machine's cores). EWT:
-what the auto decoder picks. Turkish, with ``--rerank``: the
-command-line reranking path with the non-projective decoder (jackknifed 50-best lists,
-spectral tree model, reranker), reranked against its own parser's 1-best.
+what the auto decoder picks. With ``--rerank``: ``rerank build`` (``--decoder auto`` where auto
+picks non-projective, else ``nonprojective``: jackknifed 50-best lists, spectral tree model,
+reranker) and ``rerank run`` on test, reranked against its own parser's 1-best.
 
 Also per treebank: the test set's non-projective gold arcs and the best UAS any projective
 tree reaches (how much a non-projective decoder can gain at most), and each first-order
 parser's weights decoded both ways (UAS, 50-best oracle, share of crossing candidates).
 
 Writes ``evaluation/results/nonprojective.md``; models and measurements go to ``--workdir``
-(reused, so a stopped run resumes). Training and parsing times of the main run are taken as
+(reused, so a stopped run resumes; each measurement records when and at which commit it was
+taken, and the results file says it under each table). Training and parsing times of the main run are taken as
 they come (read the CPU seconds on a shared machine). The EWT timing table comes from
 ``--timing``, meant to run whole under the machine's timing lock (a lock the scheduler sees:
 its processes get the CPU first): it trains both first-order EWT parsers (the main run then
