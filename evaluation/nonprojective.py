@@ -256,6 +256,92 @@ def cross(work: Work, name: str, test) -> dict:
     return work.results[key]
 
 
+def seed_spread(work: Work, name: str, train, dev, test, n_seeds: int) -> dict:
+    """Test UAS/LAS of the first-order parsers trained with ``random_state`` 0 (the main rows)
+    to ``n_seeds - 1`` (the order training visits the sentences in; every other setting the
+    main rows'): how much of a difference between the decoders is one training run's luck."""
+    from seqspectral.parsing import DependencyParser, attachment_scores
+
+    out = {}
+    for seed in range(n_seeds):
+        for decoder in DECODERS:
+            key = f"{name}:1:{decoder}" if seed == 0 else f"{name}:seed{seed}:{decoder}"
+            if key not in work.results:
+                log(key)
+                parser, t = timed(lambda: DependencyParser(1, decoder=decoder, epochs=EPOCHS[1],
+                                                           random_state=seed).fit(train, dev=dev))
+                s = attachment_scores(test, parser.parse(test))
+                work.record(key, {"scores": {"all": {"uas": s["uas"], "las": s["las"]}},
+                                  "fit": {"cpu": t.cpu, "wall": t.wall}})
+            out[seed, decoder] = work.results[key]["scores"]["all"]
+    return out
+
+
+def seed_table(spread: dict, n_seeds: int) -> list[str]:
+    def cell(uas, las):
+        return f"{uas:.2f} / {las:.2f}"
+
+    rows = []
+    for decoder in DECODERS:
+        s = [spread[seed, decoder] for seed in range(n_seeds)]
+        rows.append([decoder, *(cell(x["uas"], x["las"]) for x in s),
+                     cell(np.mean([x["uas"] for x in s]), np.mean([x["las"] for x in s]))])
+    diff = [(spread[seed, "nonprojective"]["uas"] - spread[seed, "projective"]["uas"],
+             spread[seed, "nonprojective"]["las"] - spread[seed, "projective"]["las"]) for seed in range(n_seeds)]
+    rows.append(["non-projective − projective", *(f"{u:+.2f} / {l:+.2f}" for u, l in diff),
+                 f"{np.mean([u for u, _ in diff]):+.2f} / {np.mean([l for _, l in diff]):+.2f}"])
+    return markdown_table(["first order, test UAS / LAS", *(f"seed {seed}" for seed in range(n_seeds)), "mean"],
+                          rows, "l" + "r" * (n_seeds + 1))
+
+
+def gains(work: Work, name: str, test) -> dict:
+    """Where the first-order non-projective parser's test UAS differs from the projective one's:
+    the words each gets right and the other wrong, on the sentences whose gold tree nests and on
+    those where it crosses, and on the gold arcs that cross another (as ``show`` draws them);
+    also the arcs crossing another that the non-projective parser returns and how many are right."""
+    from seqspectral import serialize
+    from seqspectral.corpus import is_projective
+    from seqspectral.display.svg import crossing_arcs
+
+    key = f"{name}:gains"
+    if key not in work.results:
+        heads = {d: serialize.load(work.dir / f"{name}-1-{d}.npz").predict(test) for d in DECODERS}
+        out = {part: {"words": 0, "both": 0, "projective only": 0, "nonprojective only": 0}
+               for part in ("nesting sentences", "crossing sentences", "crossing gold arcs")}
+        returned = returned_right = 0
+        for i, s in enumerate(test):
+            gold = np.asarray(s.heads)
+            right = {d: np.asarray(heads[d][i]) == gold for d in DECODERS}
+            words = np.ones(len(gold), dtype=bool)
+            gold_crossing = np.zeros(len(gold), dtype=bool)
+            gold_crossing[list(crossing_arcs(gold))] = True
+            parts = [("nesting sentences" if is_projective(gold) else "crossing sentences", words),
+                     ("crossing gold arcs", gold_crossing)]
+            for part, mask in parts:
+                row, p, n = out[part], right["projective"][mask], right["nonprojective"][mask]
+                row["words"] += int(mask.sum())
+                row["both"] += int(np.sum(p & n))
+                row["projective only"] += int(np.sum(p & ~n))
+                row["nonprojective only"] += int(np.sum(n & ~p))
+            returned_arcs = list(crossing_arcs(heads["nonprojective"][i]))
+            returned += len(returned_arcs)
+            returned_right += int(right["nonprojective"][returned_arcs].sum())
+        work.record(key, {**out, "returned crossing arcs": returned, "returned crossing arcs right": returned_right})
+    return work.results[key]
+
+
+def gains_table(g: dict) -> list[str]:
+    parts = ("nesting sentences", "crossing sentences", "crossing gold arcs")
+    return markdown_table(["test words", "words", "both right", "projective only right", "non-projective only right",
+                           "net (words)"],
+                          [[part, g[part]["words"], g[part]["both"], g[part]["projective only"],
+                            g[part]["nonprojective only"], f"{g[part]['nonprojective only'] - g[part]['projective only']:+d}"]
+                           for part in parts], "lrrrrr") + \
+        ["", f"The non-projective parser returns {g['returned crossing arcs']} arcs that cross another; "
+             f"{g['returned crossing arcs right']} of them are right "
+             f"({100.0 * g['returned crossing arcs right'] / max(g['returned crossing arcs'], 1):.1f} %)."]
+
+
 def cross_table(rows: dict) -> list[str]:
     body = []
     for pair, r in rows.items():
@@ -436,6 +522,11 @@ def main(argv=None) -> int:
                     help="also run `rerank build` (decoder auto where it picks non-projective, else "
                          "nonprojective) and `rerank run` on these treebanks' splits (comma-separated; "
                          f"--rerank alone: {','.join(RERANKED)})"),
+    ap.add_argument("--seeds", type=int, default=1, metavar="N",
+                    help="also train the first-order parsers of the --seeds-on treebanks with random_state 1..N-1 "
+                         "and report test UAS/LAS per seed (default 1: the main rows' seed 0 only)")
+    ap.add_argument("--seeds-on", default="grc-proiel,hu-szeged", metavar="TREEBANKS",
+                    help="treebanks (comma-separated) --seeds applies to (default grc-proiel,hu-szeged)")
     ap.add_argument("--timing", nargs="?", const="all", choices=("all", "parse"),
                     help="only train both first-order EWT parsers and time them and their parsing of EWT test "
                          "(run it whole under the timing lock: flock /work/timing.lock python -m evaluation ...); "
@@ -502,6 +593,17 @@ def main(argv=None) -> int:
         decoded = cross(work, name, test)
         text += cross_table({pair: r for pair, r in decoded.items() if pair != "recorded"}) + \
             ["", f"Measured {recorded([decoded])}.", ""]
+        if args.seeds > 1 and name in args.seeds_on.split(","):
+            spread = seed_spread(work, name, train, dev, test, args.seeds)
+            text += [f"The first-order parsers trained with {args.seeds} seeds (`random_state`, the order training "
+                     "visits the sentences in; seed 0 is the main table's):", ""] + seed_table(spread, args.seeds) + \
+                ["", f"Measured {recorded([work.results[k] for k in work.results if k.startswith(name + ':seed')])}.",
+                 ""]
+        if (work.dir / f"{name}-1-projective.npz").exists() or f"{name}:gains" in work.results:
+            g = gains(work, name, test)
+            text += ["Where the first-order parsers differ (test words; \"crossing gold arcs\": words whose gold arc "
+                     "crosses another, root attachments not counted):", ""] + gains_table(g) + \
+                ["", f"Measured {recorded([g])}.", ""]
         if name == "ewt":
             sp = work.results.get("ewt:timing")
             if sp is None:
