@@ -363,11 +363,11 @@ def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
     for order in orders:
         for decoder in DECODERS:
             key = f"{name}:{order}:{decoder}"
-            log(key)
-            parser = work.model(key.replace(":", "-"), lambda: DependencyParser(order, decoder=decoder,
-                                                                                 epochs=EPOCHS[order]).fit(train, dev=dev))
             row = work.results.get(key)
-            if row is None:
+            if row is None:  # a row measured already needs no model
+                log(key)
+                parser = work.model(key.replace(":", "-"), lambda: DependencyParser(
+                    order, decoder=decoder, epochs=EPOCHS[order]).fit(train, dev=dev))
                 parser.predict(test[:5])  # compiled before timing
                 heads, t1 = timed(parser.predict, test)
                 row = {"decoder_share": parser.crossing_share_, "single_root": parser.single_root_,
