@@ -379,7 +379,7 @@ def run_treebank(work: Work, name: str, train, dev, test, orders) -> dict:
                     row["kbest"] = {"cpu": tk.cpu, "wall": tk.wall}
                     row["oracle"] = oracle(trees, test)
                 work.record(key, row)
-            out[(order, decoder)] = row
+            out[(order, decoder)] = work.results[key]
     return out
 
 
@@ -462,17 +462,17 @@ def rerank(work: Work, name: str, train, dev, test, decoder: str) -> dict:
            "dev_oracle": report["dev_oracle_uas"], "build_cpu": report["total_cpu_s"],
            "cpu_children": t.child_cpu, "wall": t.wall}
     work.record(key, row)
-    return row
+    return work.results[key]
 
 
 def rerank_text(name: str, r: dict, n_test: int) -> list[str]:
     decoder = r.get("decoder", "nonprojective")  # the first sessions' Turkish build
-    chose = f" (the build's parser picked {r['parser_decoder']}: {r['parser_share']:.2f} % of the training arcs " \
-            "non-projective)" if "parser_decoder" in r else ""
+    chose = f" The build's parser picked {r['parser_decoder']} ({r['parser_share']:.2f} % of the training arcs " \
+            "non-projective)." if "parser_decoder" in r else ""
     text = [f"### `rerank build --decoder {decoder}` ({name})", "",
-            f"`rerank build train.conllu --dev dev.conllu --decoder {decoder}`{chose} (gold tags; 3 jackknifing "
+            f"`rerank build train.conllu --dev dev.conllu --decoder {decoder}` (gold tags; 3 jackknifing "
             "folds, 50-best lists, spectral tree models, the reranker), then `rerank run` of the build on test "
-            "against the build's parser (`parse run DIR/parser.npz`).", ""]
+            f"against the build's parser (`parse run DIR/parser.npz`).{chose}", ""]
     text += markdown_table(["", "parser 1-best UAS / LAS", "reranked UAS / LAS", "50-best oracle UAS"],
                            [["dev (the build's report)", f"{r['parser_dev']['uas']:.2f} / {r['parser_dev']['las']:.2f}",
                              f"{r['reranked_dev']['uas']:.2f} / {r['reranked_dev']['las']:.2f}", f"{r['dev_oracle']:.2f}"],
