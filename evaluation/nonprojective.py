@@ -68,8 +68,18 @@ DECODERS = ("projective", "nonprojective")
 TREEBANKS = ("grc-proiel", "hu-szeged", "turkish", "ewt", "wsj-roots", "eu-bdt", "nl-alpino", "nl-lassysmall")
 DEFAULT_TREEBANKS = TREEBANKS[:5]
 RERANKED = ("grc-proiel", "hu-szeged", "turkish")
-REVISION = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
-                          cwd=Path(__file__).parent).stdout.strip() or "an unknown commit"
+
+
+def _revision() -> str:
+    """The checkout's commit, "-dirty" when a tracked file other than the results tables differs."""
+    def git(*argv):
+        return subprocess.run(["git", *argv], capture_output=True, text=True, cwd=RESULTS.parents[1]).stdout.strip()
+
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)evaluation/results")
+    return (git("rev-parse", "--short", "HEAD") or "an unknown commit") + ("-dirty" if changed else "")
+
+
+REVISION = _revision()
 
 
 def recorded(rows) -> str:
