@@ -6,8 +6,9 @@ folder per treebank with its LICENSE.txt and SOURCE; absent ones are skipped): A
 PROIEL (dev then test concatenated in file order, 80/10/10: the snapshot has no train file),
 Hungarian Szeged (the official split) and Basque BDT (dev + test, 80/10/10; first order), all
 CC BY-NC-SA 3.0, and on request Dutch Alpino and LassySmall (CC BY-SA 4.0); the Turkish Web
-Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google, Apache-2.0: ``data/web.conllu`` then ``data/wiki.conllu`` concatenated in file order, the first
-80 % of the sentences train, the next 10 % dev, the rest test); UD English-EWT (train/dev/test);
+Treebank (PyPI ``turkish-treebanks`` 1.0.0, Google, Apache-2.0: ``data/web.conllu`` then
+``data/wiki.conllu`` concatenated in file order, the first 80 % of the sentences train, the next
+10 % dev, the rest test); UD English-EWT (train/dev/test);
 the NLTK WSJ dependency sample as the Latin-1 CoNLL-X files with several root words that
 ``corpora/make_wsj_splits.py`` writes. On each: first- and second-order parsers with the
 projective decoder (Eisner) and the non-projective one (maximum spanning trees; second order
