@@ -163,7 +163,7 @@ def ud_title(ud_dir: Path, name: str) -> str:
     folder, _, title, licence = UD_TREEBANKS[name]
     commit, _, date = (ud_dir / folder / "SOURCE").read_text().strip().partition(" ")
     split = "official train/dev/test" if "train" in ud_paths(ud_dir, name) else \
-        "dev + test in file order, 80/10/10 (no train file in the snapshot)"
+        "dev + test in file order, 80/10/10: the snapshot has no train file"
     return (f"UD {title} ({split}; {licence}; UD_{folder} at commit {commit[:10]}, {date}, a GitHub snapshot "
             "taken with the project's `fetch` tool, not from a package registry)")
 
