@@ -91,6 +91,8 @@ class Pipeline:
 
         taggers = {f: model(f"tagger-{f}.npz", TAGGER_KINDS) for f in manifest["tag_fields"]}
         parser = model("parser.npz", "dependency_parser")
+        if "labeler" in manifest["stages"]:  # trained on the jackknifed trees too (rerank_build.LabelerStage)
+            parser.labeler_ = model("labeler.npz", "dependency_labeler")
         tree_model = model("tree.npz", "spectral_tree_model") if options.field else None
         reranker = model("reranker.npz", "reranker")
         return cls(taggers, parser, reranker, tree_model, options, _sentence_reading(reading),

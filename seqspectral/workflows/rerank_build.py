@@ -8,7 +8,8 @@ build meant for untagged input (``tags="predicted"``) the training treebank's ta
 (``tag_folds``) by taggers trained on the other folds (and dev tagged by the full taggers);
 the parser (epochs chosen on dev); the jackknifed k-best lists of train, fold by fold (each
 fold parsed by a parser with the full parser's settings and chosen epochs trained on the
-other folds); dev's k-best lists; the spectral tree models, one per fold trained without
+other folds); the label classifier trained again on the gold trees and those jackknifed
+1-best trees; dev's k-best lists; the spectral tree models, one per fold trained without
 that fold (so a fold's lists are scored by a model that never saw its trees, as the parser
 never did) and one on all of train (for dev and new input), hyper-parameters chosen by
 ranking (``selection="ranking"``); the reranker; ``report.json`` with every held-out figure
@@ -251,6 +252,40 @@ class TrainListsStage(Stage):
         state.results["nbest:train"] = fold_trees
 
 
+class LabelerStage(ModelStage):
+    """The label classifier of the build's trees: one reading the columns the parser's reads
+    (chosen on dev, :class:`ParserStage`) trained on the gold trees and on the parser's jackknifed
+    1-best trees of train (the first tree of each list of :class:`TrainListsStage`), so it
+    also learns to label predicted trees (each word of them that has its gold head)."""
+
+    name, requires, provides, kind = "labeler", ("parser", "nbest:train"), ("labeler",), "dependency_labeler"
+
+    def applies(self, state):
+        return state.options.parser_params.get("labels", True) and \
+            any(d not in ("_", "") for s in state.train for d in s.deprels)
+
+    def key_parts(self, state):
+        return ("gold and jackknifed 1-best trees", self.labeler(state).get_params())
+
+    @staticmethod
+    def labeler(state):
+        """An unfitted labeler reading the columns the parser's reads (the rest its defaults, so
+        a parser file kept from an older build does not hand down older templates)."""
+        from seqspectral.parsing import DependencyLabeler
+
+        chosen = state.results["parser"].labeler_
+        return DependencyLabeler(**{p: getattr(chosen, p) for p in ("use_lemma", "use_xpos", "use_feats",
+                                                                     "random_state")})
+
+    def compute(self, state, runner):
+        trees = [tree if n else s.heads for fold in state.results["nbest:train"]
+                 for s, n, tree in zip(fold.sentences, fold.n_trees, fold.chosen([0] * len(fold)))]
+        return self.labeler(state).fit(state.train, trees=trees)
+
+    def after(self, result, state):
+        state.results["parser"].labeler_ = result  # the build's trees are labelled by it from here on
+
+
 class DevListsStage(Stage):
     name, requires, provides = "nbest-dev", ("parser", "dev"), ("nbest:dev",)
 
@@ -370,7 +405,8 @@ def plan(options: BuildOptions, columns, with_dev: bool) -> list[Stage]:
     stages = [ClustersStage(), *(TaggerStage(f, clusters) for f in fields)]
     if predicted:
         stages.append(TrainTagsStage(fields))
-    stages += [ParserStage(parser_columns(options, columns, fields), predicted, clusters), TrainListsStage()]
+    stages += [ParserStage(parser_columns(options, columns, fields), predicted, clusters), TrainListsStage(),
+               LabelerStage()]
     if with_dev:
         stages.append(DevListsStage())
     if options.field:

@@ -47,9 +47,25 @@ def test_report_has_every_held_out_figure_and_stage(built):
         assert key in report
     assert report["dev_oracle_uas"] >= report["parser_dev"]["uas"]
     assert set(report["stages"]) == {"tagger-upos", "tagger-xpos", "tagger-feats", "tagger-lemma", "parser",
-                                     "nbest-train-fold1", "nbest-train-fold2",
+                                     "nbest-train-fold1", "nbest-train-fold2", "labeler",
                                      "nbest-dev", "tree-fold1", "tree-fold2", "tree", "reranker"}
     assert report["parser_tag_columns"] == ["upos", "xpos", "feats", "lemma"]
+
+
+def test_the_builds_labeler_learns_from_the_gold_and_the_jackknifed_trees_and_labels_its_trees(files, built):
+    """labeler.npz is the parser's labeler (its parameters) trained on train's gold trees and
+    the first tree of every jackknifed list; the pipeline labels with it."""
+    _, train, dev = files
+    directory, _ = built
+    parser, labeler = (serialize.load(directory / f"{n}.npz") for n in ("parser", "labeler"))
+    trees = [t for i, (a, z) in enumerate(folds.fold_blocks(len(train), 2))
+             for t in folds.load_trees(directory / f"nbest-train-fold{i + 1}.npz", train[a:z]).chosen([0] * (z - a))]
+    columns = {p: getattr(parser.labeler_, p) for p in ("use_lemma", "use_xpos", "use_feats")}
+    reference = type(labeler)(**columns).fit(train, trees=trees)
+    np.testing.assert_array_equal(labeler.weights_, reference.weights_)
+    pipeline = Pipeline.load(directory)
+    heads = [s.heads for s in dev]
+    assert [s.deprels for s in pipeline.parser.with_trees(dev, heads)] == labeler.predict(dev)
 
 
 def test_finished_stages_are_kept_and_a_changed_option_redoes_only_what_depends_on_it(files, built, capsys):
