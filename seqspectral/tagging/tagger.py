@@ -15,7 +15,7 @@ import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, seed
 from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
-                                    sparse_state, train_epochs)
+                                    sparse_state, train_epochs, UsedRows)
 
 from . import _kernels, model_files
 from .words import per_sentence, word_slots
@@ -68,9 +68,11 @@ class PerceptronTagger(Estimator):
         self.tags_ = sorted({t for s in sentences for t in s.column(self.field)})
         T = len(self.tags_)
         slots, offsets, _, _ = self._slots(sentences)
+        used = UsedRows(slots, 1 << self.hash_bits)  # trained on the rows its features use (the rest stay 0)
+        slots = used.renumbered(slots)
         gold = self._gold(sentences)
         rng = np.random.default_rng(self.random_state)
-        emission = AveragedWeights((1 << self.hash_bits) * T)
+        emission = AveragedWeights((len(used.rows) + 1) * T)
         transition = AveragedWeights((T + 1) * (T + 1))
 
         def run_epoch(epoch):
@@ -86,11 +88,13 @@ class PerceptronTagger(Estimator):
 
         held_out = None
         if dev:
-            dev_slots, dev_gold = self._slots(dev), self._gold(dev)
+            (dev_slots, *dev_words), dev_gold = self._slots(dev), self._gold(dev)
+            dev_slots = used.renumbered(dev_slots)
             held_out = HeldOut("dev_accuracy", lambda model: _accuracy(
-                _kernels.tag_corpus(*dev_slots, *model)[0], dev_gold), on="dev accuracy")
+                _kernels.tag_corpus(dev_slots, *dev_words, *model)[0], dev_gold), on="dev accuracy")
         run = train_epochs(self.epochs, run_epoch, average, held_out, on_epoch=on_epoch)
-        self.history_, (self.weights_, self.transitions_) = run.history, run.model
+        self.history_, (weights, self.transitions_) = run.history, run.model
+        self.weights_ = used.expanded(weights, T)
         self.selection_ = epoch_selection(run)
         return self
 
