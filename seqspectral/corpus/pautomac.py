@@ -334,10 +334,11 @@ def write_pautomac(path, corpus: Corpus, alphabet_size: int | None = None) -> No
             alphabet_size = int(ids.max()) - 1 if len(ids) else 0
     if len(ids) and int(ids.max()) - Vocabulary.N_RESERVED >= alphabet_size:
         raise ValueError(f"symbol ids exceed the alphabet size {alphabet_size}")
+    symbols, offsets = (ids - Vocabulary.N_RESERVED).tolist(), corpus.offsets.tolist()  # one list, not a slice a string
     with atomic_open(path) as f:
         f.write(f"{len(corpus)} {alphabet_size}\n")
-        for seq in corpus:
-            f.write(" ".join(map(str, [len(seq), *(seq - Vocabulary.N_RESERVED).tolist()])) + "\n")
+        for a, b in zip(offsets, offsets[1:]):
+            f.write(" ".join(map(str, [b - a, *symbols[a:b]])) + "\n")
 
 
 def write_pautomac_solution(path, probabilities) -> None:

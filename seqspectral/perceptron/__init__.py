@@ -3,7 +3,7 @@ reranker: feature hashing (:mod:`.hashing`), averaged weight vectors (:mod:`.wei
 the epoch loop with its held-out choice of the number of epochs (:mod:`.epochs`)."""
 
 from .epochs import EpochRun, HeldOut, epoch_selection, train_epochs
-from .weights import AveragedWeights, dense_from_state, sparse_schema, sparse_state
+from .weights import AveragedWeights, UsedRows, dense_from_state, sparse_schema, sparse_state
 
-__all__ = ["AveragedWeights", "EpochRun", "HeldOut", "dense_from_state", "epoch_selection", "sparse_schema",
-           "sparse_state", "train_epochs"]
+__all__ = ["AveragedWeights", "EpochRun", "HeldOut", "UsedRows", "dense_from_state", "epoch_selection",
+           "sparse_schema", "sparse_state", "train_epochs"]

@@ -56,7 +56,8 @@ def train_epochs(n_epochs: int, run_epoch: Callable[[int], dict], average: Calla
                  held_out: HeldOut | None = None, *, start: Any = None,
                  on_epoch: Callable[[dict], None] | None = None) -> EpochRun:
     """Run epochs 1..``n_epochs``: ``run_epoch(epoch)`` trains one pass and returns its
-    record (training figures), ``average()`` gives the averaged model after it. With
+    record (training figures), ``average()`` gives the averaged model after it (asked for
+    only when needed: after every epoch with ``held_out``, else after the last). With
     ``held_out`` the model of the best epoch is kept (ties: the earlier); ``start``, when
     given, is the model before any epoch and is epoch 0 of that choice. Without it the last
     epoch's model is kept. ``on_epoch(record)`` sees each record as it is made."""
@@ -75,7 +76,8 @@ def train_epochs(n_epochs: int, run_epoch: Callable[[int], dict], average: Calla
     with stage("epochs", total=n_epochs, unit="epoch", inner=True) as done:  # the heartbeat of a stage it runs in
         for epoch in range(1, n_epochs + 1):
             record = {"epoch": epoch, **run_epoch(epoch)}
-            model = average()
+            if held_out is not None or epoch == n_epochs:  # without held-out data only the last is kept
+                model = average()
             if held_out is not None:
                 value = held_out.evaluate(model)
                 record[held_out.name] = value

@@ -26,6 +26,31 @@ class AveragedWeights:
         return out
 
 
+class UsedRows:
+    """The rows of a hashed weight table (``n_rows`` of them) that training features use,
+    numbered densely: a perceptron trained on these rows alone makes the same updates in the
+    same order as on the whole table, so its weights are those of the whole table's used rows
+    (the others stay zero), but it allocates, touches and averages only them. A row training
+    never used maps to one extra row (number ``len(rows)``) that stays zero."""
+
+    def __init__(self, slots: np.ndarray, n_rows: int):
+        used = np.zeros(n_rows, dtype=bool)
+        used[slots] = True
+        self.rows = np.flatnonzero(used)
+        self.number = np.full(n_rows, len(self.rows), dtype=np.int32)
+        self.number[self.rows] = np.arange(len(self.rows), dtype=np.int32)
+
+    def renumbered(self, slots: np.ndarray) -> np.ndarray:
+        """``slots`` as rows of the dense table (int32, the same shape)."""
+        return self.number[slots]
+
+    def expanded(self, weights: np.ndarray, width: int) -> np.ndarray:
+        """The whole table's weight vector (rows of ``width``) of the dense table's ``weights``."""
+        out = np.zeros((len(self.number), width), dtype=weights.dtype)
+        out[self.rows] = weights[:len(self.rows) * width].reshape(-1, width)
+        return out.reshape(-1)
+
+
 def sparse_state(prefix: str, weights: np.ndarray) -> dict[str, np.ndarray]:
     """The non-zero entries of a weight vector, for a model file."""
     nonzero = np.flatnonzero(weights).astype(np.int64)

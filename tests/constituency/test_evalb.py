@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nltk import Tree
+from seqspectral.corpus.bracketed import Tree  # nltk.Tree, without NLTK's package initialiser (scipy.stats, scikit-learn)
 
 from seqspectral.constituency.evalb import COLLINS, EvalbParameters, evalb, read_parameter_file, report, sentence_score
 from seqspectral.corpus.bracketed import parse_bracketed, write_bracketed

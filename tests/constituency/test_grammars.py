@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from nltk import Tree
+from seqspectral.corpus.bracketed import Tree  # nltk.Tree, without NLTK's package initialiser (scipy.stats, scikit-learn)
 
 from seqspectral.constituency import EMLPCFG, MarkovPCFG, SpectralLPCFG, train_grammar_sharded
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from nltk import Tree
+from seqspectral.corpus.bracketed import Tree  # nltk.Tree, without NLTK's package initialiser (scipy.stats, scikit-learn)
 
 from seqspectral.constituency.transform import binarise, debinarise, signature, tag_of
 

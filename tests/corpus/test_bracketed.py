@@ -4,7 +4,7 @@ import warnings
 import zipfile
 
 import pytest
-from nltk import Tree
+from seqspectral.corpus.bracketed import Tree  # nltk.Tree, without NLTK's package initialiser (scipy.stats, scikit-learn)
 
 from seqspectral.corpus.bracketed import (
     Treebank, bracketed_files, clean_tree, function_free, parse_bracketed, read_bracketed, split_by_file,

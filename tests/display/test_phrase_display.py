@@ -3,7 +3,7 @@ spans, by hand), the ✗ marks in the terminal, the red ones in the SVG and the 
 
 import re
 
-from nltk import Tree
+from seqspectral.corpus.bracketed import Tree  # nltk.Tree, without NLTK's package initialiser (scipy.stats, scikit-learn)
 
 from seqspectral.display.phrase_compare import bracket_difference, constituents
 from seqspectral.display.phrase_html import phrase_html_page

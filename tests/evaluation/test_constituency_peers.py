@@ -4,13 +4,14 @@ time box leaves the rest untried, said in the notes."""
 
 from pathlib import Path
 
-from evaluation._constituency_peers import nltk_viterbi, scored
 from seqspectral.corpus.bracketed import read_bracketed
 
 CORPORA = Path(__file__).resolve().parents[2] / "corpora"
 
 
 def test_nltk_viterbi_parses_the_toy_test_sentences():
+    from evaluation._constituency_peers import nltk_viterbi, scored  # the whole of NLTK: in this test's worker only
+
     train = read_bracketed(CORPORA / "toy-treebank.mrg")
     test = read_bracketed(CORPORA / "toy-treebank-test.mrg")[:8]
     run = nltk_viterbi(train, test, seconds_per_sentence=60, total_seconds=300)

@@ -6,8 +6,6 @@ import scipy.sparse as sp
 
 from seqspectral.linalg.randomized_svd import randomized_svd
 
-sklearn_extmath = pytest.importorskip("sklearn.utils.extmath")
-
 
 def _matrices():
     for shape in [(60, 200), (200, 60)]:
@@ -20,6 +18,7 @@ def _matrices():
 
 @pytest.mark.parametrize("n_iter,n_oversamples", [(4, 10), (2, 20)])
 def test_the_same_bits_as_scikit_learn(n_iter, n_oversamples):
+    sklearn_extmath = pytest.importorskip("sklearn.utils.extmath")  # here, not at collection: scikit-learn's import
     from threadpoolctl import threadpool_limits
 
     for M in _matrices():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 
 import numpy as np
@@ -16,7 +17,8 @@ from seqspectral.mixtures.bayesnet.learners import SupervisedBayesNet, ViterbiEM
 from seqspectral.mixtures._research import MissingResearchDependency, require
 from seqspectral.mixtures.datasets.bayesnets import DATASETS, random_network
 
-cp = pytest.importorskip("cvxpy")
+if importlib.util.find_spec("cvxpy") is None:  # imported by the tests that use it: cvxpy is slow to import
+    pytest.skip("cvxpy not installed", allow_module_level=True)
 
 from seqspectral.mixtures.bayesnet.convex_em import ConvexEM, round_equivalence, rounding_candidates  # noqa: E402
 from seqspectral.mixtures.bayesnet.relaxation import equivalence_program  # noqa: E402
@@ -125,6 +127,8 @@ def test_fit_tables_objective_is_the_regularised_negative_log_likelihood():
 # -- the relaxation ---------------------------------------------------------------------------------
 def _value_at(structure, X, H, hidden_tables):
     """The program's value with every M fixed to the true equivalence matrix (and A to M1 ∘ M2)."""
+    import cvxpy as cp
+
     program = equivalence_program(structure, X, 1.0, hidden_tables)
     fixed = []
     for c, h in enumerate(structure.hidden_index):
@@ -152,6 +156,8 @@ def test_program_is_exact_at_equivalence_matrices():
 
 
 def test_two_hidden_parents_are_exact_with_the_auxiliary_product():
+    import cvxpy as cp
+
     net = two_hidden_network()
     s = net.structure
     data = net.sample(20, random_state=2)
@@ -216,6 +222,8 @@ def test_relaxed_objective_bounds_every_assignment_and_em_restarts():
 
 
 def test_scs_reaches_the_optimum_clarabel_finds():
+    import cvxpy as cp
+
     net = small_network()
     s = net.structure
     X = net.sample(16, random_state=3)[:, s.observed_index]
