@@ -42,9 +42,6 @@ PREDICTED_XPOS = True
 #: the word clusters of a build (:class:`~seqspectral.embeddings.clusters.WordClusters`) and the
 #: CCA embeddings they cluster (Koo et al. 2008's two granularities; chosen on EWT dev)
 CLUSTERS = {"coarse": 64, "fine": 1024}
-#: the reranker's 2**RERANKER_HASH_BITS hashed-feature weights: the lexical templates' word triples were
-#: measured with 22 on EWT dev (docs/rerank-build.md, "The reranker's templates")
-RERANKER_HASH_BITS = 22
 CLUSTER_EMBEDDINGS = {"n_components": 50, "window": 2, "min_count": 2, "lowercase": True, "digits": True}
 
 
@@ -348,11 +345,13 @@ class RerankerStage(ModelStage):
         self.requires = ("nbest:train", *trees) + (("nbest:dev",) if with_dev else ())
 
     def key_parts(self, state):
+        from seqspectral.reranking import Reranker
+
         o = state.options
-        return (o.templates, o.spectral, build_reranker(o).get_params())
+        return (o.templates, o.spectral, Reranker(o.reranker_epochs).get_params())
 
     def compute(self, state, runner):
-        from seqspectral.reranking import head_losses
+        from seqspectral.reranking import Reranker, head_losses
 
         o = state.options
         fold_trees = state.results["nbest:train"]
@@ -363,7 +362,7 @@ class RerankerStage(ModelStage):
             dev_trees = state.results["nbest:dev"]
             held = (candidate_features(dev_trees, state.results.get("tree"), o, compact=True),
                     head_losses(dev_trees, state.dev), dev_trees.lengths)
-        return build_reranker(o).fit(jackknifed_features(fold_trees, fold_models, o),
+        return Reranker(o.reranker_epochs).fit(jackknifed_features(fold_trees, fold_models, o),
                                                head_losses(train_trees, state.train), dev=held,
                                                sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
 
@@ -381,13 +380,6 @@ class RerankerStage(ModelStage):
             state.report["reranker_chosen"] = reranker.selection_.chosen
         state.report["reranker_held_out"] = getattr(reranker, "held_out_", None)
         state.report["reranker_features"] = list(reranker.dense_names_)
-
-
-def build_reranker(options: BuildOptions):
-    """The build's (unfitted) reranker."""
-    from seqspectral.reranking import Reranker
-
-    return Reranker(options.reranker_epochs, hash_bits=RERANKER_HASH_BITS)
 
 
 def tag_fields(columns) -> list[str]:
