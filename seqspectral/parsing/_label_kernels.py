@@ -1,5 +1,6 @@
 """Numba kernels of the dependency-label classifier: features of an arc in its tree,
-multiclass averaged-perceptron epochs and prediction.
+averaged-perceptron epochs and prediction, each word alone (multiclass) or a head's children
+together (a first-order chain decoded by :func:`chain_viterbi`, a structured perceptron).
 
 The arc features read the atom table's word and tag columns (not the word clusters). A
 feature's weights for the labels ``0..L-1`` sit side by side at ``slot(f) + label`` so one
@@ -196,8 +197,8 @@ def chain_viterbi(unary, trans, k):
 
 @njit(cache=True, inline="always")
 def _transition_slot(t, prev_label, prev, h, m, hp, mask):
-    """Slot of transition template ``t`` (0: the label pair and the sides of head of both
-    children, 1: also the head's tag) into child ``m`` from ``prev`` (-1: the chain's start)."""
+    """Slot of transition template ``t`` (0: the label pair and which side of head ``h`` each
+    child is on, 1: also the head's tag) into child ``m`` from ``prev`` (-1: the chain's start)."""
     sides = (2 if prev < 0 else int(prev > h)) * 2 + int(m > h)
     return slot(feature(160 + t, prev_label, sides, hp if t else 0, 0), mask)
 
@@ -242,6 +243,14 @@ def _decode_unit(atoms, heads, start, n, members, first, kids, weights, mask, n_
     return chain_viterbi(unary[:k, :n_labels], trans[:k, :n_labels + 1, :n_labels], k)
 
 
+@njit(cache=True)
+def _buffers(offsets, n_labels):
+    """Room for the features and the scores of the largest unit of the sentences ``offsets``."""
+    longest = np.max(offsets[1:] - offsets[:-1]) if len(offsets) > 1 else 1
+    return (np.empty((longest, N_MAX), dtype=np.int64), np.empty(longest, dtype=np.int64),
+            np.empty((longest, n_labels)), np.empty((longest, n_labels + 1, n_labels)))
+
+
 @njit(cache=True, inline="always")
 def _add(weights, totals, index, delta, step):
     weights[index] += delta
@@ -254,11 +263,7 @@ def labeler_epoch(atoms, offsets, heads, labels, order, n_labels, weights, total
     (``chain``) the labels of each head's children at once, a structured perceptron over
     :func:`chain_viterbi`; returns ``(step, correct, words)``."""
     mask = len(weights) - 1
-    longest = np.max(offsets[1:] - offsets[:-1]) if len(offsets) > 1 else 1
-    slots = np.empty((longest, N_MAX), dtype=np.int64)
-    counts = np.empty(longest, dtype=np.int64)
-    unary = np.empty((longest, n_labels))
-    trans = np.empty((longest, n_labels + 1, n_labels))
+    slots, counts, unary, trans = _buffers(offsets, n_labels)
     correct = 0
     total = 0
     for i in order:
@@ -304,11 +309,7 @@ def predict_labels(atoms, offsets, heads, n_labels, weights, feats, tree, chain)
     """The best label of every word's arc, or (``chain``) the best labels of each head's
     children together (laid out like the atom table; 0 in root rows)."""
     mask = len(weights) - 1
-    longest = np.max(offsets[1:] - offsets[:-1]) if len(offsets) > 1 else 1
-    slots = np.empty((longest, N_MAX), dtype=np.int64)
-    counts = np.empty(longest, dtype=np.int64)
-    unary = np.empty((longest, n_labels))
-    trans = np.empty((longest, n_labels + 1, n_labels))
+    slots, counts, unary, trans = _buffers(offsets, n_labels)
     out = np.zeros(len(atoms), dtype=np.int32)
     for i in range(len(offsets) - 1):
         start = offsets[i]

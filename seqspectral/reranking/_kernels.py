@@ -83,6 +83,8 @@ _STOP = -8  # past the outermost dependent on a side
 #: features per modifier and per head (the root row included) of :func:`context_features`
 _PER_MODIFIER = 12
 _PER_HEAD = 6
+#: more features per modifier with ``lexical``
+_PER_LEXICAL = 10
 
 
 @njit(cache=True, inline="always")
@@ -101,8 +103,51 @@ def _size_bucket(x):
     return 4
 
 
+@njit(cache=True)
+def _structure(heads, at, n):
+    """Of the tree ``heads[at:at + n]``: every row's head (-1 for the root row), number of
+    left and right dependents, outermost left and right dependent (-1: none), every
+    modifier's inner adjacent sibling (the next dependent of its head between the two; -1:
+    none) and every row's subtree size."""
+    head = np.empty(n + 1, dtype=np.int64)
+    head[0] = -1
+    for m in range(1, n + 1):
+        head[m] = heads[at + m - 1]
+    n_left = np.zeros(n + 1, dtype=np.int64)
+    n_right = np.zeros(n + 1, dtype=np.int64)
+    outer_left = np.full(n + 1, -1, dtype=np.int64)
+    outer_right = np.full(n + 1, -1, dtype=np.int64)
+    inner = np.full(n + 1, -1, dtype=np.int64)
+    last = np.full(n + 1, -1, dtype=np.int64)  # right side: the latest dependent seen, left to right
+    for m in range(1, n + 1):
+        h = head[m]
+        if m > h:
+            n_right[h] += 1
+            inner[m] = last[h]
+            last[h] = m
+            outer_right[h] = m
+    for h in range(n + 1):
+        last[h] = -1
+    for m in range(n, 0, -1):
+        h = head[m]
+        if m < h:
+            n_left[h] += 1
+            inner[m] = last[h]
+            last[h] = m
+            outer_left[h] = m
+    size = np.ones(n + 1, dtype=np.int64)  # subtree sizes, by walking up from every word
+    for m in range(1, n + 1):
+        a = head[m]
+        steps = 0
+        while a > 0 and steps <= n:
+            size[a] += 1
+            a = head[a]
+            steps += 1
+    return head, n_left, n_right, outer_left, outer_right, inner, size
+
+
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, mask):
+def context_features(word, pos, xpos, sentence_offsets, owner, heads, tree_offsets, mask, lexical):
     """Features of every candidate tree beyond what an arc-factored parser scores (Collins &
     Koo 2005's grandparent, sibling and valency templates as used by second-order parsers,
     McDonald & Pereira 2006; Carreras 2007): for every modifier m of head h with
@@ -114,53 +159,31 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
     word(m) POS(h) POS(g). For every head (the root row too): POS(h) × left / right
     dependents (capped at 3); word(h) × the same; POS(h) × outermost left × outermost
     right dependent; POS(h) × outermost dependent × STOP per side; the number of root
-    dependents (capped at 3), once per tree. Atoms as in :func:`tree_features`. Returns CSR
-    ``(indptr, indices)``: every tree of n words has 12 n + 6 (n + 1) features."""
+    dependents (capped at 3), once per tree. Atoms as in :func:`tree_features`.
+
+    ``lexical`` adds, for every modifier, word and XPOS templates, with c the modifier's
+    outermost dependent on its head's side (in UD the preposition or case marker of a nominal:
+    the PP-attachment evidence an arc-factored parser cannot see; Collins & Brooks 1995, and
+    Koo & Collins 2010's grandparent parts): word(g) POS(h) word(m) × d × d(g, h); word(g)
+    word(h) POS(m) × d; XPOS(g, h, m) × d × d(g, h); XPOS(h, s, m) × d; word(s) word(m) POS(h)
+    × d; word(h) POS(m) word(c) × d; POS(h, m) word(c) × d; word(h) word(m) word(c) × d;
+    XPOS(h) word(m) word(c) × d; POS(g, h, m, c) × d (a missing c: NONE).
+
+    Returns CSR ``(indptr, indices)``: every tree of n words has 12 n + 6 (n + 1) features,
+    10 n more with ``lexical``."""
     n_trees = len(owner)
+    per_modifier = _PER_MODIFIER + (_PER_LEXICAL if lexical else 0)
     indptr = np.zeros(n_trees + 1, dtype=np.int64)
     for c in range(n_trees):
         n = tree_offsets[c + 1] - tree_offsets[c]
-        indptr[c + 1] = indptr[c] + _PER_MODIFIER * n + _PER_HEAD * (n + 1)
+        indptr[c + 1] = indptr[c] + per_modifier * n + _PER_HEAD * (n + 1)
     indices = np.empty(indptr[-1], dtype=np.int32)
     for c in range(n_trees):
         start = sentence_offsets[owner[c]]
         at = tree_offsets[c]
         n = tree_offsets[c + 1] - at
         k = indptr[c]
-        head = np.empty(n + 1, dtype=np.int64)
-        head[0] = -1
-        for m in range(1, n + 1):
-            head[m] = heads[at + m - 1]
-        n_left = np.zeros(n + 1, dtype=np.int64)
-        n_right = np.zeros(n + 1, dtype=np.int64)
-        outer_left = np.full(n + 1, -1, dtype=np.int64)
-        outer_right = np.full(n + 1, -1, dtype=np.int64)
-        inner = np.full(n + 1, -1, dtype=np.int64)  # the inner adjacent sibling of every modifier
-        last = np.full(n + 1, -1, dtype=np.int64)  # right side: the latest dependent seen, left to right
-        for m in range(1, n + 1):
-            h = head[m]
-            if m > h:
-                n_right[h] += 1
-                inner[m] = last[h]
-                last[h] = m
-                outer_right[h] = m
-        for h in range(n + 1):
-            last[h] = -1
-        for m in range(n, 0, -1):
-            h = head[m]
-            if m < h:
-                n_left[h] += 1
-                inner[m] = last[h]
-                last[h] = m
-                outer_left[h] = m
-        size = np.ones(n + 1, dtype=np.int64)  # subtree sizes, by walking up from every word
-        for m in range(1, n + 1):
-            a = head[m]
-            steps = 0
-            while a > 0 and steps <= n:
-                size[a] += 1
-                a = head[a]
-                steps += 1
+        head, n_left, n_right, outer_left, outer_right, inner, size = _structure(heads, at, n)
         for m in range(1, n + 1):
             h = head[m]
             g = head[h] if h > 0 else -1
@@ -185,6 +208,24 @@ def context_features(word, pos, sentence_offsets, owner, heads, tree_offsets, ma
             indices[k + 10] = slot(feature(320, ph, pm, _size_bucket(size[m]), d), mask)
             indices[k + 11] = slot(feature(321, wm, ph, pg, d), mask)
             k += _PER_MODIFIER
+            if lexical:
+                xm, xh = xpos[start + m], xpos[start + h]
+                xg = xpos[start + g] if g >= 0 else _NONE
+                xs = xpos[start + s] if s >= 0 else _NONE
+                o = outer_left[m] if h < m else outer_right[m]
+                wc = word[start + o] if o > 0 else _NONE
+                pc = pos[start + o] if o > 0 else _NONE
+                indices[k] = slot(feature(400, wg, ph, wm, d * 3 + dg), mask)
+                indices[k + 1] = slot(feature(401, wg, wh, pm, d), mask)
+                indices[k + 2] = slot(feature(402, xg, xh, xm, d * 3 + dg), mask)
+                indices[k + 3] = slot(feature(403, xh, xs, xm, d), mask)
+                indices[k + 4] = slot(feature(404, ws, wm, ph, d), mask)
+                indices[k + 5] = slot(feature(405, wh, pm, wc, d), mask)
+                indices[k + 6] = slot(feature(406, ph, pm, wc, d), mask)
+                indices[k + 7] = slot(feature(407, wh, wm, wc, d), mask)
+                indices[k + 8] = slot(feature(408, xh, wm, wc, d), mask)
+                indices[k + 9] = slot(feature(409, pg, ph, pm, pc * 4 + d), mask)
+                k += _PER_LEXICAL
         for h in range(n + 1):
             ph = pos[start + h]
             pl = pos[start + outer_left[h]] if outer_left[h] > 0 else _NONE

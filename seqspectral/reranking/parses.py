@@ -37,9 +37,10 @@ def list_problem(nbest) -> str | None:
     return None
 
 
-#: the hashed feature sets of parse candidates: the paper's baseline features, and those plus
-#: the grandparent, sibling and valency templates of :func:`._kernels.context_features`
-TEMPLATES = ("baseline", "context")
+#: the hashed feature sets of parse candidates: the paper's baseline features; those plus
+#: the grandparent, sibling and valency templates of :func:`._kernels.context_features`; and
+#: those plus its word, XPOS and grandchild templates (``lexical``)
+TEMPLATES = ("baseline", "context", "lexical")
 
 
 def parse_features(candidates, scorers=(), templates: str = "context") -> CandidateFeatures:
@@ -53,9 +54,10 @@ def parse_features(candidates, scorers=(), templates: str = "context") -> Candid
     pos = np.ascontiguousarray(table.atoms[:, COLUMNS.index("upos")])
     args = (table.offsets, trees.owner, trees.heads, trees.tree_offsets, _WIDE)
     indptr, indices = _kernels.tree_features(pos, *args)
-    if templates == "context":
-        word = np.ascontiguousarray(table.atoms[:, COLUMNS.index("word")])
-        indptr, indices = _joined(indptr, indices, *_kernels.context_features(word, pos, *args))
+    if templates in ("context", "lexical"):
+        word, xpos = (np.ascontiguousarray(table.atoms[:, COLUMNS.index(c)]) for c in ("word", "xpos"))
+        indptr, indices = _joined(indptr, indices, *_kernels.context_features(word, pos, xpos, *args,
+                                                                              templates == "lexical"))
     features = CandidateFeatures(trees.groups, indptr, indices, trees.scores[:, None], ["parser"], templates, "parses")
     return features.with_dense([s.name for s in scorers], [s.tree_log_probs(trees) for s in scorers],
                                {s.name: s.source for s in scorers if s.source})

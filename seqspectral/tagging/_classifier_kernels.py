@@ -25,13 +25,12 @@ _GOLDEN, _PRIME = -7046029254386353131, 1099511628211  # 0x9E3779B97F4A7C15 as i
 
 
 @njit(cache=True, parallel=True)
-def tag_slots(atoms, types, offsets, tags, mask):
-    """The ``N_TAG_FEATURES`` tag-context weight rows of every token (n_tokens × 14, int32)
-    from ``tags`` (n_tokens × 3 int64 hashes of the UPOS, XPOS and FEATS the token has, 0 where
-    a column is not given): the token's UPOS, XPOS, FEATS; UPOS at -1 and +1; XPOS at -1 and
-    +1; the UPOS trigram; UPOS × lower case; XPOS × lower case; UPOS × suffix 1, 2 and 3;
-    FEATS × suffix 3."""
-    out = np.empty((len(types), N_TAG_FEATURES), dtype=np.int32)
+def tag_slots(atoms, types, offsets, tags, mask, out):
+    """Writes the ``N_TAG_FEATURES`` tag-context weight rows of every token into ``out``
+    (n_tokens × 14, int32) from ``tags`` (n_tokens × 3 int64 hashes of the UPOS, XPOS and FEATS
+    the token has, 0 where a column is not given): the token's UPOS, XPOS, FEATS; UPOS at -1 and
+    +1; XPOS at -1 and +1; the UPOS trigram; UPOS × lower case; XPOS × lower case; UPOS × suffix
+    1, 2 and 3; FEATS × suffix 3."""
     position = np.arange(len(types), dtype=np.int32)  # a token's row of ``tags``, for _atom's boundaries
     b = FIRST_TEMPLATE
     for i in prange(len(offsets) - 1):
@@ -56,7 +55,6 @@ def tag_slots(atoms, types, offsets, tags, mask):
             row[11] = slot(feature(b + 11, u, a[SUFFIX1 + 1], 0, 0), mask)
             row[12] = slot(feature(b + 12, u, a[SUFFIX3], 0, 0), mask)
             row[13] = slot(feature(b + 13, f, a[SUFFIX3], 0, 0), mask)
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -85,12 +83,42 @@ def _best(slots, t, offsets, candidates, weights, mask):
 
 
 @njit(cache=True, parallel=True)
-def classify(slots, offsets, candidates, weights, mask):
-    """The best candidate class of every token (-1 for a token without candidates; the tokens
-    shared among Numba's threads)."""
-    out = np.empty(slots.shape[0], dtype=np.int32)
-    for t in prange(slots.shape[0]):
-        out[t] = _best(slots, t, offsets, candidates, weights, mask)
+def classify(slots, offsets, candidates, weights, mask, rows, keys, n_keys, shared):
+    """The best candidate class of every token ``t`` among ``candidates[offsets[r]:offsets[r+1]]``,
+    ``r = rows[t]`` (-1 for a token without candidates; the tokens shared among Numba's
+    threads). Tokens with the same key (``keys[t]`` < ``n_keys``) have the same first ``shared``
+    features and the same row (e.g. one word type, one UPOS): each candidate's sum over those
+    features is worked out once per key, on the key's first token, and every token goes on
+    from it in the same order (the same sums as one at a time)."""
+    n = slots.shape[0]
+    first = np.full(n_keys, -1, dtype=np.int64)
+    for t in range(n - 1, -1, -1):
+        first[keys[t]] = t
+    at = np.empty(n + 1, dtype=np.int64)  # where a key's first token keeps its candidates' sums
+    at[0] = 0
+    for t in range(n):
+        at[t + 1] = at[t] + (offsets[rows[t] + 1] - offsets[rows[t]] if first[keys[t]] == t else 0)
+    partial = np.zeros(at[n])
+    for t in prange(n):
+        if first[keys[t]] == t:
+            a = offsets[rows[t]]
+            for j in range(a, offsets[rows[t] + 1]):
+                s = 0.0
+                for f in range(shared):
+                    s += weights[pair(slots[t, f], candidates[j], mask)]
+                partial[at[t] + j - a] = s
+    out = np.empty(n, dtype=np.int32)
+    for t in prange(n):
+        a = offsets[rows[t]]
+        base = at[first[keys[t]]] - a
+        best, arg = -np.inf, -1
+        for j in range(a, offsets[rows[t] + 1]):
+            s = partial[base + j]
+            for f in range(shared, slots.shape[1]):
+                s += weights[pair(slots[t, f], candidates[j], mask)]
+            if s > best:
+                best, arg = s, candidates[j]
+        out[t] = arg
     return out
 
 

@@ -22,6 +22,8 @@ FORM, LOWER, PREFIX1, SUFFIX1, SUFFIX3, SHAPE, FLAGS, COARSE, FINE = 0, 1, 2, 6,
 BEFORE, AFTER = -2, -3
 #: features per token (see :func:`token_slots`), and those added with word clusters
 N_FEATURES, N_CLUSTER_FEATURES = 27, 5
+#: the first features of :func:`token_slots`, those of the word alone (bias to flags)
+N_WORD_FEATURES = 13
 
 
 @njit(cache=True, inline="always")
@@ -86,48 +88,86 @@ def token_slots(atoms, types, offsets, mask, clusters=False):
     return out
 
 
+@njit(cache=True, inline="always")
+def _add_rows(E, i, slots, token, first, last, weights, n_tags):
+    """``E[i, y] += W[f, y]`` over the feature rows ``first..last-1`` of ``token``, in order."""
+    for f in range(first, last):
+        base = np.int64(slots[token, f]) * n_tags
+        for y in range(n_tags):
+            E[i, y] += weights[base + y]
+
+
 @njit(cache=True)
 def emissions(slots, start, n, weights, n_tags):
     """``E[t, y]`` of the ``n`` tokens from ``start`` (``weights`` flat, rows of ``n_tags``)."""
     E = np.zeros((n, n_tags))
     for t in range(n):
-        for f in range(slots.shape[1]):
-            base = np.int64(slots[start + t, f]) * n_tags
-            for y in range(n_tags):
-                E[t, y] += weights[base + y]
+        _add_rows(E, t, slots, start + t, 0, slots.shape[1], weights, n_tags)
+    return E
+
+
+@njit(cache=True, parallel=True)
+def word_emissions(slots, types, n_types, weights, n_tags):
+    """The sums over the first ``N_WORD_FEATURES`` rows (those of the word alone, the same for
+    every token of a type) of each word type (``types``: every token's), from one token each:
+    :func:`emissions` of a token is its type's row plus its other rows, added in the same order."""
+    token = np.full(n_types, -1, dtype=np.int64)
+    for t in range(len(types) - 1, -1, -1):
+        token[types[t]] = t
+    out = np.zeros((n_types, n_tags))
+    for k in prange(n_types):
+        if token[k] >= 0:
+            _add_rows(out, k, slots, token[k], 0, N_WORD_FEATURES, weights, n_tags)
+    return out
+
+
+@njit(cache=True)
+def _sentence_emissions(slots, types, start, n, words, weights, n_tags):
+    """:func:`emissions` of the ``n`` tokens from ``start`` from their types' rows ``words``
+    (:func:`word_emissions`): the same sums."""
+    E = np.empty((n, n_tags))
+    for t in range(n):
+        E[t] = words[types[start + t]]
+        _add_rows(E, t, slots, start + t, N_WORD_FEATURES, slots.shape[1], weights, n_tags)
     return E
 
 
 @njit(cache=True)
 def viterbi(E, A):
     """The best tag sequence under emissions ``E`` (n × T) and transitions ``A`` ((T+1)²,
-    boundary last), and its score."""
+    boundary last), and its score. Each tag's best predecessor is the first ``p`` of the
+    highest ``δ[t-1, p] + A[p, y]``; the predecessors are visited in the outer loop so that the
+    inner one runs over the tags ``y`` along a row of ``A`` (vectorised, same result)."""
     n, T = E.shape
     if n == 0:
         return np.zeros(0, dtype=np.int32), A[T, T]
     delta = np.empty((n, T))
     back = np.zeros((n, T), dtype=np.int32)
+    best = np.empty(T)
     for y in range(T):
         delta[0, y] = A[T, y] + E[0, y]
     for t in range(1, n):
+        arg = back[t]
+        best[:] = -np.inf
+        for p in range(T):
+            d, row = delta[t - 1, p], A[p]
+            for y in range(T):
+                s = d + row[y]
+                better = s > best[y]
+                best[y] = s if better else best[y]
+                arg[y] = p if better else arg[y]
         for y in range(T):
-            best, arg = -np.inf, 0
-            for p in range(T):
-                s = delta[t - 1, p] + A[p, y]
-                if s > best:
-                    best, arg = s, p
-            delta[t, y] = best + E[t, y]
-            back[t, y] = arg
-    best, y = -np.inf, 0
+            delta[t, y] = best[y] + E[t, y]
+    best_end, y = -np.inf, 0
     for p in range(T):
         s = delta[n - 1, p] + A[p, T]
-        if s > best:
-            best, y = s, p
+        if s > best_end:
+            best_end, y = s, p
     tags = np.empty(n, dtype=np.int32)
     for t in range(n - 1, -1, -1):
         tags[t] = y
         y = back[t, y]
-    return tags, best
+    return tags, best_end
 
 
 @njit(cache=True)
@@ -190,25 +230,28 @@ def kbest_viterbi(E, A, k):
 
 
 @njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def tag_corpus(slots, offsets, weights, A):
-    """The Viterbi tags of every sentence, flat (int32), and each sentence's score (the
-    sentences shared among Numba's threads)."""
+def tag_corpus(slots, offsets, types, n_types, weights, A):
+    """The Viterbi tags of every sentence, flat (int32), and each sentence's score (``types``:
+    each token's word type, of ``n_types``; the sentences shared among Numba's threads)."""
     T = A.shape[0] - 1
     out = np.empty(slots.shape[0], dtype=np.int32)
     scores = np.empty(len(offsets) - 1)
+    words = word_emissions(slots, types, n_types, weights, T)
     for i in prange(len(offsets) - 1):
         start, n = offsets[i], offsets[i + 1] - offsets[i]
-        tags, s = viterbi(emissions(slots, start, n, weights, T), A)
+        tags, s = viterbi(_sentence_emissions(slots, types, start, n, words, weights, T), A)
         out[start:start + n] = tags
         scores[i] = s
     return out, scores
 
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def kbest_corpus(slots, offsets, weights, A, k):
+def kbest_corpus(slots, offsets, types, n_types, weights, A, k):
     """The k-best lists of every sentence: flat tags (candidate after candidate, sentence
-    after sentence), each candidate's score and each sentence's number of candidates."""
+    after sentence), each candidate's score and each sentence's number of candidates
+    (``types`` as :func:`tag_corpus`'s)."""
     T = A.shape[0] - 1
+    words = word_emissions(slots, types, n_types, weights, T)
     n_sent = len(offsets) - 1
     tags_out = np.empty(k * slots.shape[0], dtype=np.int32)
     scores_out = np.empty(k * n_sent)
@@ -216,7 +259,7 @@ def kbest_corpus(slots, offsets, weights, A, k):
     at, c_at = 0, 0
     for i in range(n_sent):
         start, n = offsets[i], offsets[i + 1] - offsets[i]
-        tags, s = kbest_viterbi(emissions(slots, start, n, weights, T), A, k)
+        tags, s = kbest_viterbi(_sentence_emissions(slots, types, start, n, words, weights, T), A, k)
         counts[i] = len(s)
         for c in range(len(s)):
             tags_out[at:at + n] = tags[c]

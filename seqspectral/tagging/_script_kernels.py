@@ -1,9 +1,9 @@
 """Numba kernels of the lemmatiser: which edit scripts apply to which forms, and a word's
 candidate scripts.
 
-Strings are flat arrays of code points with offsets (:func:`code_points`): string ``i`` is
-``flat[offsets[i]:offsets[i+1]]``, so a Python slice ``s[:k]`` or ``s[-k:]`` is the same
-code points. A script applies to a form when the form (lower-cased first for a ``lower``
+Strings are flat arrays of code points with offsets (:func:`._strings.code_points`): string
+``i`` is ``flat[offsets[i]:offsets[i+1]]``, so a Python slice ``s[:k]`` or ``s[-k:]`` is the
+same code points. A script applies to a form when the form (lower-cased first for a ``lower``
 script) starts with the prefix it removes, ends with the suffix it removes, and is at least
 as long as the two together (:func:`.lemmatiser.apply_script`).
 """
@@ -12,15 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
-
-
-def code_points(strings) -> tuple[np.ndarray, np.ndarray]:
-    """The code points of ``strings`` (a list of str) one after the other (uint32) and their
-    offsets (len + 1, int64)."""
-    offsets = np.zeros(len(strings) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, strings), dtype=np.int64, count=len(strings)), out=offsets[1:])
-    flat = np.frombuffer("".join(strings).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    return flat, offsets
 
 
 @njit(cache=True, inline="always")

@@ -27,7 +27,7 @@ from seqspectral.corpus.errors import CorpusFormatError
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
-from .words import per_sentence
+from .words import split
 
 #: a FEATS value: ``_`` or ``Name=Value`` pairs joined by ``|`` (names and values without ``=``,
 #: ``|`` or spaces; UD's stricter letter rules are not required: treebanks outside UD use others)
@@ -83,13 +83,11 @@ class FeaturesTagger(Estimator):
     def _items(self, sentences):
         """Every decision of ``sentences``: its token (row of the feature matrix), its
         candidate classes and, with ``unit="feature"``, its feature name (index into
-        ``names_``; -1 for bundles)."""
+        ``names_``; with bundles, the token's candidate list, :meth:`_groups`)."""
         upos = list(chain.from_iterable(s.upos for s in sentences))
-        if self.unit == "bundle":  # each UPOS's bundles, then every bundle (for a UPOS never seen)
-            groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
-            row = {u: j for j, u in enumerate(self.by_upos_)}
-            group_of = np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
-            return np.arange(len(upos)), groups.take(group_of), np.full(len(upos), -1)
+        if self.unit == "bundle":
+            groups, group_of = self._groups(upos)
+            return np.arange(len(upos)), groups.take(group_of), group_of
         groups = {u: [(n, np.asarray(ids, dtype=np.int32)) for n, ids in named] for u, named in self.by_upos_.items()}
         every = [(n, np.asarray(ids, dtype=np.int32)) for n, ids in self._all_values()]
         tokens, names, candidates = [], [], []
@@ -99,6 +97,13 @@ class FeaturesTagger(Estimator):
                 names.append(n)
                 candidates.append(ids)
         return np.asarray(tokens, dtype=np.int64), tc.Candidates.of(candidates), np.asarray(names, dtype=np.int64)
+
+    def _groups(self, upos) -> tuple:
+        """``unit="bundle"``: the candidate lists (each UPOS's bundles, then every bundle, for a
+        UPOS never seen) and each token's list (``upos``: the tokens' UPOS)."""
+        groups = tc.Candidates.of([*self.by_upos_.values(), np.arange(len(self.classes_))])
+        row = {u: j for j, u in enumerate(self.by_upos_)}
+        return groups, np.fromiter(map(row.get, upos, repeat(len(row))), dtype=np.int64, count=len(upos))
 
     def _all_values(self):
         """(name, class ids of its values) of every feature name (for a UPOS never seen)."""
@@ -120,10 +125,9 @@ class FeaturesTagger(Estimator):
 
     def _bundles(self, sentences, classes, items) -> list[str]:
         """Each token's FEATS value from the classes chosen for its decisions."""
-        n_tokens = sum(len(s) for s in sentences)
         if self.unit == "bundle":
-            return [self.classes_[c] for c in classes.tolist()]
-        chosen = [[] for _ in range(n_tokens)]
+            return list(map(self.classes_.__getitem__, classes.tolist()))
+        chosen = [[] for _ in range(sum(len(s) for s in sentences))]
         for t, c in zip(items[0].tolist(), classes.tolist()):
             name, value = self.classes_[c]
             if value:
@@ -195,15 +199,16 @@ class FeaturesTagger(Estimator):
         ``table``: their word table, if made already)."""
         self._check_fitted()
         sentences = list(sentences)
-        slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
-        items = self._items(sentences)
-        rows = slots if self.unit == "bundle" else slots[items[0]]
-        flat = self._bundles(sentences, tc.classify(rows, items[1], self.weights_, self.hash_bits), items)
-        out, at = [], 0
-        for s in sentences:
-            out.append(flat[at:at + len(s)])
-            at += len(s)
-        return out
+        slots, table = tc.token_features(sentences, self.clusters, self.hash_bits, table, READS)
+        if self.unit == "bundle":  # a word type's tokens of one UPOS share its own features' sums
+            groups, group_of = self._groups(list(chain.from_iterable(s.upos for s in sentences)))
+            items = None
+            classes = tc.classify(slots, groups, self.weights_, self.hash_bits, group_of,
+                                  tc.word_keys(table.types, group_of, len(groups.offsets) - 1))
+        else:
+            items = self._items(sentences)
+            classes = tc.classify(slots[items[0]], items[1], self.weights_, self.hash_bits)
+        return split(self._bundles(sentences, classes, items), sentences)
 
     def kbest(self, sentences, k: int) -> list:
         """The ``k`` best FEATS columns of every sentence as

@@ -28,8 +28,9 @@ from seqspectral.base import Estimator, integer, seed
 from seqspectral.perceptron import dense_from_state, epoch_selection, sparse_schema, sparse_state
 
 from . import model_files, token_classifier as tc
-from ._script_kernels import code_points, script_matches, word_candidates
-from .words import numbered, type_ids
+from ._script_kernels import script_matches, word_candidates
+from ._strings import code_points
+from .words import numbered, split, type_ids
 from seqspectral.corpus.columns import has_column
 
 #: a script: (case rule, prefix removed, prefix added, suffix removed, suffix added)
@@ -168,27 +169,25 @@ class Lemmatiser(Estimator):
         pair_of = pair_of.ravel()  # (form, UPOS) looked up, its candidates found, its lemmas made once
         words = list(zip(map(forms.__getitem__, (pairs // len(upos)).tolist()),
                          map(upos.__getitem__, (pairs % len(upos)).tolist())))
-        known = [self.lexicon_.get(w) or self.forms_.get(w[0]) for w in words]
+        known = list(map(self.lexicon_.get, words))
+        for i in [i for i, lemma in enumerate(known) if not lemma]:
+            known[i] = self.forms_.get(words[i][0])
         flat = np.array(known, dtype=object)[pair_of]
         unsettled = np.flatnonzero([lemma is None for lemma in known])
         if len(unsettled):
             place = np.full(len(words), -1)
             place[unsettled] = np.arange(len(unsettled))
             needed = np.flatnonzero(place[pair_of] >= 0)
-            candidates = self._candidates([words[p] for p in unsettled.tolist()]).take(place[pair_of[needed]])
+            candidates = self._candidates([words[p] for p in unsettled.tolist()])
             slots, _ = tc.token_features(sentences, self.clusters, self.hash_bits, table)
-            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits)
+            row = place[pair_of[needed]]  # a (form, UPOS) pair's tokens share its own features' sums
+            classes = tc.classify(slots[needed], candidates, self.weights_, self.hash_bits, row, row)
             _, first, inverse = np.unique(pair_of[needed] * (len(self.scripts_) + 1) + classes + 1,
                                           return_index=True, return_inverse=True)
             made = [apply_script(self.scripts_[c], words[p][0]) if c >= 0 else words[p][0]
                     for p, c in zip(pair_of[needed][first].tolist(), classes[first].tolist())]
             flat[needed] = np.array(made, dtype=object)[inverse.ravel()]
-        flat = flat.tolist()
-        out, at = [], 0
-        for s in sentences:
-            out.append(flat[at:at + len(s)])
-            at += len(s)
-        return out
+        return split(flat.tolist(), sentences)
 
     def tag(self, sentences, table=None) -> list:
         """Copies of ``sentences`` with LEMMA filled."""

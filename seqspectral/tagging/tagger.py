@@ -45,9 +45,10 @@ class PerceptronTagger(Estimator):
         self.random_state = random_state
 
     # -- features and gold tags ------------------------------------------------------------
-    def _slots(self, sentences, table=None) -> tuple[np.ndarray, np.ndarray]:
+    def _slots(self, sentences, table=None) -> tuple:
+        """The tokens' feature rows, the sentence offsets, the tokens' type ids and how many types."""
         slots, table = word_slots([s.forms for s in sentences], self.clusters, self.hash_bits, table)
-        return slots, table.offsets
+        return slots, table.offsets, table.types, len(table.forms)
 
     def _gold(self, sentences) -> np.ndarray:
         """The ``field`` column as tag ids (-1 for a tag the tagger does not know)."""
@@ -66,7 +67,7 @@ class PerceptronTagger(Estimator):
             raise ValueError("no training sentences")
         self.tags_ = sorted({t for s in sentences for t in s.column(self.field)})
         T = len(self.tags_)
-        slots, offsets = self._slots(sentences)
+        slots, offsets, _, _ = self._slots(sentences)
         used = UsedRows(slots, 1 << self.hash_bits)  # trained on the rows its features use (the rest stay 0)
         slots = used.renumbered(slots)
         gold = self._gold(sentences)
@@ -87,10 +88,10 @@ class PerceptronTagger(Estimator):
 
         held_out = None
         if dev:
-            (dev_slots, dev_offsets), dev_gold = self._slots(dev), self._gold(dev)
+            (dev_slots, *dev_words), dev_gold = self._slots(dev), self._gold(dev)
             dev_slots = used.renumbered(dev_slots)
             held_out = HeldOut("dev_accuracy", lambda model: _accuracy(
-                _kernels.tag_corpus(dev_slots, dev_offsets, *model)[0], dev_gold), on="dev accuracy")
+                _kernels.tag_corpus(dev_slots, *dev_words, *model)[0], dev_gold), on="dev accuracy")
         run = train_epochs(self.epochs, run_epoch, average, held_out, on_epoch=on_epoch)
         self.history_, (weights, self.transitions_) = run.history, run.model
         self.weights_ = used.expanded(weights, T)
@@ -98,8 +99,8 @@ class PerceptronTagger(Estimator):
         return self
 
     # -- tagging ---------------------------------------------------------------------------
-    def _decode(self, slots, offsets):
-        return _kernels.tag_corpus(slots, offsets, self.weights_, self.transitions_)
+    def _decode(self, slots, offsets, types, n_types):
+        return _kernels.tag_corpus(slots, offsets, types, n_types, self.weights_, self.transitions_)
 
     def predict(self, sentences, table=None) -> list[list[str]]:
         """The best tag sequence of every sentence (``table``: their word table, if made already)."""
@@ -127,8 +128,7 @@ class PerceptronTagger(Estimator):
         if int(k) < 1:
             raise ValueError(f"k must be at least 1, not {k}")
         sentences = list(sentences)
-        slots, offsets = self._slots(sentences)
-        tags, scores, counts = _kernels.kbest_corpus(slots, offsets, self.weights_, self.transitions_, int(k))
+        tags, scores, counts = _kernels.kbest_corpus(*self._slots(sentences), self.weights_, self.transitions_, int(k))
         names = np.array(self.tags_, dtype=object)[tags].tolist()
         lists, at, first = [], 0, 0
         for i, (s, r) in enumerate(zip(sentences, counts.tolist())):

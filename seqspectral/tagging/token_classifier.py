@@ -12,14 +12,15 @@ perceptron (Collins 2002), its number of epochs chosen on dev like the tagger's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 
 from seqspectral.perceptron import AveragedWeights, HeldOut, train_epochs
 
 from . import _classifier_kernels as kernels
-from .words import _hash, word_slots
+from ._kernels import N_WORD_FEATURES
+from .words import _hash, with_slots
 
 #: the tag columns read as features, in the order of :func:`._classifier_kernels.tag_slots`
 TAG_COLUMNS = ("upos", "xpos", "feats")
@@ -31,21 +32,30 @@ def column_of(sentence, name: str) -> list[str]:
     return ["_"] * len(sentence) if values is None else values
 
 
-def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple[np.ndarray, np.ndarray]:
+class _TagHashes(dict):
+    """Tag value -> its hash (0 for ``_``), each worked out the first time it is asked for."""
+
+    def __missing__(self, value):
+        h = self[value] = 0 if value == "_" else _hash(value)
+        return h
+
+
+def token_features(sentences, clusters, hash_bits: int, table=None, columns=TAG_COLUMNS) -> tuple:
     """Every token's feature rows (the tagger's and the tag-context ones, n_tokens × F int32)
-    and the sentence offsets (``table``: the sentences' word table, if made already;
+    and the sentences' word table (``table``: that table, if made already;
     ``columns``: the tag columns read, the others taken as ``_`` — the features tagger must not
     read the FEATS it predicts)."""
-    slots, table = word_slots([s.forms for s in sentences], clusters, hash_bits, table)
-    tags = np.zeros((len(slots), len(TAG_COLUMNS)), dtype=np.int64)
+    table = with_slots([s.forms for s in sentences], clusters, table)
+    n, words = table.slots.shape
+    tags = np.zeros((n, len(TAG_COLUMNS)), dtype=np.int64)
     for j, name in enumerate(TAG_COLUMNS):
-        if name not in columns:
-            continue
-        values = list(chain.from_iterable(column_of(s, name) for s in sentences))
-        hashes = {v: 0 if v == "_" else _hash(v) for v in set(values)}
-        tags[:, j] = np.fromiter(map(hashes.__getitem__, values), dtype=np.int64, count=len(values))
-    context = kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1)
-    return np.hstack([slots, context]), table.offsets
+        if name in columns:
+            tags[:, j] = np.fromiter(map(_TagHashes().__getitem__, chain.from_iterable(
+                map(column_of, sentences, repeat(name)))), dtype=np.int64, count=n)
+    out = np.empty((n, words + kernels.N_TAG_FEATURES), dtype=np.int32)  # the word's rows, then the tags'
+    np.bitwise_and(table.slots, np.int32((1 << hash_bits) - 1), out=out[:, :words])
+    kernels.tag_slots(table.atoms, table.types, table.offsets, tags, (1 << hash_bits) - 1, out[:, words:])
+    return out, table
 
 
 def unambiguous(keys, values, min_count: int) -> dict:
@@ -86,9 +96,25 @@ class Candidates:
         return Candidates(offsets, self.classes[at])
 
 
-def classify(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:
-    """The best candidate class of every token."""
-    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1)
+def classify(slots, candidates: Candidates, weights, hash_bits: int, rows=None, keys=None) -> np.ndarray:
+    """The best candidate class of every token (``rows``: each token's row of ``candidates``,
+    None: its own; ``keys``: int64 ids, the same for tokens of one word type with the same row,
+    e.g. :func:`word_keys`: those share the sums over the word's own features,
+    :data:`._kernels.N_WORD_FEATURES`)."""
+    n = len(slots)
+    rows = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    if keys is None:
+        keys, n_keys, shared = np.arange(n), n, 0
+    else:
+        n_keys, shared = int(keys.max()) + 1 if n else 0, N_WORD_FEATURES
+    return kernels.classify(slots, candidates.offsets, candidates.classes, weights, (1 << hash_bits) - 1, rows,
+                            keys, n_keys, shared)
+
+
+def word_keys(types, lists, n_lists: int) -> np.ndarray:
+    """Each token's key for :func:`classify`: its word type (``types``) and which candidate list
+    it has (``lists``, of ``n_lists``)."""
+    return np.asarray(types, dtype=np.int64) * n_lists + lists
 
 
 def candidate_scores(slots, candidates: Candidates, weights, hash_bits: int) -> np.ndarray:

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 import zlib
 from dataclasses import dataclass, field
-from itertools import chain, repeat
-from operator import itemgetter
+from itertools import accumulate, chain, count, repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -73,35 +73,44 @@ def flags(form: str) -> int:
     return bits | NO_ALNUM * (not any(c.isalnum() for c in form))
 
 
+def _classed_flags(classed: str, mark: str) -> int:
+    """The flags but ``ALL_CAPS`` of the words whose characters, by classes, are ``classed``
+    (:func:`atom_rows`: a digit is ``d`` there and nothing else is, a capital letter ``X``, a
+    capital that is no letter or digit, Ⓐ, is ``mark``, every other character no letter or
+    digit stays itself)."""
+    return (DIGIT * ("d" in classed) | HYPHEN * ("-" in classed) | CAPITALISED * (classed[:1] in ("X", mark))
+            | NO_ALNUM * (not any(c.isalnum() for c in classed)))
+
+
 def atom_rows(words: list[str]) -> np.ndarray:
     """The atoms of each word type (words × the columns of :data:`COLUMNS` but the clusters,
     int64): :func:`shape` and :func:`flags` of each word and the hashes, computed a column at
-    a time (C-level ``map``, ``operator.itemgetter`` and ``str.translate`` over the batch,
-    no Python call per word: one per word type was a tenth of tagging's time)."""
+    a time (C-level ``map`` and ``str.translate`` over the batch, shapes and flags worked out
+    once per distinct string of character classes; the CRC-32 of every form, lower case, affix
+    and shape in one Numba pass over their code points, :func:`._strings.crc32_spans`): no
+    Python call per word (one per word type was a tenth of tagging's time)."""
+    from ._strings import code_points, crc32_spans
+
+    n = len(words)
     low = list(map(str.lower, words))
-    columns = [words, low, *(map(itemgetter(slice(None, k)), low) for k in range(1, 5)),
-               *(map(itemgetter(slice(-k, None)), low) for k in range(1, 5))]
     chars = set("".join(words))
-    classes = {ord(c): "X" if c.isupper() else "x" if c.isalpha() else "d" if c.isdigit() else c for c in chars}
+    mark = next(c for c in map(chr, count(0xE000)) if c not in chars and not c.isalnum())  # private use
+    classes = {ord(c): (mark if not c.isalnum() else "X") if c.isupper() else "x" if c.isalpha() else
+               "d" if c.isdigit() else c for c in chars}
     classed = list(map(str.translate, words, repeat(classes)))
-    collapsed = {c: _RUNS.sub(r"\1", c) for c in set(classed)}  # far fewer than the words
-    columns.append(map(collapsed.__getitem__, classed))
-    out = np.empty((len(words), len(COLUMNS) - 2), dtype=np.int64)
-    for j, column in enumerate(columns):
-        out[:, j] = np.fromiter(map(zlib.crc32, map(str.encode, column, repeat("utf-8"), repeat("surrogatepass"))),
-                                dtype=np.int64, count=len(words))
-    not_digit = {ord(c): None for c in chars if not c.isdigit()}
-    not_alnum = {ord(c): None for c in chars if not c.isalnum()}
-
-    def bits(values) -> np.ndarray:
-        return np.fromiter(map(bool, values), dtype=bool, count=len(words))
-
-    out[:, -1] = (DIGIT * bits(map(str.translate, words, repeat(not_digit)))
-                  | HYPHEN * bits(map(str.__contains__, words, repeat("-")))
-                  | CAPITALISED * bits(map(str.isupper, map(itemgetter(slice(None, 1)), words)))
-                  | ALL_CAPS * (bits(map(str.isupper, words)) & (np.fromiter(map(len, words), dtype=np.int64,
-                                                                              count=len(words)) > 1))
-                  | NO_ALNUM * ~bits(map(str.translate, words, repeat(not_alnum))))
+    distinct = set(classed)  # far fewer than the words
+    collapsed = {c: _RUNS.sub(r"\1", c.replace(mark, "X")) for c in distinct}  # the shape: X for any capital
+    flat, at = code_points(words + low + list(map(collapsed.__getitem__, classed)))
+    start, end = at[:-1].reshape(3, n), at[1:].reshape(3, n)  # forms, lower cases, shapes
+    ls, le = start[1], end[1]
+    starts = [start[0], ls, *(ls,) * 4, *(np.maximum(le - k, ls) for k in range(1, 5)), start[2]]
+    ends = [end[0], le, *(np.minimum(ls + k, le) for k in range(1, 5)), *(le,) * 4, end[2]]
+    out = np.empty((n, len(COLUMNS) - 2), dtype=np.int64)
+    out[:, :-1] = crc32_spans(flat, np.concatenate(starts), np.concatenate(ends)).reshape(len(starts), n).T
+    by_class = {c: _classed_flags(c, mark) for c in distinct}
+    out[:, -1] = np.fromiter(map(by_class.__getitem__, classed), dtype=np.int64, count=n)
+    out[:, -1] |= ALL_CAPS * (np.fromiter(map(str.isupper, words), dtype=bool, count=n)
+                              & (np.fromiter(map(len, words), dtype=np.int64, count=n) > 1))
     return out
 
 
@@ -137,22 +146,30 @@ def encode(form_lists, clusters=None) -> WordTable:
 
 def per_sentence(names, ids: np.ndarray, sentences) -> list[list[str]]:
     """The flat class ids of every token of ``sentences`` as each sentence's list of names."""
-    flat = list(map(names.__getitem__, ids.tolist()))
-    out, at = [], 0
-    for s in sentences:
-        out.append(flat[at:at + len(s)])
-        at += len(s)
-    return out
+    return split(list(map(names.__getitem__, ids.tolist())), sentences)
 
 
-def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
-    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
-    rows) and the word table they come from (``table``: the sentences' table, already made
-    by :func:`encode` with the same clusters)."""
+def split(flat: list, sentences) -> list[list]:
+    """``flat``, one value per token of ``sentences``, as each sentence's list (slices made at
+    C level: no Python call per sentence)."""
+    ends = list(accumulate(map(len, map(attrgetter("forms"), sentences))))
+    return list(map(flat.__getitem__, map(slice, [0, *ends[:-1]], ends)))
+
+
+def with_slots(form_lists, clusters, table: WordTable | None = None) -> WordTable:
+    """The word table of sentences given as lists of forms (``table``: theirs, already made by
+    :func:`encode` with the same clusters) with its ``slots`` made."""
     from ._kernels import token_slots
 
     table = encode(form_lists, clusters) if table is None else table
     if table.slots is None:
         table.slots = token_slots(table.atoms, table.types, table.offsets, (1 << WIDEST_BITS) - 1,
                                   clusters is not None)
+    return table
+
+
+def word_slots(form_lists, clusters, hash_bits: int, table: WordTable | None = None) -> tuple[np.ndarray, WordTable]:
+    """The tagger's feature rows of every token (:func:`._kernels.token_slots`, 2**hash_bits
+    rows) and the word table they come from (``table`` as :func:`with_slots`)."""
+    table = with_slots(form_lists, clusters, table)
     return table.slots & np.int32((1 << hash_bits) - 1), table

@@ -54,7 +54,7 @@ class BuildOptions:
     tags: str = "gold"
     tag_folds: int = 3
     clusters_from: tuple = ()
-    templates: str = "context"
+    templates: str = "lexical"
     field: str = "upos"
     spectral: str = "global"
     parser_epochs: int = 10
@@ -67,7 +67,7 @@ class BuildOptions:
         """Raise :class:`OptionError` at the first option out of its bounds or choices
         (``clusters_exist``: also that every ``clusters_from`` corpus is there)."""
         choices = {"order": (1, 2), "tags": ("gold", "predicted"), "spectral": SPECTRAL,
-                   "templates": ("baseline", "context"), "field": ("upos", "xpos", "form", "")}
+                   "templates": ("baseline", "context", "lexical"), "field": ("upos", "xpos", "form", "")}
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
                 raise OptionError(name, f"expected one of {', '.join(map(repr, allowed))}, not {getattr(self, name)!r}")

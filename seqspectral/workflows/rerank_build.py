@@ -253,8 +253,8 @@ class TrainListsStage(Stage):
 
 
 class LabelerStage(ModelStage):
-    """The label classifier of the build's trees: the parser's (the columns it reads chosen on
-    dev, :class:`ParserStage`) trained again on the gold trees and on the parser's jackknifed
+    """The label classifier of the build's trees: one reading the columns the parser's reads
+    (chosen on dev, :class:`ParserStage`) trained on the gold trees and on the parser's jackknifed
     1-best trees of train (the first tree of each list of :class:`TrainListsStage`), so it
     also learns to label predicted trees (each word of them that has its gold head)."""
 
@@ -265,15 +265,22 @@ class LabelerStage(ModelStage):
             any(d not in ("_", "") for s in state.train for d in s.deprels)
 
     def key_parts(self, state):
-        return ("gold and jackknifed 1-best trees",)
+        return ("gold and jackknifed 1-best trees", self.labeler(state).get_params())
 
-    def compute(self, state, runner):
+    @staticmethod
+    def labeler(state):
+        """An unfitted labeler reading the columns the parser's reads (the rest its defaults, so
+        a parser file kept from an older build does not hand down older templates)."""
         from seqspectral.parsing import DependencyLabeler
 
+        chosen = state.results["parser"].labeler_
+        return DependencyLabeler(**{p: getattr(chosen, p) for p in ("use_lemma", "use_xpos", "use_feats",
+                                                                     "random_state")})
+
+    def compute(self, state, runner):
         trees = [tree if n else s.heads for fold in state.results["nbest:train"]
                  for s, n, tree in zip(fold.sentences, fold.n_trees, fold.chosen([0] * len(fold)))]
-        params = state.results["parser"].labeler_.get_params(deep=False)
-        return DependencyLabeler(**params).fit(state.train, trees=trees)
+        return self.labeler(state).fit(state.train, trees=trees)
 
     def after(self, result, state):
         state.results["parser"].labeler_ = result  # the build's trees are labelled by it from here on

@@ -34,6 +34,19 @@ WITH_SPECIAL_LINES = """# sent_id = s1
 """
 
 
+def test_a_shallow_copy_shares_the_columns_and_is_a_sentence_of_its_own(tmp_path):
+    import copy
+
+    path = tmp_path / "s.conllu"
+    path.write_text(WITH_SPECIAL_LINES, encoding="utf-8")
+    (s,) = read_conllu(path)
+    c = copy.copy(s)
+    assert c == s and c is not s and type(c) is Sentence
+    assert all(getattr(c, k) is getattr(s, k) for k in vars(s))
+    c.upos = ["X"] * len(c)
+    assert s.upos == ["PRON", "AUX", "PART", "VERB"] and c.upos == ["X"] * 4
+
+
 def test_multiword_and_empty_nodes_are_skipped(tmp_path):
     path = tmp_path / "s.conllu"
     path.write_text(WITH_SPECIAL_LINES)

@@ -292,6 +292,43 @@ def test_context_features_counted_by_hand():
     assert parse_features(nbest, templates="context").templates == "context"
 
 
+def test_lexical_features_counted_by_hand():
+    # the tree above (root -> 2; 2: left 1, right 3, 4; 4: right 5) and a PP shape: root -> 1, 1 -> 3, 3 -> 2
+    upos, xpos = ["D", "N", "A", "V", "X"], ["d", "n", "a", "v", "x"]
+    forms = ["w1", "w2", "w3", "w4", "w5"]
+    trees = [Sentence(forms, forms, upos, xpos, [2, 0, 2, 2, 4], ["dep"] * 5),
+             Sentence(forms[:3], forms[:3], upos[:3], xpos[:3], [0, 3, 1], ["dep"] * 3)]
+    nbest = [NBestList(str(i), [t], [0.0]) for i, t in enumerate(trees)]
+    extra = Counter(parse_features(nbest, templates="lexical").indices.tolist())
+    extra.subtract(Counter(parse_features(nbest, templates="context").indices.tolist()))
+    import zlib
+
+    atom = {t: zlib.crc32(t.encode()) for t in upos + xpos + forms}
+    NONE, ROOT = -7, -1
+    L, R = 1, 2
+    by_modifier = [  # g, h, m as (word, UPOS, XPOS); inner sibling s (word, XPOS); m's outermost dependent on
+        # h's side c (word, UPOS); direction of h -> m; of g -> h (0 none, 1 h left of g, 2 right)
+        (ROOT, ROOT, ROOT, "w2", "N", "n", "w1", "D", "d", NONE, NONE, NONE, NONE, L, 2),
+        (NONE, NONE, NONE, ROOT, ROOT, ROOT, "w2", "N", "n", NONE, NONE, "w1", "D", R, 0),
+        (ROOT, ROOT, ROOT, "w2", "N", "n", "w3", "A", "a", NONE, NONE, NONE, NONE, R, 2),
+        (ROOT, ROOT, ROOT, "w2", "N", "n", "w4", "V", "v", "w3", "a", NONE, NONE, R, 2),
+        ("w2", "N", "n", "w4", "V", "v", "w5", "X", "x", NONE, NONE, NONE, NONE, R, 2),
+        # the second tree
+        (NONE, NONE, NONE, ROOT, ROOT, ROOT, "w1", "D", "d", NONE, NONE, NONE, NONE, R, 0),
+        ("w1", "D", "d", "w3", "A", "a", "w2", "N", "n", NONE, NONE, NONE, NONE, L, 2),
+        (ROOT, ROOT, ROOT, "w1", "D", "d", "w3", "A", "a", NONE, NONE, "w2", "N", R, 2),
+    ]
+    code = {x: atom.get(x, x) if isinstance(x, str) else x for row in by_modifier for x in row}
+    expected = []
+    for wg, pg, xg, wh, ph, xh, wm, pm, xm, ws, xs, wc, pc, d, dg in by_modifier:
+        expected += [(400, wg, ph, wm, d * 3 + dg), (401, wg, wh, pm, d), (402, xg, xh, xm, d * 3 + dg),
+                     (403, xh, xs, xm, d), (404, ws, wm, ph, d), (405, wh, pm, wc, d), (406, ph, pm, wc, d),
+                     (407, wh, wm, wc, d), (408, xh, wm, wc, d), (409, pg, ph, pm, code[pc] * 4 + d)]
+    want = Counter(slot(feature(t, *[code.get(x, x) for x in rest]), _WIDE) for t, *rest in expected)
+    assert +extra == want and len(expected) == 10 * 8
+    assert parse_features(nbest, templates="lexical").templates == "lexical"
+
+
 def test_a_reranker_refuses_candidates_described_by_other_templates(tmp_path):
     s = _sentence([2, 0, 2, 2, 4], ["D", "N", "A", "V", "X"])
     t = _sentence([0, 1, 2, 3, 4], ["D", "N", "A", "V", "X"])

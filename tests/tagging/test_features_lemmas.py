@@ -62,6 +62,54 @@ def test_candidates_taken_by_row():
         [[0, 2, 4], [3, 1], [0, 2, 4], [], [7]]
 
 
+@pytest.mark.parametrize("integer_weights", [True, False])
+def test_classify_sharing_word_feature_sums_is_each_tokens_own_sum(integer_weights):
+    """Tokens of one key (word type × candidate list) share their word features' sums, the
+    candidates given per token or by row: the best candidates are those of summing every token's
+    features one by one, in order (first of the best on ties; integer weights make many)."""
+    from seqspectral.tagging import token_classifier as tc
+    from seqspectral.tagging._classifier_kernels import pair
+    from seqspectral.tagging._kernels import N_WORD_FEATURES
+
+    rng = np.random.default_rng(int(integer_weights))
+    n, bits = 60, 10
+    types, lists = rng.integers(0, 6, n), rng.integers(0, 3, n)
+    word = rng.integers(0, 2 ** 31, size=(6, N_WORD_FEATURES))
+    slots = np.hstack([word[types], rng.integers(0, 2 ** 31, size=(n, 5))]).astype(np.int32)
+    choices = [rng.choice(40, size=k, replace=False) for k in (0, 3, 7)]
+    candidates = tc.Candidates.of([choices[g] for g in lists])
+    weights = rng.integers(-2, 3, size=2 ** bits) if integer_weights else rng.normal(size=2 ** bits)
+    weights = weights.astype(np.float32)
+    expected = []
+    for t in range(n):
+        scores = []
+        for c in choices[lists[t]].tolist():
+            s = 0.0
+            for f in slots[t].tolist():
+                s += float(weights[pair(f, c, 2 ** bits - 1)])
+            scores.append(s)
+        expected.append(int(choices[lists[t]][scores.index(max(scores))]) if scores else -1)
+    keys = tc.word_keys(types, lists, 3)
+    assert tc.classify(slots, candidates, weights, bits, keys=keys).tolist() == expected
+    assert tc.classify(slots, tc.Candidates.of(choices), weights, bits, lists, keys).tolist() == expected  # by row
+    assert tc.classify(slots, candidates, weights, bits).tolist() == expected
+
+
+def test_the_collector_is_paused_while_tagging_and_left_as_it_was():
+    import gc
+
+    from seqspectral.tagging.columns import _collector_paused
+
+    for enabled in (True, False):
+        gc.enable() if enabled else gc.disable()
+        with pytest.raises(KeyError):
+            with _collector_paused():
+                assert not gc.isenabled()
+                raise KeyError
+        assert gc.isenabled() == enabled
+    gc.enable()
+
+
 def _sentence(words):
     """Sentences of (form, lemma, upos, feats) words."""
     forms, lemmas, upos, feats = (list(x) for x in zip(*words))

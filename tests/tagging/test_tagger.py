@@ -46,6 +46,35 @@ def test_viterbi_and_kbest_match_brute_force(n, T, seed):
         np.testing.assert_allclose([by_seq[tuple(s)] for s in seqs], scores)  # each score is its sequence's
 
 
+def _first_best_viterbi(E, A):
+    """Viterbi written plainly (each tag's predecessors scanned in order, the first of the
+    best kept), as the reference for ties."""
+    n, T = E.shape
+    delta, back = [list(A[T, :T] + E[0])], []
+    for t in range(1, n):
+        row, arg = [], []
+        for y in range(T):
+            scores = [delta[-1][p] + A[p, y] for p in range(T)]
+            arg.append(scores.index(max(scores)))
+            row.append(max(scores) + E[t, y])
+        delta.append(row)
+        back.append(arg)
+    end = [delta[-1][p] + A[p, T] for p in range(T)]
+    tags = [end.index(max(end))]
+    for arg in reversed(back):
+        tags.append(arg[tags[-1]])
+    return tags[::-1], max(end)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_viterbi_breaks_ties_as_the_plain_recursion(seed):
+    rng = np.random.default_rng(seed)
+    n, T = int(rng.integers(1, 12)), int(rng.integers(2, 20))
+    E, A = rng.integers(-2, 3, size=(n, T)).astype(float), rng.integers(-2, 3, size=(T + 1, T + 1)).astype(float)
+    tags, best = _kernels.viterbi(E, A)
+    assert (list(tags), best) == _first_best_viterbi(E, A)
+
+
 def test_empty_sentence_scores_the_boundary_transition():
     A = np.arange(16, dtype=float).reshape(4, 4)
     tags, best = _kernels.viterbi(np.zeros((0, 3)), A)
@@ -65,12 +94,30 @@ def test_word_atoms_by_hand():
     assert table.atoms.shape[0] == 2
 
 
+def test_crc32_of_spans_of_code_points_is_zlibs_of_their_utf8():
+    """Random strings of 1- to 4-byte characters (lone surrogates too), random spans of them."""
+    import zlib
+
+    from seqspectral.tagging._strings import code_points, crc32_spans
+
+    rng = np.random.default_rng(0)
+    pool = [chr(c) for c in (*range(0x300), 0x7FF, 0x800, 0xD800, 0xDFFF, 0xFFFF, 0x10000, 0x1F600, 0x10FFFF)]
+    strings = ["".join(rng.choice(pool, size=rng.integers(0, 9))) for _ in range(300)]
+    flat, at = code_points(strings)
+    starts = np.array([at[i] + rng.integers(0, len(s) + 1) for i, s in enumerate(strings)])
+    ends = np.array([rng.integers(a, at[i + 1] + 1) for i, a in enumerate(starts)])
+    text = "".join(strings)
+    assert crc32_spans(flat, starts, ends).tolist() == [zlib.crc32(text[a:b].encode("utf-8", "surrogatepass"))
+                                                        for a, b in zip(starts, ends)]
+
+
 def test_atom_rows_are_each_words_hashes_shape_and_flags():
     """The column-at-a-time atoms against each word's own, with letters whose case or length
     changes when lower-cased, characters of no case, digits and lone surrogates."""
     import zlib
 
-    words = ["Al-Zaman", "USA", "3.5", ",", "İstanbul", "ǅemal", "日本", "ⓐⓑ", "x", "", "ÀÉ-9", "a\ud800b", "ΣΑΣ"]
+    words = ["Al-Zaman", "USA", "3.5", ",", "İstanbul", "ǅemal", "日本", "ⓐⓑ", "x", "", "ÀÉ-9", "a\ud800b", "ΣΑΣ",
+             "½", "Ⅻ-", "--", "五", "Ⓐ", "ⒶⒷ1"]
 
     def crc(s):
         return zlib.crc32(s.encode("utf-8", "surrogatepass"))
