@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state
+from seqspectral.perceptron import AveragedWeights, UsedRows, dense_from_state, sparse_schema, sparse_state
 from seqspectral.serialize import Member
 
 
@@ -77,3 +77,40 @@ def test_a_perceptron_model_file_with_an_index_outside_its_vector_is_refused(tmp
     serialize.save_arrays(tmp_path / "bad.npz", header, bad)
     with pytest.raises(serialize.ModelFileError, match="bad.npz"):
         serialize.load(tmp_path / "bad.npz")
+
+
+def test_training_on_the_used_rows_gives_the_whole_tables_weights(corpora_dir):
+    """The tagger's perceptron epochs on the rows its features use (``UsedRows``) against the
+    same epochs on the whole hashed table: the same weights, bit for bit, and the same tags
+    for other sentences, whose features training partly never saw."""
+    from seqspectral.corpus import read_conllu
+    from seqspectral.tagging import _kernels
+    from seqspectral.tagging.words import word_slots
+
+    sentences = read_conllu(corpora_dir / "ewt-sample.conllu")
+    train, other = sentences[:40], sentences[40:60]
+    n_rows = 1 << 12  # small enough for collisions
+    tags = sorted({t for s in train for t in s.upos})
+    T = len(tags)
+    gold = np.array([tags.index(t) for s in train for t in s.upos], dtype=np.int32)
+    slots, table = word_slots([s.forms for s in train], None, 12)
+    used = UsedRows(slots, n_rows)
+    assert len(used.rows) < n_rows and np.array_equal(used.rows, np.unique(slots))
+    tables = {}
+    for name, rows, these in (("whole", n_rows, slots), ("used", len(used.rows) + 1, used.renumbered(slots))):
+        emission, transition = AveragedWeights(rows * T), AveragedWeights((T + 1) ** 2)
+        for epoch in range(3):
+            order = np.random.default_rng(epoch).permutation(len(train)).astype(np.int64)
+            emission.step, _ = _kernels.perceptron_epoch(these, table.offsets, gold, order, emission.current,
+                                                         emission.totals, transition.current.reshape(T + 1, T + 1),
+                                                         transition.totals.reshape(T + 1, T + 1), emission.step)
+        tables[name] = (emission.average(), transition.average().astype(np.float64).reshape(T + 1, T + 1))
+    assert not tables["used"][0][len(used.rows) * T:].any()  # the row of features training never saw stays 0
+    expanded = used.expanded(tables["used"][0], T)
+    assert expanded.dtype == tables["whole"][0].dtype and expanded.tobytes() == tables["whole"][0].tobytes()
+    assert tables["used"][1].tobytes() == tables["whole"][1].tobytes()
+    new, new_table = word_slots([s.forms for s in other], None, 12)
+    assert not np.isin(new, used.rows).all()  # features training never saw
+    words = (new_table.offsets, new_table.types, len(new_table.forms))
+    whole_tags = _kernels.tag_corpus(new, *words, *tables["whole"])[0]
+    assert np.array_equal(_kernels.tag_corpus(used.renumbered(new), *words, *tables["used"])[0], whole_tags)
