@@ -305,6 +305,7 @@ class DependencyParser(Estimator):
             parser.pruner_ = parser._unfitted_pruner()
             parser.pruner_.weights_ = dense_from_state("pruner", arrays, 1 << parser.hash_bits)
             parser.pruner_.single_root_, parser.pruner_.decoder_ = parser.single_root_, "projective"
+            parser.pruner_.pruner_ = parser.pruner_.labeler_ = None
         elif parser.order == 2:  # second-order files from before pruning score every part
             parser.prune_heads = 0
         return parser

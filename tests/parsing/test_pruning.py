@@ -124,3 +124,5 @@ def test_pruning_nothing_is_the_unpruned_parser(tmp_path):
     np.testing.assert_array_equal(loaded.pruner_.weights_, narrow.pruner_.weights_.astype(np.float32))
     for a, b in zip(loaded.predict(test), narrow.predict(test)):
         np.testing.assert_array_equal(a, b)
+    for a, b in zip(loaded.pruner_.predict(test), narrow.pruner_.predict(test)):
+        np.testing.assert_array_equal(a, b)
