@@ -77,7 +77,9 @@ def apply_script(script: Script, form: str) -> str | None:
 class Lemmatiser(Estimator):
     """Fills the LEMMA column of CoNLL-U sentences (module docstring).
 
-    Parameters: ``epochs`` (the best on dev kept when dev is given); ``hash_bits`` (2**hash_bits
+    Parameters: ``epochs`` (the best on dev kept when dev is given); ``runs`` (perceptrons
+    trained side by side in their own orders, their averaged weights averaged, as the
+    tagger's); ``hash_bits`` (2**hash_bits
     weights shared by every (feature, script) pair); ``min_count`` (how often a (form, UPOS)
     with one lemma must have been seen for that lemma to be used as it is; 0: never, the
     classifier decides every word); ``clusters`` (as the tagger's); ``random_state``.
@@ -85,13 +87,14 @@ class Lemmatiser(Estimator):
 
     kind = "lemmatiser"
     field = "lemma"
-    _parameter_checks = {"epochs": integer(1), "hash_bits": integer(8, 26), "min_count": integer(0),
+    _parameter_checks = {"epochs": integer(1), "runs": integer(1), "hash_bits": integer(8, 26), "min_count": integer(0),
                          "clusters": lambda v: None if v is None or hasattr(v, "ids") else
                          "fitted word clusters or None",
                          "random_state": seed}
 
-    def __init__(self, *, epochs=10, hash_bits=20, min_count=1, clusters=None, random_state=0):
+    def __init__(self, *, epochs=10, runs=1, hash_bits=20, min_count=1, clusters=None, random_state=0):
         self.epochs = epochs
+        self.runs = runs
         self.hash_bits = hash_bits
         self.min_count = min_count
         self.clusters = clusters
@@ -151,7 +154,7 @@ class Lemmatiser(Estimator):
                     lambda pred: _accuracy([apply_script(self.scripts_[c], f) for c, f in zip(pred, dev_forms)],
                                            dev_gold))
         run = tc.train(slots[keep], candidates, gold[keep], epochs=self.epochs, hash_bits=self.hash_bits,
-                       random_state=self.random_state, dev=held, on_epoch=on_epoch)
+                       random_state=self.random_state, dev=held, on_epoch=on_epoch, runs=self.runs)
         self.history_, self.weights_ = run.history, run.model
         self.selection_ = epoch_selection(run)
         return self

@@ -151,24 +151,36 @@ def kbest_choices(scores: list, k: int) -> list[tuple[float, tuple]]:
 
 
 def train(slots, candidates: Candidates, gold, *, epochs: int, hash_bits: int, random_state, dev=None,
-          on_epoch=None):
+          on_epoch=None, runs: int = 1):
     """The :class:`~seqspectral.perceptron.EpochRun` of training the classifier on ``gold``
     (one class id per token, always among its candidates); ``dev`` = ``(slots, candidates,
-    score)`` with ``score(predicted classes)`` a dev accuracy: the best epoch's weights are kept."""
-    rng = np.random.default_rng(random_state)
+    score)`` with ``score(predicted classes)`` a dev accuracy: the best epoch's weights are kept.
+    ``runs`` perceptrons are trained side by side, member ``r`` visiting the tokens in the order
+    of seed ``random_state + r`` (an integer seed; else all draw in turn from one generator),
+    and their averaged weights averaged (the mean of their scores), as the tagger's ``runs``."""
+    if isinstance(random_state, (int, np.integer)):
+        generators = [np.random.default_rng(random_state + r) for r in range(runs)]
+    else:
+        generators = [np.random.default_rng(random_state)] * runs
     mask = (1 << hash_bits) - 1
-    weights = AveragedWeights(1 << hash_bits)
+    members = [(rng, AveragedWeights(1 << hash_bits)) for rng in generators]
     gold = np.asarray(gold, dtype=np.int32)
 
     def run_epoch(epoch):
-        order = rng.permutation(len(gold)).astype(np.int64)
-        weights.step, correct = kernels.classifier_epoch(slots, candidates.offsets, candidates.classes, gold, order,
-                                                         weights.current, weights.totals, mask, weights.step)
-        return {"train_accuracy": 100.0 * correct / max(len(gold), 1)}
+        correct = 0
+        for rng, weights in members:
+            order = rng.permutation(len(gold)).astype(np.int64)
+            weights.step, right = kernels.classifier_epoch(slots, candidates.offsets, candidates.classes, gold, order,
+                                                           weights.current, weights.totals, mask, weights.step)
+            correct += right
+        return {"train_accuracy": 100.0 * correct / max(len(gold) * len(members), 1)}
+
+    def average():
+        return sum(w.average() for _, w in members) / np.float32(len(members))
 
     held_out = None
     if dev is not None:
         dev_slots, dev_candidates, score = dev
         held_out = HeldOut("dev_accuracy", lambda w: score(classify(dev_slots, dev_candidates, w, hash_bits)),
                            on="dev accuracy")
-    return train_epochs(epochs, run_epoch, weights.average, held_out, on_epoch=on_epoch)
+    return train_epochs(epochs, run_epoch, average, held_out, on_epoch=on_epoch)

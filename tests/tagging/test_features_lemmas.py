@@ -143,6 +143,14 @@ def test_the_planted_rules_reach_words_never_seen_in_training():
     assert features.predict(test) == [s.feats for s in test]
 
 
+def test_lemmatiser_runs_average_the_weights_of_members_trained_alone():
+    train = _planted(STEMS)
+    alone = [Lemmatiser(epochs=3, hash_bits=16, random_state=seed).fit(train).weights_ for seed in (4, 5, 6)]
+    together = Lemmatiser(epochs=3, runs=3, hash_bits=16, random_state=4).fit(train)
+    assert not np.array_equal(alone[0], alone[1])  # the members' orders differ, so do their weights
+    np.testing.assert_allclose(together.weights_, (alone[0] + alone[1] + alone[2]) / 3, rtol=1e-6, atol=1e-6)
+
+
 def test_features_one_at_a_time_reach_words_never_seen_in_training(tmp_path):
     train, test = _planted(STEMS), _planted(["florb", "wuzz", "grenk", "splat", "kribb", "nust"])
     for seed in range(4):  # 80 sentences: a seed may miss one word of 18 (the bundle tagger too)
