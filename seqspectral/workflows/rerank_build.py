@@ -38,7 +38,7 @@ REPORT = "report.json"
 #: whether the parser of a ``tags="predicted"`` build reads the predicted XPOS beside UPOS (chosen
 #: on EWT dev, docs/rerank-build.md); the predicted FEATS and LEMMA are chosen on each build's dev
 PREDICTED_XPOS = True
-#: perceptrons averaged in each of the build's UPOS and XPOS taggers (``PerceptronTagger(runs=)``; 3
+#: perceptrons averaged in each of the build's UPOS and XPOS taggers and its lemmatiser (``runs=``; 3
 #: against 1: dev accuracy up in all 8 comparisons, EWT and Turkish, UPOS and XPOS, two seeds:
 #: docs/tagging.md)
 TAGGER_RUNS = 3
@@ -82,7 +82,7 @@ class TaggerStage(ModelStage):
         self.provides = (f"tagger:{field}",)
 
     def key_parts(self, state):
-        return (state.inputs, self.field, state.options.tagger_epochs) + ((TAGGER_RUNS,) if self.field in ("upos", "xpos")
+        return (state.inputs, self.field, state.options.tagger_epochs) + ((TAGGER_RUNS,) if self.field != "feats"
                                                                           else ())
 
     def units(self, state):
@@ -98,7 +98,7 @@ class TaggerStage(ModelStage):
         if self.field in ("upos", "xpos"):
             return fit_tagger(state.train, state.dev, state.reading, on_epoch, field=self.field, runs=TAGGER_RUNS,
                               **params)
-        model = (FeaturesTagger if self.field == "feats" else Lemmatiser)(**params)
+        model = FeaturesTagger(**params) if self.field == "feats" else Lemmatiser(runs=TAGGER_RUNS, **params)
         return model.fit(state.train, dev=state.dev, on_epoch=on_epoch)
 
 
