@@ -40,7 +40,8 @@ REPORT = "report.json"
 PREDICTED_XPOS = True
 
 #: the FEATS units a build with dev tries (:class:`~seqspectral.tagging.FeaturesTagger`'s ``unit``),
-#: the better by UFeats on dev (then by whole values as sets) kept and jackknifed
+#: the better by UFeats on dev (its UPOS and XPOS predicted; then by whole values as sets) kept
+#: and jackknifed
 FEATS_UNITS = ("bundle", "feature")
 
 #: the word clusters of a build (:class:`~seqspectral.embeddings.clusters.WordClusters`) and the
@@ -73,16 +74,18 @@ class TaggerStage(ModelStage):
     treebank has them; FEATS by the features tagger, LEMMA by the lemmatiser, each trained on
     the gold tags and reading the predicted ones at run time)."""
 
-    def __init__(self, field: str, with_clusters: bool):
+    def __init__(self, field: str, with_clusters: bool, fields: tuple = ()):
         from seqspectral.tagging.columns import KIND
 
         self.field, self.kind = field, KIND[field]
         self.name = f"tagger-{field}"
-        self.requires = ("train:form", f"train:{field}") + (("clusters",) if with_clusters else ())
+        self.requires = ("train:form", f"train:{field}") + (("clusters",) if with_clusters else ()) + tuple(
+            f"tagger:{f}" for f in fields if field == "feats" and f in ("upos", "xpos"))  # they tag dev for the unit
         self.provides = (f"tagger:{field}",)
 
     def key_parts(self, state):
-        return (state.inputs, self.field, state.options.tagger_epochs, *([FEATS_UNITS] if self.field == "feats" else []))
+        return (state.inputs, self.field, state.options.tagger_epochs,
+                *([FEATS_UNITS, "dev's UPOS and XPOS predicted"] if self.field == "feats" else []))
 
     def units(self, state):
         tries = len(FEATS_UNITS) if self.field == "feats" and state.dev else 1
@@ -101,11 +104,13 @@ class TaggerStage(ModelStage):
             return Lemmatiser(**params).fit(state.train, dev=state.dev, on_epoch=on_epoch)
         if not state.dev:
             return FeaturesTagger(**params).fit(state.train, on_epoch=on_epoch)
-        # the unit (one class per bundle, or a decision per feature) chosen on dev (FEATS_UNITS)
+        # the unit (one class per bundle, or a decision per feature) chosen on dev tagged by the
+        # build's UPOS and XPOS taggers, as the features tagger reads new text (FEATS_UNITS)
+        tagged = tag({f: state.results[f] for f in self.requires if f.startswith("tagger:")}, state.dev)
         table, best = {}, None
         for unit in FEATS_UNITS:
             model = FeaturesTagger(unit=unit, **params).fit(state.train, dev=state.dev, on_epoch=on_epoch)
-            table[unit] = feats_scores(model.predict(state.dev), state.dev)
+            table[unit] = feats_scores(model.predict(tagged), state.dev)
             if best is None or (table[unit]["ufeats"], table[unit]["sets"]) > (table[best.unit]["ufeats"],
                                                                             table[best.unit]["sets"]):
                 best = model
@@ -460,7 +465,7 @@ def plan(options: BuildOptions, columns, with_dev: bool) -> list[Stage]:
     clusters = bool(options.clusters_from)
     predicted = options.tags == "predicted"
     fields = tag_fields(columns)
-    stages = [ClustersStage(), *(TaggerStage(f, clusters) for f in fields)]
+    stages = [ClustersStage(), *(TaggerStage(f, clusters, fields) for f in fields)]
     if predicted:
         stages.append(TrainTagsStage(fields))
     stages += [ParserStage(parser_columns(options, columns, fields), predicted, clusters), TrainListsStage(),
