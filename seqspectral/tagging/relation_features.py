@@ -13,7 +13,8 @@ absence), from the training words' jackknifed tags and gold relations. After par
 tagger's value of ``F`` is replaced by the key's most frequent gold value (or removed, when
 that is absence) if that value was gold at least ``min_count`` times and more often than the
 tagger's own. ``min_count="auto"`` chooses among :data:`MIN_COUNTS` (``0``: no rule) the one
-with the best whole-FEATS accuracy on dev, read with the parser's predicted relations.
+with the best accuracy of whole FEATS values (as sets of pairs: their order aside) on dev, read
+with the parser's predicted relations.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class RelationFeatures(Estimator):
     docstring). Parameter: ``min_count`` (``"auto"``: chosen on dev). Fitted: ``rules_``
     ({(name, upos, deprel, predicted value): value}; ``""``: absent), ``order_`` (each
     name's usual place in a bundle), ``min_count_`` and ``dev_accuracy_`` ({min_count: dev
-    whole-FEATS accuracy}, empty without dev)."""
+    accuracy of whole FEATS values as sets}, empty without dev)."""
 
     kind = "relation_features"
     _parameter_checks = {"min_count": _min_count}
@@ -86,7 +87,8 @@ class RelationFeatures(Estimator):
             for m in MIN_COUNTS:
                 self.rules_ = self._rules(m)
                 pred = [v for s in self.tag(dev_predicted) for v in tc.column_of(s, "feats")]
-                self.dev_accuracy_[m] = 100.0 * float(np.mean([a == b for a, b in zip(pred, gold)]))
+                self.dev_accuracy_[m] = 100.0 * float(np.mean([set(a.split("|")) == set(b.split("|"))
+                                                               for a, b in zip(pred, gold)]))
             self.min_count_ = max(MIN_COUNTS, key=lambda m: (self.dev_accuracy_[m], -m))
         self.rules_ = self._rules(self.min_count_)
         del self._counts

@@ -335,7 +335,7 @@ class RelationFeaturesStage(ModelStage):
     def key_parts(self, state):
         from seqspectral.tagging.relation_features import MIN_COUNTS
 
-        return (state.inputs, MIN_COUNTS)
+        return (state.inputs, MIN_COUNTS, "dev FEATS as sets")
 
     def compute(self, state, runner):
         from seqspectral.tagging.relation_features import RelationFeatures
