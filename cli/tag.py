@@ -41,6 +41,9 @@ def register(sub) -> None:
                         "(feature; can write bundles never seen whole) (default bundle: better on EWT and Turkish "
                         "dev, docs/tagging.md)")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="perceptron epochs (default 10)")
+    t.add_argument("--runs", type=positive_int, default=1, metavar="R",
+                   help="upos, xpos: perceptrons trained side by side, each on its own sentence order, their weights "
+                        "averaged (rerank build uses 3; default 1)")
     t.add_argument("--hash-bits", type=at_most(26), default=None, metavar="B",
                    help="2**B feature rows, one weight per row and tag, for the UPOS/XPOS taggers (default 19); "
                         "2**B weights of (feature, class) pairs for FEATS and LEMMA (default 20)")
@@ -86,10 +89,12 @@ def run_train(args) -> int:
         with epoch_progress(args, "tag train", "accuracy", percent=True) as on_epoch, \
                 stdin_names(args.train, args.dev) as (paths, names):
             trained = train_tagger(paths[0], dev=paths[1], reading=treebank_reading(args), names=names,
-                                   on_epoch=on_epoch, field=args.field, **common)
+                                   on_epoch=on_epoch, field=args.field, runs=args.runs, **common)
         say(trained, args.quiet)
         model, n_sentences = trained.model, trained.n_sentences
     else:
+        if args.runs != 1:
+            raise UsageError(f"--runs is for the upos and xpos taggers, not --field {args.field}")
         train = read_treebank(args.train, args, heads_required=False)
         dev = read_treebank(args.dev, args, heads_required=False) if args.dev else None
         check_feats(train, args.train)

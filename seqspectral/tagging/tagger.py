@@ -24,7 +24,10 @@ from .words import per_sentence, word_slots
 class PerceptronTagger(Estimator):
     """Tags the ``field`` column (``upos`` or ``xpos``) of CoNLL-U sentences.
 
-    Parameters: ``field``; ``epochs`` of the perceptron; ``hash_bits`` (2**hash_bits
+    Parameters: ``field``; ``epochs`` of the perceptron; ``runs`` (perceptrons trained side
+    by side, each visiting the sentences in its own random order, whose averaged weights are
+    averaged: the tagger scores a sequence by the mean of their scores, which takes the luck
+    of one order out of the weights; the epoch is chosen for all of them); ``hash_bits`` (2**hash_bits
     feature rows, one weight per row and tag); ``clusters`` (fitted
     :class:`~seqspectral.embeddings.clusters.WordClusters` whose ids become token features;
     saved inside the tagger's file; None: none); ``random_state`` (the order sentences are
@@ -32,14 +35,16 @@ class PerceptronTagger(Estimator):
     """
 
     kind = "tagger"
-    _parameter_checks = {"field": one_of("upos", "xpos"), "epochs": integer(1), "hash_bits": integer(8, 26),
+    _parameter_checks = {"field": one_of("upos", "xpos"), "epochs": integer(1), "runs": integer(1),
+                         "hash_bits": integer(8, 26),
                          "clusters": lambda v: None if v is None or hasattr(v, "ids") else
                          "fitted word clusters or None",
                          "random_state": seed}
 
-    def __init__(self, field="upos", *, epochs=10, hash_bits=19, clusters=None, random_state=0):
+    def __init__(self, field="upos", *, epochs=10, runs=1, hash_bits=19, clusters=None, random_state=0):
         self.field = field
         self.epochs = epochs
+        self.runs = runs
         self.hash_bits = hash_bits
         self.clusters = clusters
         self.random_state = random_state
@@ -71,20 +76,24 @@ class PerceptronTagger(Estimator):
         used = UsedRows(slots, 1 << self.hash_bits)  # trained on the rows its features use (the rest stay 0)
         slots = used.renumbered(slots)
         gold = self._gold(sentences)
-        rng = np.random.default_rng(self.random_state)
-        emission = AveragedWeights((len(used.rows) + 1) * T)
-        transition = AveragedWeights((T + 1) * (T + 1))
+        members = [(rng, AveragedWeights((len(used.rows) + 1) * T), AveragedWeights((T + 1) * (T + 1)))
+                   for rng in self._generators()]
 
         def run_epoch(epoch):
-            order = rng.permutation(len(sentences)).astype(np.int64)
-            step, correct = _kernels.perceptron_epoch(
-                slots, offsets, gold, order, emission.current, emission.totals,
-                transition.current.reshape(T + 1, T + 1), transition.totals.reshape(T + 1, T + 1), emission.step)
-            emission.step = transition.step = step
-            return {"train_accuracy": 100.0 * correct / max(len(gold), 1)}
+            correct = 0
+            for rng, emission, transition in members:
+                order = rng.permutation(len(sentences)).astype(np.int64)
+                step, right = _kernels.perceptron_epoch(
+                    slots, offsets, gold, order, emission.current, emission.totals, transition.current.reshape(T + 1, T + 1),
+                    transition.totals.reshape(T + 1, T + 1), emission.step)
+                emission.step = transition.step = step
+                correct += right
+            return {"train_accuracy": 100.0 * correct / max(len(gold) * len(members), 1)}
 
-        def average():
-            return emission.average(), transition.average().astype(np.float64).reshape(T + 1, T + 1)
+        def average():  # the members' averaged weights, averaged: the mean of their scores
+            emission = sum(e.average() for _, e, _ in members) / np.float32(len(members))
+            transition = sum(t.average().astype(np.float64) for _, _, t in members) / len(members)
+            return emission, transition.reshape(T + 1, T + 1)
 
         held_out = None
         if dev:
@@ -97,6 +106,14 @@ class PerceptronTagger(Estimator):
         self.weights_ = used.expanded(weights, T)
         self.selection_ = epoch_selection(run)
         return self
+
+    def _generators(self) -> list:
+        """The random generator of each member (the order it visits the sentences in): with an
+        integer ``random_state`` member ``r`` has its own, seeded ``random_state + r`` (it is
+        the tagger of ``runs=1`` and that seed), else the members draw in turn from one."""
+        if isinstance(self.random_state, (int, np.integer)):
+            return [np.random.default_rng(self.random_state + r) for r in range(self.runs)]
+        return [np.random.default_rng(self.random_state)] * self.runs
 
     # -- tagging ---------------------------------------------------------------------------
     def _decode(self, slots, offsets, types, n_types):

@@ -13,15 +13,15 @@ from seqspectral.corpus import read_conllu, read_conllx, read_nbest
 def model(tmp_path_factory, corpora_dir):
     path = tmp_path_factory.mktemp("tag") / "tagger.npz"
     status = main(["tag", "train", str(corpora_dir / "ewt-sample.conllu"), "--dev",
-                   str(corpora_dir / "ewt-sample-dev.conllu"), "--epochs", "3", "--hash-bits", "16", "-o", str(path),
-                   "--quiet"])
+                   str(corpora_dir / "ewt-sample-dev.conllu"), "--epochs", "3", "--runs", "2", "--hash-bits", "16",
+                   "-o", str(path), "--quiet"])
     assert status == 0
     return path
 
 
 def test_train_records_the_settings_and_the_dev_choice(model):
     tagger = serialize.load(model, kind="tagger")
-    assert tagger.field == "upos" and tagger.epochs == 3 and tagger.hash_bits == 16
+    assert tagger.field == "upos" and tagger.epochs == 3 and tagger.runs == 2 and tagger.hash_bits == 16
     assert len(tagger.history_) == 3 and "epochs" in tagger.selection_.chosen
 
 
@@ -70,7 +70,9 @@ def test_bad_usage_exits_2(model, corpora_dir, tmp_path, capsys):
     bad.write_text("1\tword\n\n")
     assert main(["tag", "train", str(bad), "-o", str(tmp_path / "m.npz")]) == 2
     assert "bad.conllu" in capsys.readouterr().err
-    assert not (tmp_path / "x.conllu").exists()
+    assert main(["tag", "train", source, "--field", "lemma", "--runs", "3", "-o", str(tmp_path / "m.npz")]) == 2
+    assert "--runs is for the upos and xpos taggers" in capsys.readouterr().err
+    assert not (tmp_path / "x.conllu").exists() and not (tmp_path / "m.npz").exists()
 
 
 def test_a_latin1_conllx_treebank_without_heads_is_read_like_the_parser_reads_it(corpora_dir, tmp_path):

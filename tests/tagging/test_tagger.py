@@ -158,6 +158,23 @@ def test_learns_planted_rules_and_generalises_to_unseen_words():
     assert tagger.predict([unseen]) == [["PRON", "VERB", "ADV", "PROPN", "NUM"]]
 
 
+def test_runs_average_the_members_each_trained_alone():
+    """``runs=3`` is the mean of three taggers trained alone with seeds r, r+1, r+2, and it
+    tags by the best sequence under the mean of their sequence scores (brute force)."""
+    train = _planted(60, 3)
+    members = [PerceptronTagger(epochs=2, hash_bits=12, random_state=7 + r).fit(train) for r in range(3)]
+    mixed = PerceptronTagger(epochs=2, runs=3, hash_bits=12, random_state=7).fit(train)
+    assert not np.allclose(members[0].weights_, members[1].weights_)  # the orders matter
+    np.testing.assert_allclose(mixed.weights_, np.mean([m.weights_ for m in members], axis=0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(mixed.transitions_, np.mean([m.transitions_ for m in members], axis=0))
+    sentence = _sentence(["they", "fish", "abcly", "Quux"], "____")
+    slots = mixed._slots([sentence])[0]
+    T = len(mixed.tags_)
+    E = np.mean([_kernels.emissions(slots, 0, 4, m.weights_, T) for m in members], axis=0)
+    A = np.mean([m.transitions_ for m in members], axis=0)
+    assert mixed.predict([sentence]) == [[mixed.tags_[y] for y in _brute_force(E, A)[0][1]]]
+
+
 @pytest.fixture(scope="module")
 def sample(corpora_dir):
     return read_conllu(corpora_dir / "ewt-sample.conllu"), read_conllu(corpora_dir / "ewt-sample-dev.conllu")
@@ -181,9 +198,14 @@ def test_beats_the_most_frequent_tag_baseline(sample, trained):
     assert trained.score(dev) > baseline + 3
 
 
-def test_dev_selection_keeps_the_best_epoch(trained):
+def test_dev_selection_keeps_the_best_epoch(sample, trained):
     accuracies = [r["dev_accuracy"] for r in trained.history_]
     assert trained.selection_.chosen["epochs"] == 1 + int(np.argmax(accuracies))
+    train, dev = sample
+    mixed = PerceptronTagger(epochs=3, runs=2, hash_bits=16).fit(train, dev=dev)  # one epoch for both members
+    accuracies = [r["dev_accuracy"] for r in mixed.history_]
+    assert mixed.selection_.chosen["epochs"] == 1 + int(np.argmax(accuracies))
+    assert mixed.score(dev) == pytest.approx(max(accuracies))
 
 
 def test_kbest_lists_agree_with_predict_and_viterbi(sample, trained):
