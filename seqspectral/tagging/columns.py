@@ -100,6 +100,9 @@ class ColumnTaggers(Estimator):
         from .words import encode
 
         self._check_fitted()
+        if self.clusters is None and any(getattr(m, "clusters", None) is not None for m in self.models_.values()):
+            raise ValueError("the models read word clusters but the ColumnTaggers has none: the words would be "
+                             "tagged without them (give the models' clusters)")
         with _collector_paused():
             copies = list(map(copy, sentences))  # each column set on these, the input's lists untouched
             table = encode([s.forms for s in copies], self.clusters)  # once for every model

@@ -32,7 +32,8 @@ def tag_fold(params: dict, fields: list[str], train: list, held: list) -> tuple[
     from seqspectral.tagging.columns import ColumnTaggers
 
     start = time.process_time()
-    model = ColumnTaggers(tuple(fields)).fitted_with(params, train)
+    clusters = next((p["clusters"] for p in params.values() if p.get("clusters") is not None), None)
+    model = ColumnTaggers(tuple(fields), clusters=clusters).fitted_with(params, train)
     tagged = model.tag(held)
     attributes = [ATTRIBUTE[f] for f in fields]
     return [{a: getattr(s, a) for a in attributes} for s in tagged], time.process_time() - start
