@@ -21,6 +21,15 @@ _TAGS_HELP = ("tag columns with features (default all); at run time the input mu
               "and LEMMA (gold or another tool's; the other choices read no LEMMA)")
 
 
+def _count(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    import argparse
+
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected an integer of at least 0, not {text!r}")
+    return int(text)
+
+
 def register(sub) -> None:
     p = sub.add_parser("parse", help=HELP)
     psub = p.add_subparsers(dest="parse_command", metavar="SUBCOMMAND")
@@ -35,6 +44,10 @@ def register(sub) -> None:
                    help="projective (Eisner) or nonprojective (maximum spanning trees; order 2: the projective parse "
                         "rearranged); auto (default): nonprojective when more than 1%% of the training arcs cross, "
                         "the choice and the share printed and kept in the parser file")
+    t.add_argument("--prune-heads", type=_count, default=10, metavar="K",
+                   help="order 2: per word, the K heads a first-order pruner scores best are kept, with the pruner's "
+                        "tree and in training the gold head; sibling parts are scored over kept arcs only (default "
+                        "10; 0: no pruning, every part scored)")
     t.add_argument("--epochs", type=positive_int, default=10, metavar="N", help="training epochs (default 10)")
     t.add_argument("--dev", default=None, metavar="DEV.conllu",
                    help="treebank parsed after every epoch (dev UAS); the best epoch's weights are kept")
@@ -81,7 +94,8 @@ def run_train(args) -> int:
         trained = train_parser(paths[0], dev=paths[1], reading=treebank_reading(args), names=names, on_epoch=on_epoch,
                                order=args.order, decoder=args.decoder, epochs=args.epochs, hash_bits=args.hash_bits,
                                use_xpos=use_xpos, use_feats=use_feats, use_lemma=use_lemma, single_root=args.single_root,
-                               update=args.update, random_state=args.random_state, max_words=args.max_words)
+                               update=args.update, prune_heads=args.prune_heads, random_state=args.random_state,
+                               max_words=args.max_words)
     say(trained, args.quiet)
     parser = trained.model
     serialize.save(args.output, parser)

@@ -299,7 +299,9 @@ def register_build(rsub) -> None:
                    help="held-out treebank: every epoch and feature choice is made there, and the report's figures")
     b.add_argument("-o", "--output", required=True, metavar="DIR", help="build directory (created; finished stages "
                    "with the same inputs and options are kept)")
-    b.add_argument("--order", type=int, default=1, choices=[1, 2], help="parser order (default 1)")
+    b.add_argument("--order", type=int, default=2, choices=[1, 2],
+                   help="parser order (default 2: arcs and adjacent siblings, pruned by a first-order parser; with "
+                        "--tags predicted the column tries are first order and the kept parser second order)")
     b.add_argument("--decoder", default="auto", choices=("auto", "projective", "nonprojective"),
                    help="the parser's decoder (parse train --decoder; default auto: non-projective when more than 1%% "
                         "of the training arcs cross)")

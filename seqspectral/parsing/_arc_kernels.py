@@ -174,13 +174,15 @@ def arc_features(atoms, start, n, h, m, tags, mask, out):
 
 
 @njit(cache=True)
-def arc_scores(atoms, start, n, tags, weights, out):
-    """The ``(n + 1) × (n + 1)`` matrix of arc scores ``S[h, m]`` (-inf where no arc can be)."""
+def arc_scores(atoms, start, n, tags, weights, out, allowed):
+    """The ``(n + 1) × (n + 1)`` matrix of arc scores ``S[h, m]`` (-inf where no arc can be,
+    and where the mask ``allowed[h, m]`` is False; an empty mask allows every arc)."""
     mask = len(weights) - 1
     S = np.full((n + 1, n + 1), -np.inf)
+    every = allowed.shape[0] == 0
     for h in range(n + 1):
         for m in range(1, n + 1):
-            if h == m:
+            if h == m or not (every or allowed[h, m]):
                 continue
             k = arc_features(atoms, start, n, h, m, tags, mask, out)
             s = 0.0

@@ -181,7 +181,8 @@ def _heap_pop(hs, hp, size):
 @njit(cache=True)
 def _merge(score, count, shape, s, t, first, last, edge, k, out_score, out_bp, hs, hp):
     """The k best derivations over hyperedges ``q = first..last`` of an item, hyperedge ``q``
-    weighing ``edge[q]``; returns how many."""
+    weighing ``edge[q]``; returns how many (derivations scoring -inf, over pruned arcs or
+    parts, are none)."""
     size = 0
     for q in range(first, last + 1):
         s1, t1, y1, s2, t2, y2 = _children(shape, s, t, q)
@@ -190,6 +191,8 @@ def _merge(score, count, shape, s, t, first, last, edge, k, out_score, out_bp, h
     r = 0
     while size > 0 and r < k:
         v, q, j1, j2 = hs[0], hp[0, 0], hp[0, 1], hp[0, 2]
+        if v == NEG:
+            break
         size = _heap_pop(hs, hp, size)
         out_score[r] = v
         out_bp[r, 0], out_bp[r, 1], out_bp[r, 2] = q, j1, j2

@@ -62,18 +62,22 @@ def _part_score(atoms, start, n, h, s, m, tags, weights, mask, buf):
 
 
 @njit(cache=True)
-def sibling_scores(atoms, start, n, tags, weights, buf):
-    """``SIB[h, s, m]`` for every sibling part (NaN elsewhere, never read)."""
+def sibling_scores(atoms, start, n, tags, weights, buf, allowed):
+    """``SIB[h, s, m]`` for every sibling part whose arcs ``h -> m`` and ``h -> s`` the mask
+    ``allowed`` keeps (an empty mask keeps every arc; :mod:`._pruning_kernels`); -inf
+    elsewhere."""
     mask = len(weights) - 1
-    SIB = np.full((n + 1, n + 1, n + 1), np.nan)
+    SIB = np.full((n + 1, n + 1, n + 1), NEG)
+    every = allowed.shape[0] == 0
     for h in range(n + 1):
         for m in range(1, n + 1):
-            if m == h:
+            if m == h or not (every or allowed[h, m]):
                 continue
             lo, hi = (h + 1, m) if m > h else (m + 1, h)
             SIB[h, h, m] = _part_score(atoms, start, n, h, h, m, tags, weights, mask, buf)
             for s in range(lo, hi):
-                SIB[h, s, m] = _part_score(atoms, start, n, h, s, m, tags, weights, mask, buf)
+                if every or allowed[h, s]:
+                    SIB[h, s, m] = _part_score(atoms, start, n, h, s, m, tags, weights, mask, buf)
     return SIB
 
 

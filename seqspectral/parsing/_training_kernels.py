@@ -34,29 +34,32 @@ from numba import njit, prange
 from ._arc_kernels import arc_features, arc_scores, feature_buffer, max_length
 from ._eisner_kernels import eisner, kbest_eisner
 from ._mst_kernels import chu_liu_edmonds, kbest_mst
+from ._pruning_kernels import allowed_arcs
 from ._rearrange_kernels import eisner2_rearranged, kbest_rearranged
 from ._sibling_kernels import eisner2, kbest_eisner2, previous_siblings, sibling_features, sibling_scores
 
 
 @njit(cache=True)
-def decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin):
-    """The best tree of one sentence (heads of words 1..n); with ``margin > 0`` every arc
-    other than the ``gold`` one gets ``margin`` added (cost-augmented decoding)."""
-    S = arc_scores(atoms, start, n, tags, weights, buf)
+def decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin, allowed):
+    """The best tree of one sentence (heads of words 1..n) over the arcs the mask
+    ``allowed`` keeps (:mod:`._pruning_kernels`); with ``margin > 0`` every arc other than
+    the ``gold`` one gets ``margin`` added (cost-augmented decoding)."""
+    S = arc_scores(atoms, start, n, tags, weights, buf, allowed)
     if margin > 0:
         for m in range(1, n + 1):
             for h in range(n + 1):
                 if h != gold[start + m]:
                     S[h, m] += margin
     if second_order:
-        SIB = sibling_scores(atoms, start, n, tags, weights, buf)
+        SIB = sibling_scores(atoms, start, n, tags, weights, buf, allowed)
         return eisner2_rearranged(S, SIB, single_root) if nonprojective else eisner2(S, SIB, single_root)
     return chu_liu_edmonds(S, single_root) if nonprojective else eisner(S, single_root)
 
 
 @njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def parse_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights):
-    """1-best heads of every sentence (laid out like the atom table, 0 in root rows)."""
+def parse_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights, kept, kept_offsets):
+    """1-best heads of every sentence (laid out like the atom table, 0 in root rows) over
+    the kept arcs (:mod:`._pruning_kernels`)."""
     heads = np.zeros(len(atoms), dtype=np.int32)
     longest = max_length(offsets)
     for i in prange(len(offsets) - 1):
@@ -64,24 +67,25 @@ def parse_corpus(atoms, offsets, second_order, nonprojective, tags, single_root,
         n = offsets[i + 1] - start - 1
         if n > 0:
             heads[start + 1:start + n + 1] = decode(atoms, start, n, second_order, nonprojective, tags, single_root,
-                                                    weights, feature_buffer(longest), heads, 0.0)
+                                                    weights, feature_buffer(longest), heads, 0.0,
+                                                    allowed_arcs(kept, kept_offsets, i, n))
     return heads
 
 
 @njit(cache=True)
-def _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_root, weights, k, buf):
-    S = arc_scores(atoms, start, n, tags, weights, buf)
+def _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_root, weights, k, buf, allowed):
+    S = arc_scores(atoms, start, n, tags, weights, buf, allowed)
     if second_order:
-        SIB = sibling_scores(atoms, start, n, tags, weights, buf)
+        SIB = sibling_scores(atoms, start, n, tags, weights, buf, allowed)
         return kbest_rearranged(S, SIB, k, single_root) if nonprojective else kbest_eisner2(S, SIB, k, single_root)
     return kbest_mst(S, k, single_root) if nonprojective else kbest_eisner(S, k, single_root)
 
 
 @njit(cache=True, nogil=True, parallel=True)  # a heartbeat thread runs while it does (seqspectral.progress)
-def kbest_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights, k):
-    """Up to ``k`` best trees of every sentence: ``(heads, scores, n_trees)`` with the trees'
-    heads concatenated (sentence by sentence, best first), one score per tree and the
-    number of trees of each sentence."""
+def kbest_corpus(atoms, offsets, second_order, nonprojective, tags, single_root, weights, k, kept, kept_offsets):
+    """Up to ``k`` best trees of every sentence over the kept arcs: ``(heads, scores,
+    n_trees)`` with the trees' heads concatenated (sentence by sentence, best first), one
+    score per tree and the number of trees of each sentence."""
     n_sent = len(offsets) - 1
     n_trees = np.zeros(n_sent, dtype=np.int64)
     blocks = np.zeros((offsets[-1] - n_sent) * k, dtype=np.int32)  # sentence i's trees from k × its first word
@@ -94,7 +98,7 @@ def kbest_corpus(atoms, offsets, second_order, nonprojective, tags, single_root,
             n_trees[i] = 1
             continue
         trees, values = _kbest_sentence(atoms, start, n, second_order, nonprojective, tags, single_root, weights, k,
-                                        feature_buffer(longest))
+                                        feature_buffer(longest), allowed_arcs(kept, kept_offsets, i, n))
         r = len(values)
         n_trees[i] = r
         at = k * (start - i)
@@ -139,9 +143,10 @@ def _squared_norm(slots, signs, k):
 
 @njit(cache=True, nogil=True)  # a heartbeat thread runs while it does (seqspectral.progress)
 def training_epoch(atoms, offsets, gold, order, second_order, nonprojective, tags, single_root, margin,
-                   passive_aggressive, weights, totals, step):
-    """One online pass over the sentences in ``order`` (see the module docstring); returns
-    ``(step, correct heads, heads)`` of the cost-augmented predictions."""
+                   passive_aggressive, weights, totals, step, kept, kept_offsets):
+    """One online pass over the sentences in ``order`` (see the module docstring), decoding
+    over the kept arcs (which must hold the gold ones); returns ``(step, correct heads,
+    heads)`` of the cost-augmented predictions."""
     max_n = max_length(offsets)
     buf = feature_buffer(max_n)
     size = 2 * max_n * (len(buf) + 16)
@@ -156,7 +161,8 @@ def training_epoch(atoms, offsets, gold, order, second_order, nonprojective, tag
         n = offsets[i + 1] - start - 1
         if n == 0:
             continue
-        pred = decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin)
+        pred = decode(atoms, start, n, second_order, nonprojective, tags, single_root, weights, buf, gold, margin,
+                      allowed_arcs(kept, kept_offsets, i, n))
         pred_flat[1:n + 1] = pred
         if second_order:
             gold_prev = previous_siblings(gold, start, n)

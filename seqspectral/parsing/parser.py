@@ -7,7 +7,9 @@ maximum spanning trees (Chu–Liu–Edmonds; McDonald, Pereira, Ribarov & Hajič
 by Camerini et al.'s partition (:mod:`._mst_kernels`). Second order (McDonald &
 Pereira 2006): arcs plus adjacent-sibling parts, decoded by their extension of Eisner's
 algorithm (:mod:`._sibling_kernels`), k-best likewise, and for non-projective trees their
-approximation: the projective parse, then greedy rearrangement (:mod:`._rearrange_kernels`). Training (:mod:`._training_kernels`) is
+approximation: the projective parse, then greedy rearrangement (:mod:`._rearrange_kernels`);
+its parts are scored only over the arcs a first-order pruner keeps (Koo & Collins 2010 §4.1;
+:mod:`._pruning_kernels`), the pruner trained first on the same sentences. Training (:mod:`._training_kernels`) is
 online and averaged — the structured perceptron (Collins 2002) or the 1-best
 passive-aggressive / MIRA step (Crammer et al. 2006) — over the whole treebank inside one
 Numba loop per epoch: no Python code runs per sentence or per arc; training decodes with the
@@ -29,7 +31,7 @@ from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_sel
                                     sparse_state, train_epochs)
 from seqspectral.selection import SelectionResult
 
-from . import _training_kernels
+from . import _pruning_kernels, _training_kernels
 from ._arc_kernels import CLUSTERS, FEATS, XPOS
 from .atoms import encode, flat_heads
 from .labeler import DependencyLabeler
@@ -61,8 +63,11 @@ class DependencyParser(Estimator):
     ``update`` ("pa": 1-best passive-aggressive/MIRA steps, "perceptron": unit steps),
     ``labels`` (train a label classifier too when the data has DEPREL), ``clusters`` (fitted
     :class:`~seqspectral.embeddings.clusters.WordClusters` whose ids become features of every
-    arc, Koo et al. 2008; saved inside the parser's file; None: none), ``random_state`` (the
-    order sentences are visited in each epoch).
+    arc, Koo et al. 2008; saved inside the parser's file; None: none), ``prune_heads`` (order 2:
+    per word, the number of candidate heads a first-order pruner keeps, besides its best
+    tree's and, in training, the gold head — the pruner in ``pruner_``; 0: no pruning, every
+    sibling part scored), ``pruner_epochs`` (the pruner's training epochs, averaged weights of
+    the last), ``random_state`` (the order sentences are visited in each epoch).
     """
 
     kind = "dependency_parser"
@@ -79,11 +84,14 @@ class DependencyParser(Estimator):
         "update": one_of("pa", "perceptron"),
         "labels": one_of(True, False),
         "clusters": lambda v: None if v is None or hasattr(v, "ids") else "fitted word clusters or None",
+        "prune_heads": integer(0),
+        "pruner_epochs": integer(1),
         "random_state": seed,
     }
 
     def __init__(self, order=1, *, decoder="auto", epochs=10, hash_bits=23, use_xpos=True, use_feats=True, use_lemma=True,
-                 single_root="auto", margin=1.0, update="pa", labels=True, clusters=None, random_state=0):
+                 single_root="auto", margin=1.0, update="pa", labels=True, clusters=None, prune_heads=10,
+                 pruner_epochs=5, random_state=0):
         self.order = order
         self.decoder = decoder
         self.epochs = epochs
@@ -96,6 +104,8 @@ class DependencyParser(Estimator):
         self.update = update
         self.labels = labels
         self.clusters = clusters
+        self.prune_heads = prune_heads
+        self.pruner_epochs = pruner_epochs
         self.random_state = random_state
 
     # -- training --------------------------------------------------------------------------
@@ -118,6 +128,8 @@ class DependencyParser(Estimator):
             "nonprojective" if self.crossing_share_ > AUTO_CROSSING_SHARE else "projective"
         if self.decoder_ == "projective":
             gold = _training_kernels.lift_nonprojective(gold, table.offsets)
+        self.pruner_ = self._unfitted_pruner().fit(sentences) if self.order == 2 and self.prune_heads > 0 else None
+        kept = self._kept(table, gold)
         rng = np.random.default_rng(self.random_state)
         weights = AveragedWeights(1 << self.hash_bits)
 
@@ -126,14 +138,15 @@ class DependencyParser(Estimator):
             weights.step, correct, total = _training_kernels.training_epoch(
                 table.atoms, table.offsets, gold, order, self.order == 2, self._nonprojective(), self._tags(),
                 self.single_root_,
-                float(self.margin), self.update == "pa", weights.current, weights.totals, weights.step)
+                float(self.margin), self.update == "pa", weights.current, weights.totals, weights.step, *kept)
             return {"train_uas": 100.0 * correct / max(total, 1)}
 
         held_out = None
         if dev:
             dev_table, dev_gold = self._encode(dev), flat_heads(dev)
-            held_out = HeldOut("dev_uas", lambda w: _uas(self._heads(dev_table, w), dev_gold, dev_table.offsets),
-                               on="dev UAS")
+            dev_kept = self._kept(dev_table)
+            held_out = HeldOut("dev_uas", lambda w: _uas(self._heads(dev_table, w, dev_kept), dev_gold,
+                                                         dev_table.offsets), on="dev UAS")
         run = train_epochs(self.epochs, run_epoch, weights.average, held_out, on_epoch=on_epoch)
         self.history_, self.weights_ = run.history, run.model
         self.selection_ = epoch_selection(run)
@@ -154,10 +167,27 @@ class DependencyParser(Estimator):
     def _nonprojective(self) -> bool:
         return self.decoder_ == "nonprojective"
 
-    def _heads(self, table, weights=None) -> np.ndarray:
+    def _unfitted_pruner(self):
+        """The first-order parser that prunes arcs for the second order: the same columns."""
+        return DependencyParser(1, decoder="projective", epochs=self.pruner_epochs, hash_bits=self.hash_bits,
+                                use_xpos=self.use_xpos, use_feats=self.use_feats, use_lemma=self.use_lemma,
+                                single_root=self.single_root_, margin=self.margin, update=self.update, labels=False,
+                                clusters=self.clusters, random_state=self.random_state)
+
+    def _kept(self, table, gold=None):
+        """The arcs the pruner keeps in ``table``'s sentences (with the ``gold`` ones when given),
+        as ``(kept, kept_offsets)`` of :mod:`._pruning_kernels`; without a pruner, every arc."""
+        if self.pruner_ is None:
+            return np.zeros(0, dtype=bool), np.zeros(len(table) + 1, dtype=np.int64)
+        return _pruning_kernels.prune_corpus(
+            table.atoms, table.offsets, self.pruner_._tags(), self.pruner_.weights_, self.prune_heads,
+            self.single_root_, gold if gold is not None else np.zeros(0, np.int32), gold is not None)
+
+    def _heads(self, table, weights=None, kept=None) -> np.ndarray:
         return _training_kernels.parse_corpus(table.atoms, table.offsets, self.order == 2, self._nonprojective(),
                                               self._tags(), self.single_root_,
-                                              self.weights_ if weights is None else weights)
+                                              self.weights_ if weights is None else weights,
+                                              *(self._kept(table) if kept is None else kept))
 
     def predict(self, sentences) -> list[np.ndarray]:
         """The 1-best heads of every sentence (1-based, 0 = root)."""
@@ -202,7 +232,7 @@ class DependencyParser(Estimator):
         table = self._encode(sentences)
         heads, scores, n_trees = _training_kernels.kbest_corpus(
             table.atoms, table.offsets, self.order == 2, self._nonprojective(), self._tags(), self.single_root_,
-            self.weights_, int(k))
+            self.weights_, int(k), *self._kept(table))
         return TreeLists(sentences, heads, scores, n_trees)
 
     def kbest(self, sentences, k: int) -> list:
@@ -233,6 +263,9 @@ class DependencyParser(Estimator):
         if self.clusters is not None:
             header["clusters"], inner = serialize.nest("clusters", self.clusters)
             arrays.update(inner)
+        if self.pruner_ is not None:  # its parameters are the parser's (_unfitted_pruner)
+            header["pruner"] = True
+            arrays.update(sparse_state("pruner", self.pruner_.weights_))
         return header, arrays
 
     @classmethod
@@ -244,7 +277,9 @@ class DependencyParser(Estimator):
             raise ValueError(f"order must be 1 or 2, not {params['order']!r}")
         if header.get("decoder", "projective") not in DECODERS[1:]:
             raise ValueError(f"decoder must be projective or nonprojective, not {header['decoder']!r}")
-        schema = serialize.Schema(sparse_schema("arc", serialize.size(params["hash_bits"], "hash_bits", 1, 30)))
+        bits = serialize.size(params["hash_bits"], "hash_bits", 1, 30)
+        schema = serialize.Schema({**sparse_schema("arc", bits), **(sparse_schema("pruner", bits) if header.get("pruner")
+                                                                    else {})})
         for part in ("labeler", "clusters"):
             if part in header:
                 schema = schema.merged(serialize.nested_schema(part, header[part]))
@@ -265,6 +300,14 @@ class DependencyParser(Estimator):
         parser.crossing_share_ = header.get("crossing_share")
         parser.selection_ = SelectionResult.from_json(header["selection"]) if "selection" in header else None
         parser.labeler_ = serialize.unnest("labeler", header["labeler"], arrays) if "labeler" in header else None
+        parser.pruner_ = None
+        if header.get("pruner"):
+            parser.pruner_ = parser._unfitted_pruner()
+            parser.pruner_.weights_ = dense_from_state("pruner", arrays, 1 << parser.hash_bits)
+            parser.pruner_.single_root_, parser.pruner_.decoder_ = parser.single_root_, "projective"
+            parser.pruner_.pruner_ = parser.pruner_.labeler_ = None
+        elif parser.order == 2:  # second-order files from before pruning score every part
+            parser.prune_heads = 0
         return parser
 
 

@@ -52,7 +52,7 @@ class BuildOptions:
     ``parser_params``: further :class:`~seqspectral.parsing.DependencyParser` parameters
     passed through (e.g. a decoder), those the build sets apart."""
 
-    order: int = 1
+    order: int = 2
     k: int = 50
     folds: int = 3
     tags: str = "gold"

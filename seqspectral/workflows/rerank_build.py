@@ -155,9 +155,10 @@ class TrainTagsStage(Stage):
 class ParserStage(ModelStage):
     """The parser, its epochs chosen on dev; the tag columns it reads are those the training
     sentences carry (gold), or the predicted UPOS (and XPOS, :data:`PREDICTED_XPOS`) and then
-    the predicted FEATS and LEMMA, each kept only if the dev LAS gains (a parser trained for
-    each), and its label classifier also reads the predicted FEATS and LEMMA each if it labels
-    the parser's dev trees better with it (:func:`~.training.choose_labeler`)."""
+    the predicted FEATS and LEMMA, each kept only if the dev LAS gains (a first-order parser
+    trained for each; at ``order`` 2 the second-order parser is then trained once, on the
+    columns chosen), and its label classifier also reads the predicted FEATS and LEMMA each if
+    it labels the parser's dev trees better with it (:func:`~.training.choose_labeler`)."""
 
     name, provides, kind = "parser", ("parser",), "dependency_parser"
 
@@ -167,15 +168,17 @@ class ParserStage(ModelStage):
             ("clusters",) if with_clusters else ())
 
     def units(self, state):
-        """Epochs of every parser trained: one, and one more per predicted FEATS or LEMMA tried."""
+        """Epochs of every parser trained: one, one more per predicted FEATS or LEMMA tried, and
+        the second-order parser on the chosen columns after first-order tries."""
         o = state.options
-        tries = 1 + (sum(c in state.columns for c in ("feats", "lemma")) if o.tags == "predicted" and state.dev else 0)
+        tries = 1 + (sum(c in state.columns for c in ("feats", "lemma")) + (o.order == 2)
+                     if o.tags == "predicted" and state.dev else 0)
         return tries * o.parser_epochs, "epoch"
 
     def key_parts(self, state):
         o = state.options
         return (state.inputs, o.tags, (self.columns, "feats, lemma, labeler chosen on dev") if o.tags == "predicted" else None,
-                o.order, o.parser_epochs,
+                o.order, *(["first-order column tries, pruned second order"] if o.order == 2 else []), o.parser_epochs,
                 *([o.parser_hash_bits] if o.parser_hash_bits != BuildOptions.parser_hash_bits else []),
                 *([o.parser_params] if o.parser_params else []))
 
@@ -186,16 +189,16 @@ class ParserStage(ModelStage):
 
         o = state.options
 
-        def fit(columns):
+        def fit(columns, order=1):
             return fit_parser(state.train, state.dev, state.reading, runner.epoch_note(o.parser_epochs),
-                              order=o.order, epochs=o.parser_epochs, use_xpos="xpos" in columns,
+                              order=order, epochs=o.parser_epochs, use_xpos="xpos" in columns,
                               use_feats="feats" in columns, use_lemma="lemma" in columns,
                               clusters=state.results.get("clusters"), hash_bits=o.parser_hash_bits, **o.parser_params)
 
         columns = list(self.columns)
-        parser = fit(columns)
         if o.tags != "predicted" or not state.dev:
-            return parser
+            return fit(columns, o.order)
+        parser = fit(columns)
         # the predicted FEATS, then LEMMA, read by the arcs too, each kept only if dev LAS gains
         table = {"+".join(columns): dev_las(parser, state.dev)}
         best = table["+".join(columns)]
@@ -206,6 +209,9 @@ class ParserStage(ModelStage):
                 if score > best:
                     parser, columns, best = candidate, columns + [column], score
         state.report["parser_dev_las"] = table
+        if o.order == 2:  # the column tries are first order (cheaper); the parser kept is second order
+            parser = fit(columns, 2)
+            state.report["second_order_dev_las"] = dev_las(parser, state.dev)
         if parser.labeler_ is not None:
             state.report["labeler_dev_las"] = choose_labeler(parser, state.train, state.dev, state.columns)
         return parser

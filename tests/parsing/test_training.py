@@ -66,17 +66,17 @@ def test_passive_aggressive_step_makes_gold_win_by_its_loss():
     table, gold = encode(sentences), flat_heads(sentences)
     weights = rng.normal(scale=0.5, size=1 << 16)
     totals = np.zeros_like(weights)
-    S0 = arc_scores(table.atoms, 0, n, XPOS, weights, feature_buffer(n))
+    S0 = arc_scores(table.atoms, 0, n, XPOS, weights, feature_buffer(n), np.zeros((0, 0), bool))
     margin = 1.5
     augmented = S0 + margin * (np.arange(n + 1)[:, None] != gold[None, :])
     before = weights.copy()
     training_epoch(table.atoms, table.offsets, gold, np.array([0]), False, False, XPOS, True, margin, True,
-                   weights, totals, 1)
+                   weights, totals, 1, np.zeros(0, bool), np.zeros(2, np.int64))
     assert not np.array_equal(before, weights)
     pred = eisner(augmented, True)  # the prediction the step corrected
     wrong = int(np.sum(pred != heads))
     assert wrong > 0
-    S1 = arc_scores(table.atoms, 0, n, XPOS, weights, feature_buffer(n))
+    S1 = arc_scores(table.atoms, 0, n, XPOS, weights, feature_buffer(n), np.zeros((0, 0), bool))
     cols = np.arange(1, n + 1)
     assert abs((S1[heads, cols].sum() - S1[pred, cols].sum()) - margin * wrong) < 1e-8
     # the step moved only the slots of differing arcs

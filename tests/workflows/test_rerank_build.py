@@ -185,6 +185,10 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     arcs, labels = (max(report[k], key=report[k].get).split("+") for k in ("parser_dev_las", "labeler_dev_las"))
     assert set(report["parser_tag_columns"]) == set(arcs) | set(labels)
     assert report["options"]["tag_folds"] == 2 and report["clusters"]["from"] == [str(text)]
+    # the default order 2: the column tries first order, the parser kept second order (pruned), its folds too
+    parser = serialize.load(tmp_path / "d" / "parser.npz", "dependency_parser")
+    assert report["options"]["order"] == 2 and parser.order == 2 and parser.pruner_ is not None
+    assert 0 < report["second_order_dev_las"] <= 100
     # the clusters travel inside the taggers' and the parser's files: the run step needs nothing else
     clusters = serialize.load(tmp_path / "d" / "clusters.npz", "word_clusters")
     for name, kind in (("parser", "dependency_parser"), ("tagger-upos", "tagger"), ("tagger-xpos", "tagger")):
