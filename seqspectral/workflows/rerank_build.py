@@ -423,7 +423,7 @@ class RerankerStage(ModelStage):
         from seqspectral.reranking import Reranker
 
         o = state.options
-        return (o.templates, o.spectral, Reranker(o.reranker_epochs).get_params())
+        return (o.templates, o.spectral, Reranker(o.reranker_epochs, runs=o.reranker_runs).get_params())
 
     def compute(self, state, runner):
         from seqspectral.reranking import Reranker, head_losses
@@ -437,9 +437,9 @@ class RerankerStage(ModelStage):
             dev_trees = state.results["nbest:dev"]
             held = (candidate_features(dev_trees, state.results.get("tree"), o, compact=True),
                     head_losses(dev_trees, state.dev), dev_trees.lengths)
-        return Reranker(o.reranker_epochs).fit(jackknifed_features(fold_trees, fold_models, o),
-                                               head_losses(train_trees, state.train), dev=held,
-                                               sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
+        return Reranker(o.reranker_epochs, runs=o.reranker_runs).fit(
+            jackknifed_features(fold_trees, fold_models, o), head_losses(train_trees, state.train), dev=held,
+            sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
 
 
     def after(self, reranker, state):

@@ -275,3 +275,13 @@ def test_rerank_run_refuses_a_damaged_stage_file_naming_it(built, tmp_path, caps
     err = capsys.readouterr().err
     assert f"{directory / 'parser.npz'}: damaged (its bytes are not those the build recorded)" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.conllu").exists()
+
+
+def test_reranker_runs_out_of_bounds_names_the_option():
+    from seqspectral.workflows.options import OptionError
+
+    BuildOptions(reranker_runs=10).check(clusters_exist=False)
+    for bad in (0, 11, 2.0, True):
+        with pytest.raises(OptionError, match=f"--reranker-runs: expected perceptrons averaged in the reranker "
+                                              f"from 1 to 10, not {bad!r}"):
+            BuildOptions(reranker_runs=bad).check(clusters_exist=False)
