@@ -67,6 +67,10 @@ def register(sub) -> None:
                    help="auto: keep the --tree-model / --lm features only if the best model with them beats the best "
                         "without them on the held-out lists by --margin standard errors (default); base: without "
                         "them; scorers: with them")
+    t.add_argument("--runs", type=positive_int, default=1, metavar="N",
+                   help="train N perceptrons, each visiting the lists in its own seeded order (--random-state, "
+                        "+1, ...) with its own held-out choice, and average their weights; N times the fit's CPU "
+                        "(default 1; 3 on EWT dev: 85.08 UAS against 84.83-84.92 for each alone)")
     t.add_argument("--random-state", type=int, default=0, metavar="S",
                    help="seed of the held-out lists and the list order (default 0)")
     t.add_argument("--json", action="store_true", help="print what was chosen and the held-out figures as JSON")
@@ -216,9 +220,9 @@ def run_train(args) -> int:
     from seqspectral.progress import stage
     from seqspectral.reranking.reranker import ANCHOR_GRID
 
-    params = dict(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set,
+    params = dict(epochs=args.epochs, margin=args.margin, feature_set=args.feature_set, runs=args.runs,
                   random_state=args.random_state)
-    steps = len(Reranker(**params).feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
+    steps = args.runs * len(Reranker(**params).feature_sets(train.features)) * (1 + args.epochs * len(ANCHOR_GRID))
     # the progress rule: a bar on a terminal, a line per epoch of every anchor otherwise, nothing with --quiet
     with stage("rerank train", steps, "step", show=not args.quiet) as bar:
         reranker = fit_reranker(  # apply reads its n-best lists in the same encoding (its reading_)
@@ -317,6 +321,10 @@ def register_build(rsub) -> None:
     b.add_argument("--templates", choices=("baseline", "context", "lexical"), default="lexical",
                    help="the reranker's hashed tree features (see rerank train --templates; default lexical: "
                         "the best measured on EWT dev)")
+    b.add_argument("--reranker-runs", type=positive_int, default=1, metavar="N",
+                   help="perceptrons averaged in the reranker, each visiting the lists in its own order (see "
+                        "rerank train --runs; default 1: 3 gain +0.16 UAS / +0.08 LAS on EWT dev for 3x the "
+                        "fit's CPU, under the +0.2 a default needs)")
     b.add_argument("--field", choices=("upos", "xpos", "form", "none"), default="upos",
                    help="column the spectral tree model reads; none: no tree model (default upos)")
     b.add_argument("--spectral", choices=("global", "direction"), default="global",
@@ -361,7 +369,7 @@ def run_build(args) -> int:
     options = BuildOptions(order=args.order, k=args.k, folds=args.folds, tags=args.tags, tag_folds=args.tag_folds,
                            clusters_from=tuple(args.clusters_from), templates=args.templates,
                            field="" if args.field == "none" else args.field, spectral=args.spectral,
-                           parser_hash_bits=args.hash_bits, **epochs,
+                           parser_hash_bits=args.hash_bits, reranker_runs=args.reranker_runs, **epochs,
                            parser_params={} if args.decoder == "auto" else {"decoder": args.decoder})
     report = build(args.output, args.train, args.dev, options, reading=treebank_reading(args), workers=args.workers,
                    progress=not args.quiet, on_note=None if args.quiet else note)

@@ -322,9 +322,20 @@ def _choices(r: dict) -> list[str]:
     if not report:
         return []
     tried = report.get("labeler_dev_las", {})
-    return [f"The build's parser reads {', '.join(c.upper() for c in report.get('parser_tag_columns', []))}; "
-            "its label classifier was chosen on dev LAS among: "
-            + (", ".join(f"{k.upper()} {v:.2f}" for k, v in tried.items()) or "none tried") + "."]
+    lines = [f"The build's parser reads {', '.join(c.upper() for c in report.get('parser_tag_columns', []))}; "
+             "its label classifier was chosen on dev LAS among: "
+             + (", ".join(f"{k.upper()} {v:.2f}" for k, v in tried.items()) or "none tried") + "."]
+    units = report.get("feats_unit_dev")
+    if units:
+        lines.append(f"FEATS unit chosen on dev (UFeats, then whole values as sets): {units['chosen']} ("
+                     + ", ".join(f"{u} {units[u]['ufeats']:.2f} / {units[u]['sets']:.2f}" for u in units
+                                 if u != "chosen") + ").")
+    relations = report.get("feats_relations")
+    if relations:
+        lines.append(f"FEATS re-decided from the relations after parsing: min_count {relations['min_count']}, "
+                     f"{relations['rules']} rules (dev FEATS accuracy on the parser's trees by min_count: "
+                     + ", ".join(f"{m} {a:.2f}" for m, a in relations["dev_feats_accuracy"].items()) + "; 0: none).")
+    return lines
 
 
 def _how(args) -> str:

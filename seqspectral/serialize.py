@@ -71,6 +71,7 @@ KINDS = {
     "features_tagger": "seqspectral.tagging.features:FeaturesTagger",
     "lemmatiser": "seqspectral.tagging.lemmatiser:Lemmatiser",
     "column_taggers": "seqspectral.tagging.columns:ColumnTaggers",
+    "relation_features": "seqspectral.tagging.relation_features:RelationFeatures",
 }
 #: the kinds that score sentences as trees (``--tree-model``) and as sequences (``--lm``)
 TREE_MODEL_KINDS = ("spectral_tree_model", "em_tree_model")

@@ -107,6 +107,13 @@ def _reranking():
     return (features, rng.integers(0, 5, size=n).astype(float)), {}
 
 
+def _untagged_feats():
+    """The sample sentences with FEATS _ throughout (what a features tagger left out)."""
+    from dataclasses import replace
+
+    return [replace(s, feats=None) for s in _sentences()]
+
+
 def _words():
     from seqspectral.corpus import read_corpus
 
@@ -148,6 +155,7 @@ SMALL_FITS = {
     "PerceptronTagger": lambda: (_make("PerceptronTagger", **_PERCEPTRON), (_sentences(),), {}),
     "FeaturesTagger": lambda: (_make("FeaturesTagger", **_PERCEPTRON), (_sentences(),), {}),
     "Lemmatiser": lambda: (_make("Lemmatiser", **_PERCEPTRON), (_sentences(),), {}),
+    "RelationFeatures": lambda: (_make("RelationFeatures", min_count=1), (_sentences(), _untagged_feats()), {}),
     "ColumnTaggers": lambda: (_make("ColumnTaggers", **_PERCEPTRON), (_sentences(),), {}),
     "Reranker": lambda: (_make("Reranker", epochs=2, hash_bits=10), *_reranking()),
     "SupervisedBayesNet": lambda: (_make("SupervisedBayesNet", _network()[0]), _network()[1:], {}),
@@ -294,6 +302,7 @@ KIND_EXAMPLES = {
     "features_tagger": lambda: _fitted("FeaturesTagger"),
     "lemmatiser": lambda: _fitted("Lemmatiser"),
     "column_taggers": lambda: _fitted("ColumnTaggers"),
+    "relation_features": lambda: _fitted("RelationFeatures"),
 }
 
 

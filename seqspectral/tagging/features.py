@@ -1,7 +1,8 @@
 """The morphological features tagger: FEATS predicted per word, one class per feature bundle
 or one decision per feature.
 
-``unit="bundle"`` (the default: better on EWT and Turkish dev, see docs/tagging.md): each
+``unit="bundle"`` (the default: better on EWT dev; per feature is better on Turkish dev, see
+docs/tagging.md, and ``rerank build`` tries both on its own dev): each
 word's bundle (the whole FEATS value, ``Number=Plur|Person=3``) is chosen by the per-token
 averaged perceptron of :mod:`.token_classifier` among the bundles seen with the word's UPOS
 in training (all bundles for a UPOS never seen). ``unit="feature"``: for every feature name

@@ -5,7 +5,8 @@ field by field, so a damaged or crafted file is refused naming the file and the 
 Schema (every key below; no other)::
 
     stages             {name: {"key": str, "files": {file: sha256} | [file, ...],
-                               "wall_s": number >= 0, "cpu_s": number >= 0}}
+                               "wall_s": number >= 0, "cpu_s": number >= 0,
+                               "report": {...} (optional: what the stage reported)}}
     options            BuildOptions' fields, each checked as the command line checks it
     tag_fields         [column, ...]     the taggers' columns (upos, xpos, ...)
     parser_tag_columns [column, ...]     the tag columns the parser reads
@@ -27,7 +28,7 @@ MANIFEST = "build.json"
 #: the columns a build's taggers may predict and its parser may read
 TAG_COLUMNS = ("upos", "xpos", "feats", "lemma")
 _TOP = ("stages", "options", "tag_fields", "parser_tag_columns", "reading")
-_STAGE = ("key", "files", "wall_s", "cpu_s")
+_STAGE = ("key", "files", "wall_s", "cpu_s", "report")
 _READING = ("format", "encoding", "errors")
 
 
@@ -100,6 +101,8 @@ def _stage(entry, path, where: str) -> None:
         files_ok = isinstance(files, dict) and all(isinstance(f, str) and isinstance(d, str) for f, d in files.items())
     if not files_ok or any("/" in f or "\\" in f or f.startswith(".") for f in files):
         raise ManifestError(path, f"{where}.files", "expected file names in the build directory (with their sha256)")
+    if not isinstance(entry.get("report", {}), dict):
+        raise ManifestError(path, f"{where}.report", f"expected an object, not {_shown(entry['report'])}")
     for name in ("wall_s", "cpu_s"):
         value = entry.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e9:

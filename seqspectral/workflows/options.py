@@ -18,11 +18,14 @@ SPECTRAL = ("global", "direction")
 BOUNDS = {name: (max(_TABLE[key].low, 10 if key == "hash_bits" else 0), _TABLE[key].high, _TABLE[key].what)
           for name, key in (("k", "k"), ("folds", "folds"), ("tag_folds", "tag_folds"), ("parser_epochs", "epochs"),
                             ("tagger_epochs", "epochs"), ("reranker_epochs", "epochs"), ("parser_hash_bits", "hash_bits"))}
+#: perceptrons the reranker averages (each a full fit: the bound keeps the build's time in check)
+BOUNDS["reranker_runs"] = (1, 10, "perceptrons averaged in the reranker")
 #: the command-line spelling of each option
 OPTION_NAMES = {"k": "-k", "folds": "--folds", "tag_folds": "--tag-folds", "parser_epochs": "--epochs",
                 "tagger_epochs": "--epochs", "reranker_epochs": "--epochs", "parser_hash_bits": "--hash-bits",
                 "order": "--order", "tags": "--tags", "spectral": "--spectral", "templates": "--templates",
-                "field": "--field", "clusters_from": "--clusters-from"}
+                "field": "--field", "clusters_from": "--clusters-from",
+                "reranker_runs": "--reranker-runs"}
 
 
 class OptionError(ValueError):
@@ -44,6 +47,7 @@ class BuildOptions:
     (none: no clusters), hashed ``templates`` of the reranker,
     ``field`` the column the tree model reads ("" for no tree model), ``spectral``: the
     tree-model features (see :data:`SPECTRAL`), epochs of the parser, tagger and reranker,
+    ``reranker_runs``: perceptrons the reranker averages (:class:`~seqspectral.reranking.Reranker`),
     ``parser_hash_bits``: 2**parser_hash_bits feature weights of every parser,
     ``parser_params``: further :class:`~seqspectral.parsing.DependencyParser` parameters
     passed through (e.g. a decoder), those the build sets apart."""
@@ -60,6 +64,7 @@ class BuildOptions:
     parser_epochs: int = 10
     tagger_epochs: int = 10
     reranker_epochs: int = 20
+    reranker_runs: int = 1
     parser_hash_bits: int = 23
     parser_params: dict = dataclass_field(default_factory=dict)
 

@@ -37,10 +37,11 @@ class Pipeline:
     :meth:`load`."""
 
     def __init__(self, taggers: dict, parser=None, reranker=None, tree_model=None, options=None, reading=None,
-                 parser_columns=None, source: str = ""):
+                 parser_columns=None, source: str = "", feats_relations=None):
         from seqspectral.corpus import Reading
 
         self.taggers, self.parser, self.reranker, self.tree_model = dict(taggers), parser, reranker, tree_model
+        self.feats_relations = feats_relations  # predicted FEATS re-decided from the relations (1-best trees)
         self.options, self.source = options, source
         self.parser_columns = list(parser_columns if parser_columns is not None else
                                    input_columns(parser) if parser is not None else [])
@@ -95,8 +96,10 @@ class Pipeline:
             parser.labeler_ = model("labeler.npz", "dependency_labeler")
         tree_model = model("tree.npz", "spectral_tree_model") if options.field else None
         reranker = model("reranker.npz", "reranker")
+        relations = model("feats-relations.npz", "relation_features") if "feats-relations" in manifest["stages"] \
+            and "feats" in manifest["tag_fields"] else None  # rerank_build.RelationFeaturesStage
         return cls(taggers, parser, reranker, tree_model, options, _sentence_reading(reading),
-                   manifest["parser_tag_columns"], str(directory))
+                   manifest["parser_tag_columns"], str(directory), relations)
 
     # -- running ----------------------------------------------------------------------------
     def read(self, path, name: str | None = None):
@@ -162,8 +165,17 @@ class Pipeline:
         if self.parser is None:
             return (sentences if k is None else self._tagger_kbest(sentences, k)), columns
         if self.reranker is None:
-            return (self.parser.parse(sentences) if k is None else self.parser.kbest(sentences, k)), columns
-        return self._reranked(sentences, k), columns
+            return (self._relations(self.parser.parse(sentences), columns) if k is None else
+                    self.parser.kbest(sentences, k)), columns
+        parsed = self._reranked(sentences, k)
+        return (self._relations(parsed, columns) if k is None else parsed), columns
+
+    def _relations(self, parsed: list, columns: dict) -> list:
+        """The 1-best parses with the predicted FEATS re-decided from their relations (a build's
+        ``feats-relations`` stage; FEATS given in the input are kept)."""
+        if self.feats_relations is None or "feats" not in columns["predicted"]:
+            return parsed
+        return self.feats_relations.tag(parsed)
 
     def _tagger_kbest(self, sentences, k: int) -> list:
         (tagger,) = self.taggers.values()

@@ -43,6 +43,11 @@ PREDICTED_XPOS = True
 #: docs/tagging.md)
 TAGGER_RUNS = 3
 
+#: the FEATS units a build with dev tries (:class:`~seqspectral.tagging.FeaturesTagger`'s ``unit``),
+#: the better by UFeats on dev (its UPOS and XPOS predicted; then by whole values as sets) kept
+#: and jackknifed
+FEATS_UNITS = ("bundle", "feature")
+
 #: the word clusters of a build (:class:`~seqspectral.embeddings.clusters.WordClusters`) and the
 #: CCA embeddings they cluster (Koo et al. 2008's two granularities; chosen on EWT dev)
 CLUSTERS = {"coarse": 64, "fine": 1024}
@@ -73,20 +78,23 @@ class TaggerStage(ModelStage):
     treebank has them; FEATS by the features tagger, LEMMA by the lemmatiser, each trained on
     the gold tags and reading the predicted ones at run time)."""
 
-    def __init__(self, field: str, with_clusters: bool):
+    def __init__(self, field: str, with_clusters: bool, fields: tuple = ()):
         from seqspectral.tagging.columns import KIND
 
         self.field, self.kind = field, KIND[field]
         self.name = f"tagger-{field}"
-        self.requires = ("train:form", f"train:{field}") + (("clusters",) if with_clusters else ())
+        self.requires = ("train:form", f"train:{field}") + (("clusters",) if with_clusters else ()) + tuple(
+            f"tagger:{f}" for f in fields if field == "feats" and f in ("upos", "xpos"))  # they tag dev for the unit
         self.provides = (f"tagger:{field}",)
 
     def key_parts(self, state):
-        return (state.inputs, self.field, state.options.tagger_epochs) + ((TAGGER_RUNS,) if self.field != "feats"
-                                                                          else ())
+        return (state.inputs, self.field, state.options.tagger_epochs) + (
+            (TAGGER_RUNS,) if self.field in ("upos", "xpos", "lemma") else
+            (FEATS_UNITS, "dev's UPOS and XPOS predicted") if self.field == "feats" else ())
 
     def units(self, state):
-        return state.options.tagger_epochs, "epoch"
+        tries = len(FEATS_UNITS) if self.field == "feats" and state.dev else 1
+        return tries * state.options.tagger_epochs, "epoch"
 
     def compute(self, state, runner):
         from seqspectral.tagging import FeaturesTagger, Lemmatiser
@@ -98,13 +106,38 @@ class TaggerStage(ModelStage):
         if self.field in ("upos", "xpos"):
             return fit_tagger(state.train, state.dev, state.reading, on_epoch, field=self.field, runs=TAGGER_RUNS,
                               **params)
-        model = FeaturesTagger(**params) if self.field == "feats" else Lemmatiser(runs=TAGGER_RUNS, **params)
-        return model.fit(state.train, dev=state.dev, on_epoch=on_epoch)
-
+        if self.field == "lemma":
+            return Lemmatiser(runs=TAGGER_RUNS, **params).fit(state.train, dev=state.dev, on_epoch=on_epoch)
+        if not state.dev:
+            return FeaturesTagger(**params).fit(state.train, on_epoch=on_epoch)
+        # the unit (one class per bundle, or a decision per feature) chosen on dev tagged by the
+        # build's UPOS and XPOS taggers, as the features tagger reads new text (FEATS_UNITS)
+        tagged = tag({f: state.results[f] for f in self.requires if f.startswith("tagger:")}, state.dev)
+        table, best = {}, None
+        for unit in FEATS_UNITS:
+            model = FeaturesTagger(unit=unit, **params).fit(state.train, dev=state.dev, on_epoch=on_epoch)
+            table[unit] = feats_scores(model.predict(tagged), state.dev)
+            if best is None or (table[unit]["ufeats"], table[unit]["sets"]) > (table[best.unit]["ufeats"],
+                                                                            table[best.unit]["sets"]):
+                best = model
+        state.report["feats_unit_dev"] = {**table, "chosen": best.unit}
+        return best
 
     def after(self, result, state):
         if state.dev:
             state.report.setdefault("tagger_dev_accuracy", {})[self.field] = result.score(state.dev)
+
+
+def feats_scores(predicted: list, gold: list) -> dict:
+    """Dev figures of predicted FEATS columns against the gold sentences: ``ufeats`` (the shared
+    task's UFeats with gold tokenisation: universal features only, in any order) and ``sets``
+    (the whole value as a set of Name=Value pairs)."""
+    from seqspectral.tagging.token_classifier import column_of
+    from seqspectral.treebank_scores import universal_features
+
+    pairs = [(p, g) for ps, s in zip(predicted, gold) for p, g in zip(ps, column_of(s, "feats"))]
+    return {"ufeats": 100.0 * sum(universal_features(p) == universal_features(g) for p, g in pairs) / len(pairs),
+            "sets": 100.0 * sum(set(p.split("|")) == set(g.split("|")) for p, g in pairs) / len(pairs)}
 
 
 class TrainTagsStage(Stage):
@@ -298,6 +331,36 @@ class LabelerStage(ModelStage):
         state.results["parser"].labeler_ = result  # the build's trees are labelled by it from here on
 
 
+class RelationFeaturesStage(ModelStage):
+    """``tags="predicted"`` with FEATS: the predicted FEATS re-decided from each word's relation
+    after parsing (:class:`~seqspectral.tagging.relation_features.RelationFeatures`), learned
+    from the jackknifed FEATS and the gold relations of train, ``min_count`` chosen on the
+    parser's dev trees (no rule when none gains)."""
+
+    name, requires, provides, kind = "feats-relations", ("train:tagged", "labeler"), ("feats-relations",), \
+        "relation_features"
+
+    def applies(self, state):
+        return state.options.tags == "predicted" and "feats" in state.columns and \
+            any(d not in ("_", "") for s in state.train for d in s.deprels)
+
+    def key_parts(self, state):
+        from seqspectral.tagging.relation_features import MIN_COUNTS
+
+        return (state.inputs, MIN_COUNTS, "dev FEATS as sets")
+
+    def compute(self, state, runner):
+        from seqspectral.tagging.relation_features import RelationFeatures
+
+        gold_train, gold_dev = state.results["gold"]
+        parsed = state.results["parser"].parse(state.dev) if state.dev else None
+        return RelationFeatures().fit(gold_train, state.train, dev=gold_dev, dev_predicted=parsed)
+
+    def after(self, result, state):
+        state.report["feats_relations"] = {"dev_feats_accuracy": {str(m): a for m, a in result.dev_accuracy_.items()},
+                                           "min_count": result.min_count_, "rules": len(result.rules_)}
+
+
 class DevListsStage(Stage):
     name, requires, provides = "nbest-dev", ("parser", "dev"), ("nbest:dev",)
 
@@ -360,7 +423,7 @@ class RerankerStage(ModelStage):
         from seqspectral.reranking import Reranker
 
         o = state.options
-        return (o.templates, o.spectral, Reranker(o.reranker_epochs).get_params())
+        return (o.templates, o.spectral, Reranker(o.reranker_epochs, runs=o.reranker_runs).get_params())
 
     def compute(self, state, runner):
         from seqspectral.reranking import Reranker, head_losses
@@ -374,9 +437,9 @@ class RerankerStage(ModelStage):
             dev_trees = state.results["nbest:dev"]
             held = (candidate_features(dev_trees, state.results.get("tree"), o, compact=True),
                     head_losses(dev_trees, state.dev), dev_trees.lengths)
-        return Reranker(o.reranker_epochs).fit(jackknifed_features(fold_trees, fold_models, o),
-                                               head_losses(train_trees, state.train), dev=held,
-                                               sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
+        return Reranker(o.reranker_epochs, runs=o.reranker_runs).fit(
+            jackknifed_features(fold_trees, fold_models, o), head_losses(train_trees, state.train), dev=held,
+            sizes=train_trees.lengths, on_epoch=runner.epoch_note(o.reranker_epochs))
 
 
     def after(self, reranker, state):
@@ -414,11 +477,13 @@ def plan(options: BuildOptions, columns, with_dev: bool) -> list[Stage]:
     clusters = bool(options.clusters_from)
     predicted = options.tags == "predicted"
     fields = tag_fields(columns)
-    stages = [ClustersStage(), *(TaggerStage(f, clusters) for f in fields)]
+    stages = [ClustersStage(), *(TaggerStage(f, clusters, fields) for f in fields)]
     if predicted:
         stages.append(TrainTagsStage(fields))
     stages += [ParserStage(parser_columns(options, columns, fields), predicted, clusters), TrainListsStage(),
                LabelerStage()]
+    if predicted and "feats" in fields:
+        stages.append(RelationFeaturesStage())
     if with_dev:
         stages.append(DevListsStage())
     if options.field:
@@ -443,6 +508,7 @@ def run_plan(runner: Runner, train_path: Path, dev_path: Path | None, train: lis
     inputs = {"train": file_digest(train_path), "dev": file_digest(dev_path) if dev_path else None,
               "reading": {"format": reading.format, "encoding": reading.encoding, "errors": reading.errors}}
     state = BuildState(options, train, dev, inputs, reading, columns, workers)
+    state.results["gold"] = (train, dev)  # the gold columns, which jackknifed tags replace in state.train
     state.report = {"options": asdict(options), "train": str(train_path), "dev": str(dev_path) if dev_path else None,
                     "n_train": len(train), "n_dev": len(dev) if dev else 0}
     stages = [s for s in plan(options, columns, dev is not None) if s.applies(state)]

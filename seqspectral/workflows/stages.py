@@ -18,7 +18,9 @@ providing several names returns a dict keyed by them).
 A finished stage is recorded in the manifest (``build.json``) with its key (a hash of the
 input files' bytes, the options it reads and the keys of the stages it requires) and the
 sha256 of every file it wrote: a stage is kept only when both match, so a file damaged
-after the build (cut in half, overwritten) is named and its stage rebuilt.
+after the build (cut in half, overwritten) is named and its stage rebuilt. What a stage's
+``compute`` adds to the build's report (the choices it made on dev) is recorded with it and
+given back to the report when the stage is kept.
 """
 
 from __future__ import annotations
@@ -114,14 +116,17 @@ class Stage:
         if runner.finished(self.name, key, files, state):
             runner.kept(self.name)
             result = self.load(state, runner.directory)
+            state.report.update(runner.manifest["stages"][self.name].get("report", {}))  # what compute reported
         else:
             with runner.stage(self.name, *self.units(state)) as shown:
                 runner.current = shown  # compute may note its progress there (an epoch, a fold)
                 start, cpu, runner.extra_cpu = time.perf_counter(), time.process_time(), 0.0
+                before = dict(state.report)
                 result = self.compute(state, runner)
                 self.save(result, runner.directory)
+                reported = {k: v for k, v in state.report.items() if k not in before or before[k] is not v}
                 runner.record(self.name, key, files, time.perf_counter() - start,
-                              time.process_time() - cpu + runner.extra_cpu)
+                              time.process_time() - cpu + runner.extra_cpu, reported)
                 if runner.extra_cpu:
                     shown.set_postfix_str(f"and {runner.extra_cpu:.1f} CPU s in worker processes")
         for name in self.provides:
@@ -226,9 +231,12 @@ class Runner:
         with progress_stage(f"rerank build: {name}", show=self.progress, stream=self.stream) as s:
             s.set_postfix_str("kept: finished earlier")
 
-    def record(self, name: str, key: str, files: list[str], wall: float, cpu: float) -> None:
+    def record(self, name: str, key: str, files: list[str], wall: float, cpu: float, report=None) -> None:
+        """Record a finished stage (``report``: what its compute added to the build's report, given
+        back when the stage is kept by a later build)."""
         from .manifest import write_manifest
 
         self.manifest["stages"][name] = {"key": key, "files": {f: file_digest(self.path(f)) for f in files},
-                                         "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+                                         "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+                                         **({"report": json.loads(json.dumps(report))} if report else {})}
         write_manifest(self.directory, self.manifest)

@@ -132,6 +132,28 @@ def test_a_real_gain_on_a_few_held_out_lists_is_taken():
     assert mean_loss(reranker.choose(test), test, test_loss) < 0.7 * mean_loss(base_choice, test, test_loss)
 
 
+def test_runs_average_one_perceptron_per_visiting_order(tmp_path):
+    """``runs=3`` against three single perceptrons fitted on their own with ``random_state``
+    0, 1, 2 (each its own held-out choice): the ensemble's scores are the mean of theirs, its
+    held-out loss is recounted from its own choices on dev, and it round-trips."""
+    train, loss = planted_lists(300, 0)
+    dev, dev_loss = planted_lists(100, 3)
+    singles = [Reranker(epochs=4, hash_bits=10, random_state=s).fit(train, loss, dev=(dev, dev_loss)) for s in range(3)]
+    assert not np.allclose(singles[0].sparse_weights_, singles[1].sparse_weights_)  # the visiting orders differ
+    ensemble = Reranker(epochs=4, hash_bits=10, runs=3).fit(train, loss, dev=(dev, dev_loss))
+    mean = np.mean([r.scores(dev) for r in singles], axis=0)
+    np.testing.assert_allclose(ensemble.scores(dev), mean, rtol=1e-5, atol=1e-5)
+    picked = dev_loss[dev.groups[:-1] + ensemble.choose(dev)]
+    assert ensemble.held_out_["reranked_loss"] == pytest.approx(picked.sum())
+    assert ensemble.held_out_["base_loss"] == singles[0].held_out_["base_loss"]
+    assert ensemble.held_out_["members"] == [{"chosen": r.selection_.chosen, "reranked_loss": r.held_out_["reranked_loss"]}
+                                           for r in singles]
+    assert ensemble.selection_.chosen == singles[0].selection_.chosen
+    assert {r["member"] for r in ensemble.history_} == {0, 1, 2}
+    serialize.save(tmp_path / "r.npz", ensemble)
+    np.testing.assert_allclose(serialize.load(tmp_path / "r.npz", kind="reranker").scores(dev), ensemble.scores(dev))
+
+
 def _with_noise_column(features, seed):
     """The same candidates with one more real-valued column of pure noise, ``noise``."""
     noise = np.random.default_rng(seed).normal(size=features.n_candidates)

@@ -172,8 +172,18 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     assert status == 0
     report = json.loads(capsys.readouterr().out)
     written = (tmp_path / "d" / manifest.MANIFEST).read_bytes()  # rewritten by every stage that is computed
-    again = main(command)  # the same command into the same DIR resumes: every stage kept
+    again = main(command + ["--json"])  # the same command into the same DIR resumes: every stage kept
     assert again == 0 and (tmp_path / "d" / manifest.MANIFEST).read_bytes() == written
+    # and reports what the kept stages chose on dev (their compute did not run this time)
+    assert json.loads(capsys.readouterr().out) == report
+    for choice in ("parser_dev_las", "labeler_dev_las", "feats_unit_dev", "feats_relations"):
+        assert choice in report
+    units = report["feats_unit_dev"]
+    assert units["chosen"] == max(("bundle", "feature"), key=lambda u: (units[u]["ufeats"], units[u]["sets"]))
+    assert serialize.load(tmp_path / "d" / "tagger-feats.npz", "features_tagger").unit == units["chosen"]
+    relations = report["feats_relations"]
+    assert relations["min_count"] == max(map(int, relations["dev_feats_accuracy"]),
+                                         key=lambda m: (relations["dev_feats_accuracy"][str(m)], -m))
     (tmp_path / "f").write_text("")
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
     assert "f: exists and is not a directory" in capsys.readouterr().err
@@ -265,3 +275,13 @@ def test_rerank_run_refuses_a_damaged_stage_file_naming_it(built, tmp_path, caps
     err = capsys.readouterr().err
     assert f"{directory / 'parser.npz'}: damaged (its bytes are not those the build recorded)" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "o.conllu").exists()
+
+
+def test_reranker_runs_out_of_bounds_names_the_option():
+    from seqspectral.workflows.options import OptionError
+
+    BuildOptions(reranker_runs=10).check(clusters_exist=False)
+    for bad in (0, 11, 2.0, True):
+        with pytest.raises(OptionError, match=f"--reranker-runs: expected perceptrons averaged in the reranker "
+                                              f"from 1 to 10, not {bad!r}"):
+            BuildOptions(reranker_runs=bad).check(clusters_exist=False)
