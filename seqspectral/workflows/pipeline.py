@@ -91,6 +91,8 @@ class Pipeline:
             return serialize.load(file, kind)
 
         taggers = {f: model(f"tagger-{f}.npz", TAGGER_KINDS) for f in manifest["tag_fields"]}
+        if "lemmatiser" in manifest["stages"]:  # trained on the jackknifed tags too (rerank_build.LemmatiserStage)
+            taggers["lemma"] = model("lemmatiser.npz", "lemmatiser")
         parser = model("parser.npz", "dependency_parser")
         if "labeler" in manifest["stages"]:  # trained on the jackknifed trees too (rerank_build.LabelerStage)
             parser.labeler_ = model("labeler.npz", "dependency_labeler")

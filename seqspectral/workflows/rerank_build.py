@@ -5,7 +5,8 @@ The plan (:func:`plan`): with ``clusters_from`` (unlabelled corpora), word clust
 of CCA word vectors of those corpora and the training treebank's words) that the taggers and
 the parser read as features; the taggers (UPOS, and XPOS when the treebank has it); for a
 build meant for untagged input (``tags="predicted"``) the training treebank's tags jackknifed
-(``tag_folds``) by taggers trained on the other folds (and dev tagged by the full taggers);
+(``tag_folds``) by taggers trained on the other folds (and dev tagged by the full taggers),
+then the lemmatiser of new text trained again on the gold and the jackknifed tags;
 the parser (epochs chosen on dev); the jackknifed k-best lists of train, fold by fold (each
 fold parsed by a parser with the full parser's settings and chosen epochs trained on the
 other folds); the label classifier trained again on the gold trees and those jackknifed
@@ -183,6 +184,44 @@ class TrainTagsStage(Stage):
         state.train = result
         if state.dev:
             state.dev = tag({f: state.results[f"tagger:{f}"] for f in self.fields}, state.dev)
+
+
+class LemmatiserStage(ModelStage):
+    """``tags="predicted"`` with LEMMA: the lemmatiser that tags new text, trained on train twice —
+    with its gold UPOS, XPOS and FEATS and with the jackknifed ones (gold lemmas both times), so it
+    also learns the scripts of words whose predicted tags are wrong — kept if its dev Lemmas (dev
+    tagged by the build's taggers) beat the gold-trained lemmatiser's; the jackknifed LEMMA column
+    the parser learns from stays that of :class:`TrainTagsStage`."""
+
+    name, requires, provides, kind = "lemmatiser", ("train:tagged", "tagger:lemma"), ("lemmatiser",), "lemmatiser"
+
+    def applies(self, state):
+        return state.options.tags == "predicted" and "lemma" in state.columns
+
+    def key_parts(self, state):
+        return (state.inputs, state.options.tagger_epochs, TAGGER_RUNS, "gold and jackknifed train, dev Lemmas")
+
+    def units(self, state):
+        return state.options.tagger_epochs, "epoch"
+
+    def compute(self, state, runner):
+        from seqspectral.tagging import Lemmatiser
+
+        gold_train, gold_dev = state.results["gold"]
+        gold = state.results["tagger:lemma"]
+        model = Lemmatiser(**gold.get_params(deep=False)).fit(
+            gold_train + [replace(s, lemmas=g.lemmas) for s, g in zip(state.train, gold_train)], dev=gold_dev,
+            on_epoch=runner.epoch_note(state.options.tagger_epochs))
+        if not state.dev:
+            return model
+        tagged = [replace(s, lemmas=g.lemmas) for s, g in zip(state.dev, gold_dev)]  # predicted tags, gold lemmas
+        table = {"gold train": gold.score(tagged), "gold and jackknifed train": model.score(tagged)}
+        state.report["lemmatiser_dev_lemmas"] = table
+        return model if table["gold and jackknifed train"] > table["gold train"] else gold
+
+    def after(self, result, state):
+        if state.dev:
+            state.dev = [replace(s, lemmas=lemmas) for s, lemmas in zip(state.dev, result.predict(state.dev))]
 
 
 class ParserStage(ModelStage):
@@ -480,6 +519,8 @@ def plan(options: BuildOptions, columns, with_dev: bool) -> list[Stage]:
     stages = [ClustersStage(), *(TaggerStage(f, clusters, fields) for f in fields)]
     if predicted:
         stages.append(TrainTagsStage(fields))
+        if "lemma" in fields:
+            stages.append(LemmatiserStage())
     stages += [ParserStage(parser_columns(options, columns, fields), predicted, clusters), TrainListsStage(),
                LabelerStage()]
     if predicted and "feats" in fields:

@@ -184,6 +184,18 @@ def test_cli_build_and_run(files, tmp_path, capsys):
     relations = report["feats_relations"]
     assert relations["min_count"] == max(map(int, relations["dev_feats_accuracy"]),
                                          key=lambda m: (relations["dev_feats_accuracy"][str(m)], -m))
+    # the lemmatiser of new text: refitted on train with its gold and its jackknifed tags (gold lemmas both
+    # times), kept if its dev Lemmas beat the gold-trained one's; the pipeline lemmatises with it
+    lemmas = report["lemmatiser_dev_lemmas"]
+    gold_trained = serialize.load(tmp_path / "d" / "tagger-lemma.npz", "lemmatiser")
+    jackknifed = read_conllu(tmp_path / "d" / "train.tagged.conllu")
+    refit = type(gold_trained)(**gold_trained.get_params(deep=False)).fit(
+        train + [replace(s, lemmas=g.lemmas) for s, g in zip(jackknifed, train)], dev=dev)
+    expected = refit if lemmas["gold and jackknifed train"] > lemmas["gold train"] else gold_trained
+    assert refit.predict(jackknifed) != gold_trained.predict(jackknifed)  # so the choice below is seen
+    kept = serialize.load(tmp_path / "d" / "lemmatiser.npz", "lemmatiser")
+    assert kept.predict(jackknifed) == expected.predict(jackknifed)
+    assert Pipeline.load(tmp_path / "d").taggers["lemma"].predict(jackknifed) == expected.predict(jackknifed)
     (tmp_path / "f").write_text("")
     assert main(["rerank", "build", str(root / "train.conllu"), "-o", str(tmp_path / "f"), "--quiet"]) == 2
     assert "f: exists and is not a directory" in capsys.readouterr().err
