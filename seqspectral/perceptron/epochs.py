@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from seqspectral.progress import stage
 from seqspectral.selection import SelectionResult, grid_search
 
@@ -96,3 +98,13 @@ def epoch_selection(run: EpochRun) -> SelectionResult | None:
     if not run.scores:
         return None
     return grid_search({"epochs": tuple(run.scores)}, lambda epochs: run.scores[epochs], on=run.on)
+
+
+def member_generators(random_state, runs: int) -> list:
+    """The random generator of each of ``runs`` perceptrons trained side by side (the order each
+    visits the training items in): with an integer ``random_state`` member ``r`` has its own,
+    seeded ``random_state + r`` (member 0 is the single perceptron of that seed), else the
+    members draw in turn from one generator."""
+    if isinstance(random_state, (int, np.integer)):
+        return [np.random.default_rng(random_state + r) for r in range(runs)]
+    return [np.random.default_rng(random_state)] * runs

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from seqspectral.base import Estimator, either, integer, one_of, real, seed
-from seqspectral.perceptron import AveragedWeights, dense_from_state, sparse_schema, sparse_state, train_epochs
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, member_generators, sparse_schema, sparse_state,
+                                    train_epochs)
 from seqspectral.selection import ANCHOR_GRID, HELD_OUT_FRACTION, SelectionResult, grid_search, select_and_refit
 
 from . import _kernels
@@ -209,8 +210,7 @@ class Reranker(Estimator):
         at 0 never moves its weight), visiting them in the seeded order of ``member``."""
         dense = np.ascontiguousarray(self._standardised(features) * columns)
         mask = (1 << self.hash_bits) - 1
-        rng = np.random.default_rng(self.random_state + member if isinstance(self.random_state, (int, np.integer))
-                                    else self.random_state)
+        rng = member_generators(self.random_state, member + 1)[member]
         sparse = AveragedWeights(1 << self.hash_bits)
         dense_w = AveragedWeights(len(self.dense_names_))
         dense_w.current[0] = anchor

@@ -14,8 +14,8 @@ from dataclasses import replace
 import numpy as np
 
 from seqspectral.base import Estimator, integer, one_of, seed
-from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, sparse_schema,
-                                    sparse_state, train_epochs, UsedRows)
+from seqspectral.perceptron import (AveragedWeights, dense_from_state, epoch_selection, HeldOut, member_generators,
+                                    sparse_schema, sparse_state, train_epochs, UsedRows)
 
 from . import _kernels, model_files
 from .words import per_sentence, word_slots
@@ -77,7 +77,7 @@ class PerceptronTagger(Estimator):
         slots = used.renumbered(slots)
         gold = self._gold(sentences)
         members = [(rng, AveragedWeights((len(used.rows) + 1) * T), AveragedWeights((T + 1) * (T + 1)))
-                   for rng in self._generators()]
+                   for rng in member_generators(self.random_state, self.runs)]
 
         def run_epoch(epoch):
             correct = 0
@@ -106,14 +106,6 @@ class PerceptronTagger(Estimator):
         self.weights_ = used.expanded(weights, T)
         self.selection_ = epoch_selection(run)
         return self
-
-    def _generators(self) -> list:
-        """The random generator of each member (the order it visits the sentences in): with an
-        integer ``random_state`` member ``r`` has its own, seeded ``random_state + r`` (it is
-        the tagger of ``runs=1`` and that seed), else the members draw in turn from one."""
-        if isinstance(self.random_state, (int, np.integer)):
-            return [np.random.default_rng(self.random_state + r) for r in range(self.runs)]
-        return [np.random.default_rng(self.random_state)] * self.runs
 
     # -- tagging ---------------------------------------------------------------------------
     def _decode(self, slots, offsets, types, n_types):

@@ -16,7 +16,7 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from seqspectral.perceptron import AveragedWeights, HeldOut, train_epochs
+from seqspectral.perceptron import AveragedWeights, HeldOut, member_generators, train_epochs
 
 from . import _classifier_kernels as kernels
 from ._kernels import N_WORD_FEATURES
@@ -158,12 +158,8 @@ def train(slots, candidates: Candidates, gold, *, epochs: int, hash_bits: int, r
     ``runs`` perceptrons are trained side by side, member ``r`` visiting the tokens in the order
     of seed ``random_state + r`` (an integer seed; else all draw in turn from one generator),
     and their averaged weights averaged (the mean of their scores), as the tagger's ``runs``."""
-    if isinstance(random_state, (int, np.integer)):
-        generators = [np.random.default_rng(random_state + r) for r in range(runs)]
-    else:
-        generators = [np.random.default_rng(random_state)] * runs
     mask = (1 << hash_bits) - 1
-    members = [(rng, AveragedWeights(1 << hash_bits)) for rng in generators]
+    members = [(rng, AveragedWeights(1 << hash_bits)) for rng in member_generators(random_state, runs)]
     gold = np.asarray(gold, dtype=np.int32)
 
     def run_epoch(epoch):
